@@ -1,0 +1,118 @@
+// Package config reads storefront's settings from the environment (decisions.md D11).
+package config
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Config holds every setting of D11.
+type Config struct {
+	// DSN names the database; empty means a private MariaDB in DataDir.
+	DSN string
+	// ReadDSN names a read replica of DSN for list and detail reads; empty means every
+	// read goes to DSN.
+	ReadDSN string
+	// DataDir is where the private MariaDB keeps its files.
+	DataDir string
+	// Addr is the listen address.
+	Addr string
+	// BaseURL is the public URL used in e-mails and links.
+	BaseURL string
+	// SessionKey signs session cookies; nil means one is generated per run.
+	SessionKey []byte
+	// SMTPURL names the mail server; empty means e-mails are written to the log.
+	SMTPURL string
+	// MailFrom is the sender address.
+	MailFrom string
+	// RateLimit is the number of API requests a minute per key; 0 means no limit.
+	RateLimit int
+}
+
+// Load reads the configuration from getenv (os.Getenv in production) and validates it.
+func Load(getenv func(string) string) (Config, error) {
+	c := Config{
+		DSN:       getenv("STOREFRONT_DSN"),
+		ReadDSN:   getenv("STOREFRONT_READ_DSN"),
+		DataDir:   or(getenv("STOREFRONT_DATA_DIR"), "./.devdata"),
+		Addr:      or(getenv("STOREFRONT_ADDR"), "127.0.0.1:8080"),
+		BaseURL:   getenv("STOREFRONT_BASE_URL"),
+		SMTPURL:   getenv("STOREFRONT_SMTP_URL"),
+		MailFrom:  or(getenv("STOREFRONT_MAIL_FROM"), "no-reply@localhost"),
+		RateLimit: 600,
+	}
+	if v := getenv("STOREFRONT_RATE_LIMIT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return c, fmt.Errorf("STOREFRONT_RATE_LIMIT: %q is not a whole number of requests a minute (0 for no limit)", v)
+		}
+		c.RateLimit = n
+	}
+	if v := getenv("STOREFRONT_SESSION_KEY"); v != "" {
+		key, err := decodeKey(v)
+		if err != nil {
+			return c, fmt.Errorf("STOREFRONT_SESSION_KEY: %w", err)
+		}
+		c.SessionKey = key
+	}
+	return c, c.Finish()
+}
+
+// Finish fills derived settings and validates; call it again after flags change fields.
+func (c *Config) Finish() error {
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("STOREFRONT_ADDR: %q is not host:port", c.Addr)
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + c.Addr
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("STOREFRONT_BASE_URL: %q is not an http(s) URL", c.BaseURL)
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if c.SMTPURL != "" {
+		u, err := url.Parse(c.SMTPURL)
+		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+			return fmt.Errorf("STOREFRONT_SMTP_URL: %q is not smtp://user:pass@host:port", c.SMTPURL)
+		}
+	}
+	if c.ReadDSN != "" && c.DSN == "" {
+		return fmt.Errorf("STOREFRONT_READ_DSN needs STOREFRONT_DSN: a replica of the private database is not possible")
+	}
+	if !strings.Contains(c.MailFrom, "@") {
+		return fmt.Errorf("STOREFRONT_MAIL_FROM: %q is not an e-mail address", c.MailFrom)
+	}
+	return nil
+}
+
+// decodeKey reads a secret of at least 32 bytes written in hex or base64.
+func decodeKey(v string) ([]byte, error) {
+	if b, err := hex.DecodeString(v); err == nil {
+		if len(b) < 32 {
+			return nil, fmt.Errorf("must hold at least 32 bytes (64 hex digits), has %d", len(b))
+		}
+		return b, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(v); err == nil {
+			if len(b) < 32 {
+				return nil, fmt.Errorf("must hold at least 32 bytes, has %d", len(b))
+			}
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("must be hex or base64")
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

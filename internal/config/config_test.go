@@ -1,0 +1,47 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoad(t *testing.T) {
+	t.Run("Defaults", func(t *testing.T) {
+		c, err := Load(env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Addr != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" || c.DataDir != "./.devdata" || c.RateLimit != 600 || c.MailFrom != "no-reply@localhost" || c.DSN != "" || c.SessionKey != nil {
+			t.Fatalf("got %+v", c)
+		}
+	})
+	t.Run("Values", func(t *testing.T) {
+		c, err := Load(env(map[string]string{
+			"STOREFRONT_ADDR": "0.0.0.0:9000", "STOREFRONT_BASE_URL": "https://shop.example/", "STOREFRONT_RATE_LIMIT": "0",
+			"STOREFRONT_SESSION_KEY": strings.Repeat("ab", 32), "STOREFRONT_DSN": "root@tcp(db:3306)/sf",
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.BaseURL != "https://shop.example" || c.RateLimit != 0 || len(c.SessionKey) != 32 || c.DSN != "root@tcp(db:3306)/sf" {
+			t.Fatalf("got %+v", c)
+		}
+	})
+	for name, e := range map[string]map[string]string{
+		"BadRate":     {"STOREFRONT_RATE_LIMIT": "fast"},
+		"NegRate":     {"STOREFRONT_RATE_LIMIT": "-1"},
+		"ShortKey":    {"STOREFRONT_SESSION_KEY": "abcd"},
+		"BadAddr":     {"STOREFRONT_ADDR": "8080"},
+		"BadBaseURL":  {"STOREFRONT_BASE_URL": "ftp://x"},
+		"BadSMTP":     {"STOREFRONT_SMTP_URL": "mail.example:25"},
+		"BadMailFrom": {"STOREFRONT_MAIL_FROM": "nobody"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Load(env(e)); err == nil {
+				t.Fatalf("got nil error, want one for %v", e)
+			}
+		})
+	}
+}

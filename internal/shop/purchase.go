@@ -1,0 +1,298 @@
+package shop
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// PurchaseStatus is a purchase status code of interface.md 3.2.
+type PurchaseStatus string
+
+// Purchase statuses.
+const (
+	PurchaseActive   PurchaseStatus = "ACT"
+	PurchasePending  PurchaseStatus = "PND"
+	PurchaseRefunded PurchaseStatus = "RFD"
+	PurchaseError    PurchaseStatus = "ERR"
+	PurchaseCanceled PurchaseStatus = "CAN"
+	PurchaseHeld     PurchaseStatus = "HLD"
+)
+
+// PurchaseStatuses lists every purchase status in the order of interface.md 3.2.
+var PurchaseStatuses = []PurchaseStatus{PurchaseActive, PurchasePending, PurchaseRefunded, PurchaseError, PurchaseCanceled, PurchaseHeld}
+
+// ParsePurchaseStatus reads a status code in any letter case.
+func ParsePurchaseStatus(s string) (PurchaseStatus, bool) {
+	u := PurchaseStatus(strings.ToUpper(strings.TrimSpace(s)))
+	for _, st := range PurchaseStatuses {
+		if st == u {
+			return u, true
+		}
+	}
+	return "", false
+}
+
+// Reactivatable reports whether a purchase in this status may be reactivated (D9).
+func (s PurchaseStatus) Reactivatable() bool {
+	return s == PurchaseActive || s == PurchasePending || s == PurchaseError
+}
+
+// Label is the status in words, for people.
+func (s PurchaseStatus) Label() string {
+	switch s {
+	case PurchaseActive:
+		return "Active"
+	case PurchasePending:
+		return "Pending"
+	case PurchaseRefunded:
+		return "Refunded"
+	case PurchaseError:
+		return "Error"
+	case PurchaseCanceled:
+		return "Canceled"
+	case PurchaseHeld:
+		return "Held"
+	}
+	return string(s)
+}
+
+// Purchase is a purchase with every field of interface.md 2.3. Optional text is a
+// *string so that null and "" stay apart.
+type Purchase struct {
+	ID                     int64          `json:"id"`
+	CreatedAt              Time           `json:"created_at"`
+	UpdatedAt              Time           `json:"updated_at"`
+	StorefrontID           int64          `json:"storefront_id"`
+	Salt                   string         `json:"salt"`
+	Status                 PurchaseStatus `json:"status"`
+	Currency               string         `json:"currency"`
+	Subtotal               Money          `json:"subtotal"`
+	Discount               Money          `json:"discount"`
+	Tax                    Money          `json:"tax"`
+	Shipping               Money          `json:"shipping"`
+	Total                  Money          `json:"total"`
+	ProcessorFee           *Money         `json:"processor_fee"`
+	BuyerEmail             *string        `json:"buyer_email"`
+	BuyerFirstname         *string        `json:"buyer_firstname"`
+	BuyerLastname          *string        `json:"buyer_lastname"`
+	Customer               *Customer      `json:"customer"`
+	CustomerNotes          *string        `json:"customer_notes"`
+	CustomFields           []CustomField  `json:"custom_fields"`
+	ShippingFirstname      *string        `json:"shipping_firstname"`
+	ShippingLastname       *string        `json:"shipping_lastname"`
+	ShippingStreet         *string        `json:"shipping_street"`
+	ShippingStreet2        *string        `json:"shipping_street2"`
+	ShippingCity           *string        `json:"shipping_city"`
+	ShippingState          *string        `json:"shipping_state"`
+	ShippingZipCode        *string        `json:"shipping_zip_code"`
+	ShippingCountryCode    *string        `json:"shipping_country_code"`
+	ShippingCountry        *string        `json:"shipping_country"`
+	ShippingPhone          *string        `json:"shipping_phone"`
+	ShippingVATIN          *string        `json:"shipping_vatin"`
+	ShippingBusinessName   *string        `json:"shipping_business_name"`
+	ShippingCarrier        *string        `json:"shipping_carrier"`
+	ShippingTrackingNumber *string        `json:"shipping_tracking_number"`
+	RequiresShipping       bool           `json:"requires_shipping"`
+	TangiblesToShip        *int64         `json:"tangibles_to_ship"`
+	BillingFirstname       *string        `json:"billing_firstname"`
+	BillingLastname        *string        `json:"billing_lastname"`
+	BillingStreet          *string        `json:"billing_street"`
+	BillingStreet2         *string        `json:"billing_street2"`
+	BillingCity            *string        `json:"billing_city"`
+	BillingState           *string        `json:"billing_state"`
+	BillingZipCode         *string        `json:"billing_zip_code"`
+	BillingCountryCode     *string        `json:"billing_country_code"`
+	BillingCardType        *string        `json:"billing_card_type"`
+	BillingCardNumber      *string        `json:"billing_card_number"`
+	LineItems              []LineItem     `json:"line_items"`
+	Coupons                []Coupon       `json:"coupons"`
+	IPAddress              *string        `json:"ip_address"`
+	MarketingOptin         bool           `json:"marketing_optin"`
+	Transactions           []Transaction  `json:"transactions"`
+
+	// SubscriberID links the purchase to the subscriber it pays for. The API does not
+	// show it; the import format carries it (decisions.md D11).
+	SubscriberID *int64 `json:"-"`
+	// AccountID is the account that owns the purchase's storefront.
+	AccountID int64 `json:"-"`
+}
+
+// Customer is an account's buyer record (interface.md 2.4).
+type Customer struct {
+	ID            int64   `json:"id"`
+	Firstname     *string `json:"firstname"`
+	Lastname      *string `json:"lastname"`
+	Email         *string `json:"email"`
+	ReceivesEmail bool    `json:"receives_email"`
+	CreatedAt     Time    `json:"created_at"`
+	UpdatedAt     Time    `json:"updated_at"`
+}
+
+// LineItem is one product line of a purchase (interface.md 2.5).
+type LineItem struct {
+	ID            int64    `json:"id"`
+	PurchaseID    int64    `json:"purchase_id"`
+	ProductID     int64    `json:"product_id"`
+	Price         Money    `json:"price"`
+	Quantity      int64    `json:"quantity"`
+	Subtotal      Money    `json:"subtotal"`
+	Tax           Money    `json:"tax"`
+	Discount      Money    `json:"discount"`
+	Total         Money    `json:"total"`
+	ProductName   string   `json:"product_name"`
+	DownloadLimit int64    `json:"download_limit"`
+	DownloadCount int64    `json:"download_count"`
+	ExpiresAt     *Time    `json:"expires_at"`
+	ProductKeys   []string `json:"product_keys"`
+	HasAllKeys    bool     `json:"has_all_keys"`
+}
+
+// CustomField is a question asked at checkout and the customer's answer (2.6).
+type CustomField struct {
+	Label    string `json:"label"`
+	Response string `json:"response"`
+}
+
+// Coupon discount types (2.7).
+const (
+	DiscountMoney   = "money"
+	DiscountPercent = "percent"
+)
+
+// Coupon is a coupon redeemed with a purchase (2.7). DiscountAmount is money for a
+// "money" coupon and a percentage, kept as given, for a "percent" one (D6).
+type Coupon struct {
+	Name           string `json:"name"`
+	Code           string `json:"code"`
+	DiscountAmount string `json:"discount_amount"`
+	DiscountType   string `json:"discount_type"`
+}
+
+// Transaction is a payment transaction of a purchase (2.8).
+type Transaction struct {
+	ID         int64   `json:"id"`
+	PurchaseID int64   `json:"purchase_id"`
+	Action     string  `json:"action"`
+	Amount     Money   `json:"amount"`
+	Currency   string  `json:"currency"`
+	Gateway    string  `json:"gateway"`
+	IsSuccess  bool    `json:"is_success"`
+	Reference  *string `json:"reference"`
+	Message    *string `json:"message"`
+	CreatedAt  Time    `json:"created_at"`
+	UpdatedAt  Time    `json:"updated_at"`
+}
+
+// TotalOp compares a purchase total with a filter value.
+type TotalOp string
+
+// Total comparisons of decisions.md D7.
+const (
+	TotalEq TotalOp = "eq"
+	TotalNe TotalOp = "ne"
+	TotalGt TotalOp = "gt"
+	TotalLt TotalOp = "lt"
+)
+
+// Cursor is a keyset position in the (created_at, id) order: the last row of a page.
+type Cursor struct {
+	CreatedAt time.Time
+	ID        int64
+}
+
+// PurchaseFilter holds every filter of decisions.md D7 plus order and paging. The zero
+// value of each field means "no condition".
+type PurchaseFilter struct {
+	AccountID      int64   // required: every query is scoped to one account (D2)
+	IDs            []int64 // only these purchases; nil for no condition
+	Statuses       []PurchaseStatus
+	ProductID      int64
+	StorefrontID   int64
+	CustomerID     int64
+	SubscriberID   int64
+	EmailPrefix    string
+	FirstPrefix    string
+	LastPrefix     string
+	CreatedFrom    *time.Time // created_at >= CreatedFrom
+	CreatedBefore  *time.Time // created_at < CreatedBefore
+	Total          string     // a decimal number; "" for none
+	TotalOp        TotalOp
+	Unshipped      *bool // true: tangibles_to_ship > 0; false: 0 or null
+	Desc           bool
+	PerPage        int
+	Page           int     // 1-based offset paging; 0 when unused
+	After          *Cursor // keyset paging: rows after this one in the chosen order
+	IncludeCount   bool
+	SkipCollection bool // load the purchase rows only, without nested collections
+}
+
+// PurchasePage is one page of purchases.
+type PurchasePage struct {
+	Purchases []*Purchase
+	// Next is the position after which the next page starts, nil on the last page.
+	Next *Cursor
+	// Total is the size of the whole filtered set when asked for, else -1.
+	Total int64
+}
+
+// DefaultPerPage and MaxPerPage bound page sizes (D5, D10).
+const (
+	DefaultPerPage = 100
+	MaxPerPage     = 500
+)
+
+// PurchaseService reads purchases.
+type PurchaseService interface {
+	// FindPurchaseByID returns one purchase of the account with all nested collections.
+	// Returns ENotFound when the purchase does not exist or belongs to another account.
+	FindPurchaseByID(ctx context.Context, accountID, id int64) (*Purchase, error)
+	// FindPurchases returns one page of the account's purchases matching the filter.
+	FindPurchases(ctx context.Context, f PurchaseFilter) (*PurchasePage, error)
+	// CountPurchases counts matches up to limit; capped is true when there are more.
+	CountPurchases(ctx context.Context, f PurchaseFilter, limit int64) (n int64, capped bool, err error)
+	// FindPurchaseActivity returns a purchase's timeline, newest first.
+	FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]Activity, error)
+}
+
+// ReactivateRequest asks to reactivate a purchase (decisions.md D9).
+type ReactivateRequest struct {
+	AccountID  int64
+	PurchaseID int64
+	// CustomerEmail is where the e-mail goes; "" means the purchase's own address.
+	CustomerEmail string
+	// Refulfill runs fulfilment again: missing product keys are generated.
+	Refulfill bool
+	// Actor names who asks: a dashboard user or an API key, for the activity record.
+	Actor string
+	// IdempotencyKey makes a repeat within 24 hours return the first answer; "" for none.
+	IdempotencyKey string
+}
+
+// ReactivateResult tells what a reactivation did.
+type ReactivateResult struct {
+	// To is the address the "purchase ready" e-mail was queued to.
+	To string
+	// KeysGenerated counts product keys made by refulfilment.
+	KeysGenerated int
+	// Replayed is true when an earlier request with the same idempotency key answered.
+	Replayed bool
+}
+
+// Activity is one entry of a purchase's timeline.
+type Activity struct {
+	ID        int64
+	Actor     string
+	Action    string
+	Details   string
+	CreatedAt Time
+}
+
+// PurchaseWriter changes purchases.
+type PurchaseWriter interface {
+	// Reactivate reactivates a purchase in one transaction and queues its e-mail.
+	// Returns ENotFound for a purchase not in the account, EConflict when its status
+	// forbids it, EIdempotency when the key was used with other parameters, and
+	// EMissing when there is no address to send to.
+	Reactivate(ctx context.Context, req ReactivateRequest) (*ReactivateResult, error)
+}

@@ -1,0 +1,64 @@
+package shop
+
+import (
+	"context"
+	"time"
+)
+
+// User is a dashboard user of one account (D3).
+type User struct {
+	ID        int64
+	AccountID int64
+	Email     string
+	Role      string
+	CreatedAt Time
+}
+
+// CanReactivate reports whether the user's role may reactivate purchases.
+func (u *User) CanReactivate() bool { return u.Role == RoleOwner || u.Role == RoleStaff }
+
+// IsOwner reports whether the user manages users and keys.
+func (u *User) IsOwner() bool { return u.Role == RoleOwner }
+
+// SessionTTL is how long a dashboard session lasts without use.
+const SessionTTL = 7 * 24 * time.Hour
+
+// UserService signs dashboard users in and keeps their sessions server-side, so that
+// signing out (or a password change) really ends them.
+type UserService interface {
+	// CheckPassword returns the user with this e-mail and password. Returns
+	// EUnauthenticated for an unknown e-mail or a wrong password, alike.
+	CheckPassword(ctx context.Context, email, password string) (*User, error)
+	// CreateSession starts a session for the user and returns its secret token.
+	CreateSession(ctx context.Context, userID int64) (string, error)
+	// FindSession returns the user of a live session and extends it. Returns
+	// EUnauthenticated when the token names no live session.
+	FindSession(ctx context.Context, token string) (*User, error)
+	// DeleteSession ends one session.
+	DeleteSession(ctx context.Context, token string) error
+}
+
+// APIKeyInfo describes a key for the owner's list; the secret is never kept.
+type APIKeyInfo struct {
+	ID         int64
+	Name       string
+	Scope      string
+	CreatedAt  Time
+	LastUsedAt *Time
+	RevokedAt  *Time
+}
+
+// AdminService is what an owner manages: the account's users and API keys.
+type AdminService interface {
+	FindUsers(ctx context.Context, accountID int64) ([]*User, error)
+	// CreateUser returns EInvalid for a bad e-mail, role or password, or a taken e-mail.
+	CreateUser(ctx context.Context, accountID int64, email, role, password string) (int64, error)
+	// SetUserRole returns ENotFound for a user not in the account.
+	SetUserRole(ctx context.Context, accountID, userID int64, role string) error
+	// DeleteUser returns ENotFound for a user not in the account.
+	DeleteUser(ctx context.Context, accountID, userID int64) error
+	FindAPIKeys(ctx context.Context, accountID int64) ([]*APIKeyInfo, error)
+	CreateAPIKey(ctx context.Context, accountID int64, name, scope string) (string, error)
+	// RevokeAPIKey returns ENotFound for a key not in the account.
+	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
+}
