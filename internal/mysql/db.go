@@ -1,0 +1,171 @@
+// Package mysql implements the shop services on MySQL/MariaDB through
+// go-sql-driver/mysql: fixed statements in raw SQL, squirrel where clauses vary.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/pressly/goose/v3"
+
+	schema "storefront/db"
+	"storefront/internal/shop"
+)
+
+// DB is the storefront database.
+type DB struct {
+	*sql.DB
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+	// BaseURL is the public URL that e-mails link to (STOREFRONT_BASE_URL).
+	BaseURL string
+}
+
+// NormalizeDSN adds the settings the program relies on to a go-sql-driver DSN:
+// parseTime, UTC for DATETIME values, utf8mb4 with a case- and accent-insensitive
+// collation, and a UTC session time zone.
+func NormalizeDSN(dsn string) (string, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "", fmt.Errorf("STOREFRONT_DSN: %w", err)
+	}
+	cfg.ParseTime = true
+	cfg.Loc = time.UTC
+	cfg.Collation = "utf8mb4_unicode_ci"
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["time_zone"] = "'+00:00'"
+	cfg.InterpolateParams = true
+	// RowsAffected counts matched rows, so that an update to the same value is not
+	// mistaken for "no such row".
+	cfg.ClientFoundRows = true
+	return cfg.FormatDSN(), nil
+}
+
+// Open connects to the database named by dsn and checks that it answers.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	norm, err := NormalizeDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	sqlDB, err := sql.Open("mysql", norm)
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(64)
+	sqlDB.SetMaxIdleConns(64)
+	sqlDB.SetConnMaxLifetime(30 * time.Minute)
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := sqlDB.PingContext(pingCtx); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return &DB{DB: sqlDB, Now: time.Now, BaseURL: "http://127.0.0.1:8080"}, nil
+}
+
+// Migrate brings the schema up to date with the embedded migrations. Instances that
+// start together on one database migrate it one at a time (a named lock).
+func (db *DB) Migrate(ctx context.Context) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", translate(err))
+	}
+	defer conn.Close()
+	var got sql.NullInt64
+	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(CONCAT('storefront_migrate:', DATABASE()), 120)").Scan(&got); err != nil {
+		return fmt.Errorf("migrate: %w", translate(err))
+	}
+	if !got.Valid || got.Int64 != 1 {
+		return errors.New("migrate: another instance has been migrating this database for two minutes")
+	}
+	defer conn.ExecContext(context.Background(), "DO RELEASE_LOCK(CONCAT('storefront_migrate:', DATABASE()))")
+	migrations, err := fs.Sub(schema.Migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	results, err := p.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for _, r := range results {
+		slog.Debug("migrated", "version", r.Source.Version, "took", r.Duration)
+	}
+	return nil
+}
+
+// inTx runs fn in a transaction, committing when it returns nil.
+func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.inTxWith(ctx, nil, fn)
+}
+
+// inTxWith runs fn in a transaction with the given options (nil: the defaults).
+func (db *DB) inTxWith(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, opts)
+	if err != nil {
+		return translate(err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return translate(tx.Commit())
+}
+
+// ErrUnavailable is wrapped into errors that mean the database cannot be reached.
+var ErrUnavailable = &shop.Error{Code: shop.EUnavailable, Message: "The database is unavailable; try again shortly."}
+
+// translate maps driver errors that mean "unreachable" onto shop.EUnavailable, keeping
+// the original in the chain for the log.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		// The server is shutting down (1053), killed the connection on its way down
+		// (1927), or takes no more connections (1040): unreachable for now, like a
+		// refused connection.
+		case 1053, 1927, 1040:
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, sql.ErrConnDone) || isNetError(err) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return err
+}
+
+func isNetError(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne)
+}
+
+// isDeadlock reports whether err is InnoDB's deadlock error, after which the whole
+// transaction was rolled back and may be run again.
+func isDeadlock(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1213
+}
+
+// isDuplicate reports whether err is a duplicate-key error.
+func isDuplicate(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1062
+}

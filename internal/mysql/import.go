@@ -1,0 +1,560 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"strings"
+
+	"storefront/internal/importer"
+	"storefront/internal/shop"
+)
+
+// Limits of one import statement: placeholders stay below the protocol's 65,535 and
+// the statement well below max_allowed_packet (16 MiB by default) even when every
+// text is escaped.
+const (
+	importMaxParams = 60000
+	importMaxBytes  = 4 << 20
+)
+
+// BeginImport starts the transaction of an import (importer.Store) on a connection of
+// its own. Foreign key checks are off for that connection while the import runs:
+// the importer checks every reference before it writes, and the checks are restored
+// before the connection goes back to the pool.
+func (db *DB) BeginImport(ctx context.Context) (importer.Tx, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, translate(err)
+	}
+	if _, err := conn.ExecContext(ctx, "SET SESSION foreign_key_checks = 0"); err != nil {
+		conn.Close()
+		return nil, translate(err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		releaseImportConn(conn)
+		return nil, translate(err)
+	}
+	return &importTx{conn: conn, tx: tx}, nil
+}
+
+// releaseImportConn restores foreign key checks and returns the connection to the
+// pool, or drops it when the checks cannot be restored.
+func releaseImportConn(conn *sql.Conn) {
+	if _, err := conn.ExecContext(context.Background(), "SET SESSION foreign_key_checks = 1"); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	conn.Close()
+}
+
+// importTx implements importer.Tx.
+type importTx struct {
+	conn  *sql.Conn
+	tx    *sql.Tx
+	ended bool
+}
+
+func (t *importTx) end(fn func() error) error {
+	if t.ended {
+		return nil
+	}
+	t.ended = true
+	err := fn()
+	releaseImportConn(t.conn)
+	return translate(err)
+}
+
+// Commit implements importer.Tx.
+func (t *importTx) Commit() error { return t.end(t.tx.Commit) }
+
+// Rollback implements importer.Tx.
+func (t *importTx) Rollback() error { return t.end(t.tx.Rollback) }
+
+// importPlaceholders returns "(?,?,?),(?,?,?)" for rows rows of cols columns.
+func importPlaceholders(rows, cols int) string {
+	one := "(" + strings.Repeat("?,", cols-1) + "?)"
+	var b strings.Builder
+	b.Grow(rows * (len(one) + 1))
+	for i := 0; i < rows; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(one)
+	}
+	return b.String()
+}
+
+// insertRows runs "head VALUES (...),(...) tail" over args, a flat list of rows of
+// cols values each, in as many statements as the limits require.
+func (t *importTx) insertRows(ctx context.Context, head string, cols int, tail string, args []any) error {
+	maxRows := importMaxParams / cols
+	for start := 0; start < len(args); {
+		rows, size := 0, 0
+		end := start
+		for end < len(args) && rows < maxRows && (rows == 0 || size < importMaxBytes) {
+			for _, a := range args[end : end+cols] {
+				if s, ok := a.(string); ok {
+					size += 2*len(s) + 3
+				} else {
+					size += 24
+				}
+			}
+			end += cols
+			rows++
+		}
+		q := head + " VALUES " + importPlaceholders(rows, cols) + " " + tail
+		if _, err := t.tx.ExecContext(ctx, q, args[start:end]...); err != nil {
+			return translate(err)
+		}
+		start = end
+	}
+	return nil
+}
+
+// importInList returns "(?,?,?)" and the ids as arguments.
+func importInList(ids []int64) (string, []any) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return "(" + strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",") + ")", args
+}
+
+// deleteIn runs "DELETE FROM table WHERE col IN (ids)" in chunks.
+func (t *importTx) deleteIn(ctx context.Context, table, col string, ids []int64) error {
+	for len(ids) > 0 {
+		n := min(len(ids), 10000)
+		list, args := importInList(ids[:n])
+		if _, err := t.tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE "+col+" IN "+list, args...); err != nil {
+			return translate(err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// lookupPairs runs query (with one "%s" for the IN list) over ids in chunks and maps
+// the first column to the second.
+func (t *importTx) lookupPairs(ctx context.Context, query string, ids []int64) (map[int64]int64, error) {
+	out := make(map[int64]int64, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), 10000)
+		list, args := importInList(ids[:n])
+		ids = ids[n:]
+		err := func() error {
+			rows, err := t.tx.QueryContext(ctx, fmt.Sprintf(query, list), args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var k, v int64
+				if err := rows.Scan(&k, &v); err != nil {
+					return err
+				}
+				out[k] = v
+			}
+			return rows.Err()
+		}()
+		if err != nil {
+			return nil, translate(err)
+		}
+	}
+	return out, nil
+}
+
+// LookupAccounts implements importer.Tx.
+func (t *importTx) LookupAccounts(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	m, err := t.lookupPairs(ctx, "SELECT id, id FROM accounts WHERE id IN %s", ids)
+	if err != nil {
+		return nil, fmt.Errorf("look up accounts: %w", err)
+	}
+	out := make(map[int64]bool, len(m))
+	for id := range m {
+		out[id] = true
+	}
+	return out, nil
+}
+
+// LookupStorefronts implements importer.Tx.
+func (t *importTx) LookupStorefronts(ctx context.Context, ids []int64) (map[int64]importer.StorefrontRef, error) {
+	out := map[int64]importer.StorefrontRef{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, args := importInList(ids)
+	rows, err := t.tx.QueryContext(ctx, "SELECT id, account_id, currency FROM storefronts WHERE id IN "+list, args...)
+	if err != nil {
+		return nil, fmt.Errorf("look up storefronts: %w", translate(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var ref importer.StorefrontRef
+		if err := rows.Scan(&id, &ref.AccountID, &ref.Currency); err != nil {
+			return nil, fmt.Errorf("look up storefronts: %w", err)
+		}
+		out[id] = ref
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("look up storefronts: %w", translate(err))
+	}
+	return out, nil
+}
+
+// LookupAPIUsername implements importer.Tx.
+func (t *importTx) LookupAPIUsername(ctx context.Context, accountID int64, name string) (int64, error) {
+	var id int64
+	err := t.tx.QueryRowContext(ctx, "SELECT id FROM accounts WHERE api_username = ? AND id <> ? LIMIT 1", name, accountID).Scan(&id)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("look up api_username: %w", translate(err))
+	}
+	return id, nil
+}
+
+// unionPart is one SELECT of a lookup run as a UNION ALL: query selects (id, value)
+// and has one "%s" for the IN list. Each part's rows are tagged with its index.
+type unionPart struct {
+	query string
+	ids   []int64
+}
+
+// lookupUnion runs the parts in as few statements as the limits allow and returns
+// one map per part.
+func (t *importTx) lookupUnion(ctx context.Context, parts []unionPart) ([]map[int64]int64, error) {
+	out := make([]map[int64]int64, len(parts))
+	for i := range out {
+		out[i] = map[int64]int64{}
+	}
+	var (
+		sqls []string
+		args []any
+	)
+	flush := func() error {
+		if len(sqls) == 0 {
+			return nil
+		}
+		rows, err := t.tx.QueryContext(ctx, strings.Join(sqls, " UNION ALL "), args...)
+		sqls, args = sqls[:0], args[:0]
+		if err != nil {
+			return translate(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var tag int
+			var k, v int64
+			if err := rows.Scan(&tag, &k, &v); err != nil {
+				return err
+			}
+			out[tag][k] = v
+		}
+		return translate(rows.Err())
+	}
+	for tag, p := range parts {
+		for ids := p.ids; len(ids) > 0; {
+			n := min(len(ids), 10000)
+			if len(args)+n > importMaxParams {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+			list, a := importInList(ids[:n])
+			sqls = append(sqls, fmt.Sprintf("(SELECT %d, "+p.query+")", tag, list))
+			args = append(args, a...)
+			ids = ids[n:]
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// LookupBatchRefs implements importer.Tx.
+func (t *importTx) LookupBatchRefs(ctx context.Context, subscriberIDs, customerIDs, productIDs []int64) (*importer.BatchRefs, error) {
+	m, err := t.lookupUnion(ctx, []unionPart{
+		{"sb.id, sf.account_id FROM subscribers sb JOIN storefronts sf ON sf.id = sb.storefront_id WHERE sb.id IN %s", subscriberIDs},
+		{"id, account_id FROM customers WHERE id IN %s", customerIDs},
+		{"id, storefront_id FROM products WHERE id IN %s", productIDs},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("look up references: %w", err)
+	}
+	return &importer.BatchRefs{SubscriberAccounts: m[0], CustomerAccounts: m[1], ProductStorefronts: m[2]}, nil
+}
+
+// Argument helpers: explicit conversions spare database/sql its reflection.
+
+func importStr(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+func importMoney(m *shop.Money) any {
+	if m == nil {
+		return nil
+	}
+	return string(*m)
+}
+
+func importTime(t *shop.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.Time
+}
+
+func importInt(n *int64) any {
+	if n == nil {
+		return nil
+	}
+	return *n
+}
+
+// UpsertAccounts implements importer.Tx.
+func (t *importTx) UpsertAccounts(ctx context.Context, accounts []*shop.Account) error {
+	if len(accounts) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 4*len(accounts))
+	for _, a := range accounts {
+		args = append(args, a.ID, a.Name, a.APIUsername, a.Timezone)
+	}
+	err := t.insertRows(ctx, "INSERT INTO accounts (id, name, api_username, timezone)", 4,
+		"ON DUPLICATE KEY UPDATE name = VALUES(name), api_username = VALUES(api_username), timezone = VALUES(timezone)", args)
+	if err != nil {
+		return fmt.Errorf("upsert accounts: %w", err)
+	}
+	return nil
+}
+
+// UpsertStorefronts implements importer.Tx.
+func (t *importTx) UpsertStorefronts(ctx context.Context, storefronts []*shop.Storefront) error {
+	if len(storefronts) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 7*len(storefronts))
+	for _, s := range storefronts {
+		args = append(args, s.ID, s.AccountID, s.Name, importStr(s.Currency), s.DownloadLimit, s.DownloadDays, s.PastDueGraceDays)
+	}
+	err := t.insertRows(ctx, "INSERT INTO storefronts (id, account_id, name, currency, download_limit, download_days, past_due_grace_days)", 7,
+		"ON DUPLICATE KEY UPDATE account_id = VALUES(account_id), name = VALUES(name), currency = VALUES(currency), "+
+			"download_limit = VALUES(download_limit), download_days = VALUES(download_days), past_due_grace_days = VALUES(past_due_grace_days)", args)
+	if err != nil {
+		return fmt.Errorf("upsert storefronts: %w", err)
+	}
+	return nil
+}
+
+// UpsertSubscribers implements importer.Tx.
+func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscriber) error {
+	if len(subs) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(subs))
+	var subIDs []int64
+	args := make([]any, 0, 6*len(subs))
+	var subArgs []any
+	for i, s := range subs {
+		ids[i] = s.ID
+		args = append(args, s.ID, s.StorefrontID, s.Username, s.CreatedAt.Time, s.UpdatedAt.Time, importTime(s.LastLoginAt))
+		if ss := s.Subscription; ss != nil {
+			subIDs = append(subIDs, ss.ID)
+			subArgs = append(subArgs, ss.ID, s.ID, string(ss.Status), string(ss.Price), ss.Period, ss.Unit, string(ss.TaxAmount),
+				importMoney(ss.TrialPrice), importInt(ss.TrialPeriod), importStr(ss.TrialUnit), importMoney(ss.TrialTaxAmount),
+				ss.CreatedAt.Time, ss.UpdatedAt.Time, importTime(ss.StartedAt), importTime(ss.EndedAt), importTime(ss.TrialStartedAt),
+				importTime(ss.LastPaymentAt), importTime(ss.NextPaymentAt))
+		}
+	}
+	err := t.insertRows(ctx, "INSERT INTO subscribers (id, storefront_id, username, created_at, updated_at, last_login_at)", 6,
+		"ON DUPLICATE KEY UPDATE storefront_id = VALUES(storefront_id), username = VALUES(username), created_at = VALUES(created_at), "+
+			"updated_at = VALUES(updated_at), last_login_at = VALUES(last_login_at)", args)
+	if err != nil {
+		return fmt.Errorf("upsert subscribers: %w", err)
+	}
+	// The imported subscription replaces the subscriber's, and takes its id from
+	// whichever subscriber held it.
+	if err := t.deleteIn(ctx, "subscriptions", "subscriber_id", ids); err != nil {
+		return fmt.Errorf("replace subscriptions: %w", err)
+	}
+	if err := t.deleteIn(ctx, "subscriptions", "id", subIDs); err != nil {
+		return fmt.Errorf("replace subscriptions: %w", err)
+	}
+	if len(subArgs) > 0 {
+		err = t.insertRows(ctx, "INSERT INTO subscriptions (id, subscriber_id, status, price, period, unit, tax_amount, trial_price, "+
+			"trial_period, trial_unit, trial_tax_amount, created_at, updated_at, started_at, ended_at, trial_started_at, "+
+			"last_payment_at, next_payment_at)", 18, "", subArgs)
+		if err != nil {
+			return fmt.Errorf("insert subscriptions: %w", err)
+		}
+	}
+	return nil
+}
+
+// importPurchaseInsert is the column list of purchases written by an import; to_ship is
+// generated by the database.
+const importPurchaseInsert = "INSERT INTO purchases (id, account_id, storefront_id, customer_id, subscriber_id, created_at, updated_at, " +
+	"salt, status, currency, subtotal, discount, tax, shipping, total, processor_fee, buyer_email, buyer_firstname, " +
+	"buyer_lastname, customer_notes, shipping_firstname, shipping_lastname, shipping_street, shipping_street2, " +
+	"shipping_city, shipping_state, shipping_zip_code, shipping_country_code, shipping_country, shipping_phone, " +
+	"shipping_vatin, shipping_business_name, shipping_carrier, shipping_tracking_number, requires_shipping, " +
+	"tangibles_to_ship, billing_firstname, billing_lastname, billing_street, billing_street2, billing_city, " +
+	"billing_state, billing_zip_code, billing_country_code, billing_card_type, billing_card_number, ip_address, " +
+	"marketing_optin)"
+
+const importPurchaseCols = 48
+
+// importPurchaseUpdate sets every column but id from the new row.
+var importPurchaseUpdate = func() string {
+	cols := strings.Split(strings.TrimSuffix(strings.SplitN(importPurchaseInsert, "(", 2)[1], ")"), ", ")
+	set := make([]string, 0, len(cols)-1)
+	for _, c := range cols[1:] {
+		set = append(set, c+" = VALUES("+c+")")
+	}
+	return "ON DUPLICATE KEY UPDATE " + strings.Join(set, ", ")
+}()
+
+// UpsertPurchases implements importer.Tx.
+func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatch) error {
+	if len(b.Customers) > 0 {
+		args := make([]any, 0, 8*len(b.Customers))
+		for _, c := range b.Customers {
+			args = append(args, c.ID, c.AccountID, importStr(c.Firstname), importStr(c.Lastname), importStr(c.Email), c.ReceivesEmail, c.CreatedAt.Time, c.UpdatedAt.Time)
+		}
+		err := t.insertRows(ctx, "INSERT INTO customers (id, account_id, firstname, lastname, email, receives_email, created_at, updated_at)", 8,
+			"ON DUPLICATE KEY UPDATE account_id = VALUES(account_id), firstname = VALUES(firstname), lastname = VALUES(lastname), "+
+				"email = VALUES(email), receives_email = VALUES(receives_email), created_at = VALUES(created_at), updated_at = VALUES(updated_at)", args)
+		if err != nil {
+			return fmt.Errorf("upsert customers: %w", err)
+		}
+	}
+	if len(b.Products) > 0 {
+		args := make([]any, 0, 3*len(b.Products))
+		for _, p := range b.Products {
+			args = append(args, p.ID, p.StorefrontID, p.Name)
+		}
+		// An existing product keeps its name: line items carry their own.
+		if err := t.insertRows(ctx, "INSERT INTO products (id, storefront_id, name)", 3, "ON DUPLICATE KEY UPDATE id = id", args); err != nil {
+			return fmt.Errorf("insert products: %w", err)
+		}
+	}
+	if len(b.Purchases) == 0 {
+		return nil
+	}
+
+	ids := make([]int64, len(b.Purchases))
+	var itemIDs, txnIDs []int64
+	args := make([]any, 0, importPurchaseCols*len(b.Purchases))
+	var items, keys, coupons, fields, txns []any
+	for i, p := range b.Purchases {
+		ids[i] = p.ID
+		var customerID any
+		if p.Customer != nil {
+			customerID = p.Customer.ID
+		}
+		args = append(args, p.ID, p.AccountID, p.StorefrontID, customerID, importInt(p.SubscriberID), p.CreatedAt.Time, p.UpdatedAt.Time,
+			p.Salt, string(p.Status), p.Currency, string(p.Subtotal), string(p.Discount), string(p.Tax), string(p.Shipping), string(p.Total),
+			importMoney(p.ProcessorFee), importStr(p.BuyerEmail), importStr(p.BuyerFirstname), importStr(p.BuyerLastname), importStr(p.CustomerNotes),
+			importStr(p.ShippingFirstname), importStr(p.ShippingLastname), importStr(p.ShippingStreet), importStr(p.ShippingStreet2),
+			importStr(p.ShippingCity), importStr(p.ShippingState), importStr(p.ShippingZipCode), importStr(p.ShippingCountryCode),
+			importStr(p.ShippingCountry), importStr(p.ShippingPhone), importStr(p.ShippingVATIN), importStr(p.ShippingBusinessName),
+			importStr(p.ShippingCarrier), importStr(p.ShippingTrackingNumber), p.RequiresShipping, importInt(p.TangiblesToShip),
+			importStr(p.BillingFirstname), importStr(p.BillingLastname), importStr(p.BillingStreet), importStr(p.BillingStreet2),
+			importStr(p.BillingCity), importStr(p.BillingState), importStr(p.BillingZipCode), importStr(p.BillingCountryCode),
+			importStr(p.BillingCardType), importStr(p.BillingCardNumber), importStr(p.IPAddress), p.MarketingOptin)
+		for _, li := range p.LineItems {
+			itemIDs = append(itemIDs, li.ID)
+			items = append(items, li.ID, p.ID, li.ProductID, string(li.Price), li.Quantity, string(li.Subtotal), string(li.Tax),
+				string(li.Discount), string(li.Total), li.ProductName, li.DownloadLimit, li.DownloadCount, importTime(li.ExpiresAt), li.HasAllKeys)
+			for k, key := range li.ProductKeys {
+				keys = append(keys, li.ID, k, p.ID, key)
+			}
+		}
+		for k, c := range p.Coupons {
+			coupons = append(coupons, p.ID, k, c.Name, c.Code, c.DiscountAmount, c.DiscountType)
+		}
+		for k, f := range p.CustomFields {
+			fields = append(fields, p.ID, k, f.Label, f.Response)
+		}
+		for _, tr := range p.Transactions {
+			txnIDs = append(txnIDs, tr.ID)
+			txns = append(txns, tr.ID, p.ID, tr.Action, string(tr.Amount), tr.Currency, tr.Gateway, tr.IsSuccess,
+				importStr(tr.Reference), importStr(tr.Message), tr.CreatedAt.Time, tr.UpdatedAt.Time)
+		}
+	}
+	// Nested collections are replaced: what the purchases had goes, and so do line
+	// items and transactions whose ids the batch takes over from other purchases.
+	// Foreign key checks are off, so nothing cascades: product keys go explicitly.
+	// One lookup finds what exists; a batch of new purchases deletes nothing.
+	found, err := t.lookupUnion(ctx, []unionPart{
+		{"id, id FROM purchases WHERE id IN %s", ids},
+		{"id, purchase_id FROM line_items WHERE id IN %s", itemIDs},
+		{"id, purchase_id FROM transactions WHERE id IN %s", txnIDs},
+	})
+	if err != nil {
+		return fmt.Errorf("find existing purchases: %w", err)
+	}
+	old := make([]int64, 0, len(found[0]))
+	for id := range found[0] {
+		old = append(old, id)
+	}
+	// moved returns the ids held by purchases other than those replaced here.
+	moved := func(held map[int64]int64) []int64 {
+		var out []int64
+		for id, purchase := range held {
+			if _, replaced := found[0][purchase]; !replaced {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	movedItems, movedTxns := moved(found[1]), moved(found[2])
+	for _, d := range []struct {
+		table, col string
+		ids        []int64
+	}{
+		{"product_keys", "purchase_id", old},
+		{"product_keys", "line_item_id", movedItems},
+		{"line_items", "purchase_id", old},
+		{"line_items", "id", movedItems},
+		{"transactions", "purchase_id", old},
+		{"transactions", "id", movedTxns},
+		{"coupons", "purchase_id", old},
+		{"custom_fields", "purchase_id", old},
+	} {
+		if err := t.deleteIn(ctx, d.table, d.col, d.ids); err != nil {
+			return fmt.Errorf("replace %s: %w", d.table, err)
+		}
+	}
+	if err := t.insertRows(ctx, importPurchaseInsert, importPurchaseCols, importPurchaseUpdate, args); err != nil {
+		return fmt.Errorf("upsert purchases: %w", err)
+	}
+	for _, in := range []struct {
+		head string
+		cols int
+		args []any
+	}{
+		{"INSERT INTO line_items (id, purchase_id, product_id, price, quantity, subtotal, tax, discount, total, product_name, " +
+			"download_limit, download_count, expires_at, has_all_keys)", 14, items},
+		{"INSERT INTO product_keys (line_item_id, position, purchase_id, key_value)", 4, keys},
+		{"INSERT INTO coupons (purchase_id, position, name, code, discount_amount, discount_type)", 6, coupons},
+		{"INSERT INTO custom_fields (purchase_id, position, label, response)", 4, fields},
+		{"INSERT INTO transactions (id, purchase_id, action, amount, currency, gateway, is_success, reference, message, " +
+			"created_at, updated_at)", 11, txns},
+	} {
+		if len(in.args) == 0 {
+			continue
+		}
+		if err := t.insertRows(ctx, in.head, in.cols, "", in.args); err != nil {
+			return fmt.Errorf("insert %s: %w", strings.Fields(in.head)[2], err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,200 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	netmail "net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"storefront/internal/mail"
+	"storefront/internal/shop"
+)
+
+// Outbox row states.
+const (
+	outboxQueued  = "queued"
+	outboxSending = "sending"
+	outboxSent    = "sent"
+	outboxFailed  = "failed"
+)
+
+// DB implements the outbox a mail.Sender drains.
+var _ mail.Outbox = (*DB)(nil)
+
+// EnqueueEmail queues e for sending, due at once, in tx when tx is not nil (so that
+// the e-mail is sent only if tx commits) and in a transaction of its own otherwise.
+// It returns the outbox id. An address that is not one e-mail address, or a subject
+// with a line break, is an EInvalid error.
+func (db *DB) EnqueueEmail(ctx context.Context, tx *sql.Tx, e mail.Email) (int64, error) {
+	if tx != nil {
+		return enqueueEmail(ctx, tx, e.AccountID, e.PurchaseID, e.To, e.Subject, e.Body, db.Now())
+	}
+	var id int64
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		id, err = enqueueEmail(ctx, tx, e.AccountID, e.PurchaseID, e.To, e.Subject, e.Body, db.Now())
+		return err
+	})
+	return id, err
+}
+
+// enqueueEmail inserts an e-mail into the outbox in tx, due at now, and returns its
+// id. purchaseID 0 means the e-mail is about no purchase.
+func enqueueEmail(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, to, subject, body string, now time.Time) (int64, error) {
+	if strings.ContainsAny(to, "\r\n") || len(to) > 320 {
+		return 0, shop.Errorf(shop.EInvalid, "%q is not an e-mail address.", to)
+	}
+	if a, err := netmail.ParseAddress(to); err != nil || a.Name != "" {
+		return 0, shop.Errorf(shop.EInvalid, "%q is not an e-mail address.", to)
+	}
+	if strings.ContainsAny(subject, "\r\n") || utf8.RuneCountInString(subject) > 255 {
+		return 0, shop.Errorf(shop.EInvalid, "The e-mail subject must be one line of at most 255 characters.")
+	}
+	var pid any
+	if purchaseID != 0 {
+		pid = purchaseID
+	}
+	now = now.UTC().Truncate(time.Second)
+	res, err := tx.ExecContext(ctx, `INSERT INTO email_outbox
+		(account_id, purchase_id, to_address, subject, body, status, attempts, next_attempt_at, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+		accountID, pid, to, subject, body, outboxQueued, now, now)
+	if err != nil {
+		return 0, fmt.Errorf("queue e-mail: %w", translate(err))
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("queue e-mail: %w", err)
+	}
+	return id, nil
+}
+
+// ClaimEmails implements mail.Outbox. The claim is one short READ COMMITTED
+// transaction: SELECT ... FOR UPDATE SKIP LOCKED picks due rows no other claimer is
+// holding, and one UPDATE leases them, so that concurrent claimers (in this process or
+// others) never get the same row.
+func (db *DB) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit, maxAttempts int) ([]mail.Claimed, error) {
+	now = now.UTC().Truncate(time.Second)
+	leaseUntil = leaseUntil.UTC().Truncate(time.Second)
+	if !leaseUntil.After(now) {
+		return nil, errors.New("claim e-mails: the lease must end after now")
+	}
+	// READ COMMITTED takes no gap locks, so a claim never holds up an enqueue.
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return nil, fmt.Errorf("claim e-mails: %w", translate(err))
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT id, to_address, subject, body, attempts, status
+		FROM email_outbox
+		WHERE status IN (?, ?) AND next_attempt_at <= ?
+		ORDER BY next_attempt_at, id
+		LIMIT ?
+		FOR UPDATE SKIP LOCKED`, outboxQueued, outboxSending, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim e-mails: %w", translate(err))
+	}
+	var claimed []mail.Claimed
+	var claimIDs, expiredIDs []any
+	for rows.Next() {
+		var c mail.Claimed
+		var status string
+		if err := rows.Scan(&c.ID, &c.To, &c.Subject, &c.Body, &c.Attempts, &status); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("claim e-mails: %w", translate(err))
+		}
+		if status == outboxSending && c.Attempts >= maxAttempts {
+			// Its last attempt never reported back (the process stopped): give up.
+			expiredIDs = append(expiredIDs, c.ID)
+			continue
+		}
+		c.Attempts++
+		c.LeaseUntil = leaseUntil
+		claimed = append(claimed, c)
+		claimIDs = append(claimIDs, c.ID)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("claim e-mails: %w", translate(err))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("claim e-mails: %w", translate(err))
+	}
+	if len(claimIDs) > 0 {
+		args := append([]any{outboxSending, leaseUntil}, claimIDs...)
+		if _, err := tx.ExecContext(ctx, `UPDATE email_outbox
+			SET status = ?, attempts = attempts + 1, next_attempt_at = ?
+			WHERE id IN (`+placeholders(len(claimIDs))+`)`, args...); err != nil {
+			return nil, fmt.Errorf("claim e-mails: %w", translate(err))
+		}
+	}
+	if len(expiredIDs) > 0 {
+		args := append([]any{outboxFailed, "the last attempt did not finish (its lease expired)"}, expiredIDs...)
+		if _, err := tx.ExecContext(ctx, `UPDATE email_outbox SET status = ?, last_error = ?
+			WHERE id IN (`+placeholders(len(expiredIDs))+`)`, args...); err != nil {
+			return nil, fmt.Errorf("claim e-mails: %w", translate(err))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("claim e-mails: %w", translate(err))
+	}
+	return claimed, nil
+}
+
+// MarkEmailSent implements mail.Outbox.
+func (db *DB) MarkEmailSent(ctx context.Context, id int64, at time.Time) error {
+	_, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, sent_at = ?, last_error = NULL
+		WHERE id = ? AND status <> ?`, outboxSent, at.UTC().Truncate(time.Second), id, outboxSent)
+	if err != nil {
+		return fmt.Errorf("mark e-mail %d sent: %w", id, translate(err))
+	}
+	return nil
+}
+
+// RetryEmail implements mail.Outbox. The claim is identified by its lease: a later
+// claim of the same row always has a later lease.
+func (db *DB) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string) (bool, error) {
+	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, last_error = ?
+		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
+		outboxQueued, next.UTC().Truncate(time.Second), lastErr, id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
+	return affected(res, err, "schedule retry of e-mail", id)
+}
+
+// FailEmail implements mail.Outbox.
+func (db *DB) FailEmail(ctx context.Context, id int64, leaseUntil time.Time, lastErr string) (bool, error) {
+	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, last_error = ?
+		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
+		outboxFailed, lastErr, id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
+	return affected(res, err, "mark failed e-mail", id)
+}
+
+// ReleaseEmail implements mail.Outbox.
+func (db *DB) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error {
+	_, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, attempts = GREATEST(attempts - 1, 0)
+		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
+		outboxQueued, now.UTC().Truncate(time.Second), id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
+	if err != nil {
+		return fmt.Errorf("release e-mail %d: %w", id, translate(err))
+	}
+	return nil
+}
+
+// affected reports whether an UPDATE changed a row.
+func affected(res sql.Result, err error, what string, id int64) (bool, error) {
+	if err != nil {
+		return false, fmt.Errorf("%s %d: %w", what, id, translate(err))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("%s %d: %w", what, id, err)
+	}
+	return n > 0, nil
+}
+
+// placeholders returns "?, ?, ..." with n marks.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}

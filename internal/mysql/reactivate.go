@@ -1,0 +1,303 @@
+package mysql
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"storefront/internal/mail"
+	"storefront/internal/shop"
+)
+
+// idempotencyWindow is how long an Idempotency-Key answers with its first response (D9).
+const idempotencyWindow = 24 * time.Hour
+
+// Reactivate reactivates a purchase (D9): in one transaction the status becomes ACT,
+// every line item's downloads are reset to the storefront's current limit and window,
+// missing product keys are generated when refulfilling, the activity is recorded and
+// the "purchase ready" e-mail is queued. With an idempotency key, a repeat within 24
+// hours answers as the first request did and changes nothing.
+func (db *DB) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
+	var res *shop.ReactivateResult
+	// A concurrent request with the same idempotency key loses the race on the unique
+	// key; running again then finds the winner's answer.
+	//
+	// READ COMMITTED: under REPEATABLE READ the look-up of an idempotency key that is
+	// not there yet (DELETE ... and SELECT ... FOR UPDATE) takes a gap lock on the
+	// key's unique index, and two reactivations of different purchases whose keys fall
+	// into the same gap then deadlock on their INSERTs. The purchase row lock still
+	// serialises reactivations of one purchase. A deadlock that happens anyway rolled
+	// the whole transaction back, so it is run again.
+	rc := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+	for attempt := 0; ; attempt++ {
+		var answer error
+		err := db.inTxWith(ctx, rc, func(tx *sql.Tx) error {
+			var err error
+			res, err = db.reactivate(ctx, tx, req)
+			var ce *committedError
+			if errors.As(err, &ce) {
+				answer = ce.error
+				return nil
+			}
+			return err
+		})
+		if err == nil && answer != nil {
+			return nil, answer
+		}
+		if isDuplicate(err) && req.IdempotencyKey != "" && attempt < 2 {
+			continue
+		}
+		if isDeadlock(err) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+type idemOutcome struct {
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+	Param   string `json:"param,omitempty"`
+	To      string `json:"to,omitempty"`
+	Keys    int    `json:"keys,omitempty"`
+}
+
+func (db *DB) reactivate(ctx context.Context, tx *sql.Tx, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
+	now := db.Now().UTC().Truncate(time.Second)
+	var reqHash []byte
+	if req.IdempotencyKey != "" {
+		h := sha256.Sum256([]byte(fmt.Sprintf("%q|%v", strings.TrimSpace(req.CustomerEmail), req.Refulfill)))
+		reqHash = h[:]
+		if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE account_id = ? AND purchase_id = ? AND idem_key = ? AND created_at <= ?",
+			req.AccountID, req.PurchaseID, req.IdempotencyKey, now.Add(-idempotencyWindow)); err != nil {
+			return nil, translate(err)
+		}
+		var stored []byte
+		var body string
+		err := tx.QueryRowContext(ctx, "SELECT request_hash, response_body FROM idempotency_keys WHERE account_id = ? AND purchase_id = ? AND idem_key = ? FOR UPDATE",
+			req.AccountID, req.PurchaseID, req.IdempotencyKey).Scan(&stored, &body)
+		switch {
+		case err == nil:
+			if string(stored) != string(reqHash) {
+				return nil, shop.ParamErrorf(shop.EIdempotency, "Idempotency-Key", "This Idempotency-Key was used with other parameters for this purchase.")
+			}
+			var o idemOutcome
+			if err := json.Unmarshal([]byte(body), &o); err != nil {
+				return nil, fmt.Errorf("stored idempotent answer: %w", err)
+			}
+			if o.Code != "" {
+				return nil, &shop.Error{Code: o.Code, Message: o.Message, Param: o.Param}
+			}
+			return &shop.ReactivateResult{To: o.To, KeysGenerated: o.Keys, Replayed: true}, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, translate(err)
+		}
+	}
+
+	res, err := db.reactivateOnce(ctx, tx, req, now)
+	var se *shop.Error
+	// Only answers fixed by the purchase's state are remembered: a request that failed
+	// for another reason did nothing, and may be tried again with the same key.
+	if req.IdempotencyKey != "" && (err == nil || (errors.As(err, &se) && se.Code == shop.EConflict)) {
+		o := idemOutcome{}
+		status := 200
+		if err != nil {
+			o = idemOutcome{Code: se.Code, Message: se.Message, Param: se.Param}
+			status = 409
+		} else {
+			o.To, o.Keys = res.To, res.KeysGenerated
+		}
+		body, _ := json.Marshal(o)
+		if _, ierr := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (account_id, purchase_id, idem_key, request_hash, response_status, response_body, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, req.AccountID, req.PurchaseID, req.IdempotencyKey, reqHash, status, string(body), now); ierr != nil {
+			return nil, translate(ierr)
+		}
+		if err != nil {
+			// The 409 is the answer, and remembering it must be committed too.
+			return nil, &committedError{err}
+		}
+	}
+	return res, err
+}
+
+// committedError is an answer that is an error for the caller but whose transaction
+// must still commit (the remembered idempotent answer).
+type committedError struct{ error }
+
+func (e *committedError) Unwrap() error { return e.error }
+
+func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.ReactivateRequest, now time.Time) (*shop.ReactivateResult, error) {
+	var (
+		status                     shop.PurchaseStatus
+		storefrontID               int64
+		customerID                 sql.NullInt64
+		downloadLimit, downloadDay int64
+		storefrontName             string
+		buyerEmail, customerEmail  sql.NullString
+	)
+	// Lock the purchase row only: reactivations of other purchases of the same
+	// storefront or customer go on in parallel.
+	err := tx.QueryRowContext(ctx, "SELECT status, storefront_id, customer_id, buyer_email FROM purchases WHERE id = ? AND account_id = ? FOR UPDATE",
+		req.PurchaseID, req.AccountID).Scan(&status, &storefrontID, &customerID, &buyerEmail)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, shop.Errorf(shop.ENotFound, "Purchase %d was not found.", req.PurchaseID)
+	}
+	if err != nil {
+		return nil, translate(err)
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT name, download_limit, download_days FROM storefronts WHERE id = ?", storefrontID).
+		Scan(&storefrontName, &downloadLimit, &downloadDay); err != nil {
+		return nil, translate(err)
+	}
+	if customerID.Valid {
+		err := tx.QueryRowContext(ctx, "SELECT email FROM customers WHERE id = ?", customerID.Int64).Scan(&customerEmail)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, translate(err)
+		}
+	}
+	if !status.Reactivatable() {
+		return nil, shop.Errorf(shop.EConflict, "Purchase %d is %s (%s) and cannot be reactivated; only ACT, PND and ERR purchases can.", req.PurchaseID, status, strings.ToLower(status.Label()))
+	}
+	to := strings.TrimSpace(req.CustomerEmail)
+	switch {
+	case to != "":
+	case customerEmail.Valid && strings.TrimSpace(customerEmail.String) != "":
+		to = strings.TrimSpace(customerEmail.String)
+	case buyerEmail.Valid && strings.TrimSpace(buyerEmail.String) != "":
+		to = strings.TrimSpace(buyerEmail.String)
+	default:
+		return nil, shop.ParamErrorf(shop.EMissing, "customer_email", "Purchase %d has no e-mail address; give customer_email.", req.PurchaseID)
+	}
+	if !shop.ValidEmail(to) {
+		return nil, shop.ParamErrorf(shop.EInvalid, "customer_email", "The purchase's address %q is not a valid e-mail address; give customer_email.", to)
+	}
+
+	var expires any
+	if downloadDay > 0 {
+		expires = now.Add(time.Duration(downloadDay) * 24 * time.Hour)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE purchases SET status = 'ACT', updated_at = ? WHERE id = ?", now, req.PurchaseID); err != nil {
+		return nil, translate(err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE line_items SET download_count = 0, download_limit = ?, expires_at = ? WHERE purchase_id = ?",
+		downloadLimit, expires, req.PurchaseID); err != nil {
+		return nil, translate(err)
+	}
+	res := &shop.ReactivateResult{To: to}
+	if req.Refulfill {
+		n, err := refulfill(ctx, tx, req.PurchaseID)
+		if err != nil {
+			return nil, err
+		}
+		res.KeysGenerated = n
+	}
+
+	details, _ := json.Marshal(map[string]any{"to": to, "refulfill": req.Refulfill, "keys_generated": res.KeysGenerated, "from_status": status})
+	if err := addActivity(ctx, tx, req.PurchaseID, req.Actor, "reactivated", string(details), now); err != nil {
+		return nil, err
+	}
+
+	p, err := findPurchaseByID(ctx, db, tx, req.AccountID, req.PurchaseID)
+	if err != nil {
+		return nil, err
+	}
+	subject, body := mail.ComposePurchaseReady(p, storefrontName, db.BaseURL)
+	if _, err := enqueueEmail(ctx, tx, req.AccountID, req.PurchaseID, to, subject, body, now); err != nil {
+		return nil, err
+	}
+	details, _ = json.Marshal(map[string]any{"to": to, "subject": subject})
+	if err := addActivity(ctx, tx, req.PurchaseID, "system", "email_queued", string(details), now); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// refulfill tops up every line item's product keys to its quantity, keeping the keys
+// already delivered, and returns how many it made.
+func refulfill(ctx context.Context, tx *sql.Tx, purchaseID int64) (int, error) {
+	type item struct{ id, quantity, keys int64 }
+	var items []item
+	err := eachRow(ctx, tx, `SELECT li.id, li.quantity, (SELECT COUNT(*) FROM product_keys k WHERE k.line_item_id = li.id)
+		FROM line_items li WHERE li.purchase_id = ? ORDER BY li.id`, []any{purchaseID}, func(rows *sql.Rows) error {
+		var it item
+		if err := rows.Scan(&it.id, &it.quantity, &it.keys); err != nil {
+			return err
+		}
+		items = append(items, it)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	made := 0
+	for _, it := range items {
+		// Positions continue after the highest one, whatever gaps an import left.
+		var next int64
+		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(position), -1) + 1 FROM product_keys WHERE line_item_id = ?", it.id).Scan(&next); err != nil {
+			return 0, translate(err)
+		}
+		for n := it.keys; n < it.quantity; n++ {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO product_keys (line_item_id, position, purchase_id, key_value) VALUES (?, ?, ?, ?)",
+				it.id, next, purchaseID, newProductKey()); err != nil {
+				return 0, translate(err)
+			}
+			next++
+			made++
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE line_items SET has_all_keys = TRUE WHERE purchase_id = ?", purchaseID); err != nil {
+		return 0, translate(err)
+	}
+	return made, nil
+}
+
+// newProductKey makes a product key such as "7KQ2M-XW9PD-3RTFB-H6NCA": 100 bits from an
+// alphabet without look-alike characters.
+func newProductKey() string {
+	const alphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	var sb strings.Builder
+	for i, c := range b {
+		if i > 0 && i%5 == 0 {
+			sb.WriteByte('-')
+		}
+		sb.WriteByte(alphabet[int(c)%len(alphabet)])
+	}
+	return sb.String()
+}
+
+// addActivity records one entry of a purchase's timeline.
+func addActivity(ctx context.Context, tx *sql.Tx, purchaseID int64, actor, action, details string, at time.Time) error {
+	if len(actor) > 255 {
+		actor = actor[:255]
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO purchase_activity (purchase_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?)",
+		purchaseID, actor, action, details, at)
+	return translate(err)
+}
+
+// FindPurchaseActivity returns a purchase's timeline, newest first.
+func (db *DB) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error) {
+	out := []shop.Activity{}
+	err := eachRow(ctx, db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM purchase_activity a
+		JOIN purchases p ON p.id = a.purchase_id WHERE a.purchase_id = ? AND p.account_id = ? ORDER BY a.id DESC`,
+		[]any{purchaseID, accountID}, func(rows *sql.Rows) error {
+			var a shop.Activity
+			if err := rows.Scan(&a.ID, &a.Actor, &a.Action, &a.Details, &a.CreatedAt); err != nil {
+				return err
+			}
+			out = append(out, a)
+			return nil
+		})
+	return out, err
+}

@@ -1,0 +1,385 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"storefront/internal/shop"
+)
+
+// ReplicaOptions tune a ReadRouter. The zero value of each field means its default.
+type ReplicaOptions struct {
+	// CheckEvery is how often the replica is asked whether it answers and how far it
+	// has applied the primary's binlog (default 1s).
+	CheckEvery time.Duration
+	// Log receives a line when the replica goes down or comes back (default slog.Default()).
+	Log *slog.Logger
+}
+
+// ReadRouter is the primary database (every write, and every read not listed here)
+// with a read replica for list and detail reads of purchases and subscribers
+// (STOREFRONT_READ_DSN). It gives read-your-writes with GTIDs:
+//
+//   - after a write for an account, the primary's binlog position (@@gtid_binlog_pos)
+//     is recorded in read_fences, on the primary, where every instance finds it;
+//   - a read for the account goes to the replica only when the replica has applied that
+//     position (known from its last health check, else asked with
+//     MASTER_GTID_WAIT(pos, 0)), else to the primary;
+//   - a request that writes (shop.WithPrimaryReads) reads from the primary throughout.
+//
+// A replica that does not answer is left alone (a circuit breaker) until a health
+// check finds it answering again; a read that fails on it is retried on the primary,
+// so the service keeps answering.
+type ReadRouter struct {
+	*DB
+	replica *DB
+	opt     ReplicaOptions
+
+	mu      sync.Mutex
+	up      bool
+	applied gtidPos // a lower bound of what the replica has applied
+
+	replicaReads, primaryReads, fallbacks atomic.Int64
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// Services the router serves, checked by the compiler.
+var (
+	_ shop.PurchaseService   = (*ReadRouter)(nil)
+	_ shop.PurchaseWriter    = (*ReadRouter)(nil)
+	_ shop.SubscriberService = (*ReadRouter)(nil)
+)
+
+// OpenReplica returns a handle on the replica named by dsn without waiting for it to
+// answer: a replica that is down at start must not keep the service from starting.
+func OpenReplica(dsn string) (*DB, error) {
+	norm, err := NormalizeDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("STOREFRONT_READ_DSN: %w", err)
+	}
+	cfg, err := mysql.ParseDSN(norm)
+	if err != nil {
+		return nil, fmt.Errorf("STOREFRONT_READ_DSN: %w", err)
+	}
+	// A replica that is gone must be noticed quickly, so that reads fall back.
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 2 * time.Second
+	}
+	if cfg.ReadTimeout == 0 {
+		cfg.ReadTimeout = 30 * time.Second
+	}
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("STOREFRONT_READ_DSN: %w", err)
+	}
+	sqlDB := sql.OpenDB(connector)
+	sqlDB.SetMaxOpenConns(64)
+	sqlDB.SetMaxIdleConns(64)
+	sqlDB.SetConnMaxLifetime(30 * time.Minute)
+	return &DB{DB: sqlDB, Now: time.Now, BaseURL: "http://127.0.0.1:8080"}, nil
+}
+
+// NewReadRouter routes primary's reads to replica as the type's comment says, and
+// starts the replica's health check; Close stops it (and closes replica, not primary).
+func NewReadRouter(primary, replica *DB, opt ReplicaOptions) *ReadRouter {
+	if opt.CheckEvery <= 0 {
+		opt.CheckEvery = time.Second
+	}
+	if opt.Log == nil {
+		opt.Log = slog.Default()
+	}
+	r := &ReadRouter{DB: primary, replica: replica, opt: opt, stop: make(chan struct{}), done: make(chan struct{})}
+	r.check(context.Background())
+	go r.run()
+	return r
+}
+
+// Close stops the health check and closes the replica's connections.
+func (r *ReadRouter) Close() error {
+	close(r.stop)
+	<-r.done
+	return r.replica.Close()
+}
+
+// ReplicaStats counts reads served by the replica, reads sent to the primary, and
+// reads retried on the primary after the replica failed.
+func (r *ReadRouter) ReplicaStats() (replica, primary, fallbacks int64) {
+	return r.replicaReads.Load(), r.primaryReads.Load(), r.fallbacks.Load()
+}
+
+func (r *ReadRouter) run() {
+	defer close(r.done)
+	t := time.NewTicker(r.opt.CheckEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+			r.check(context.Background())
+		}
+	}
+}
+
+// check asks the replica how far it has applied the primary's binlog; an answer closes
+// the breaker, no answer opens it.
+func (r *ReadRouter) check(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, max(time.Second, r.opt.CheckEvery))
+	defer cancel()
+	var pos string
+	err := r.replica.QueryRowContext(ctx, "SELECT @@gtid_slave_pos").Scan(&pos)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		if r.up {
+			r.opt.Log.Warn("read replica is not answering; reads go to the primary", "err", err)
+		}
+		r.up = false
+		return
+	}
+	if !r.up {
+		r.opt.Log.Info("read replica is answering; list and detail reads go to it")
+	}
+	r.up = true
+	r.applied = r.applied.merge(parseGTIDPos(pos))
+}
+
+// trip opens the breaker after a failed read; the next health check that gets an
+// answer closes it.
+func (r *ReadRouter) trip(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.up {
+		r.opt.Log.Warn("read replica failed; reads go to the primary", "err", err)
+	}
+	r.up = false
+}
+
+// pick returns the database a read for the account goes to.
+func (r *ReadRouter) pick(ctx context.Context, accountID int64) *DB {
+	if shop.PrimaryReads(ctx) {
+		return r.DB
+	}
+	r.mu.Lock()
+	up, applied := r.up, r.applied
+	r.mu.Unlock()
+	if !up {
+		return r.DB
+	}
+	var fence string
+	err := r.DB.QueryRowContext(ctx, "SELECT gtid_pos FROM read_fences WHERE account_id = ?", accountID).Scan(&fence)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return r.replica
+	case err != nil:
+		// The primary answers the read, or says it is unavailable.
+		return r.DB
+	}
+	want := parseGTIDPos(fence)
+	if applied.covers(want) {
+		return r.replica
+	}
+	// The health check's position is old: ask the replica now, without waiting.
+	var res sql.NullInt64
+	if err := r.replica.QueryRowContext(ctx, "SELECT MASTER_GTID_WAIT(?, 0)", fence).Scan(&res); err != nil {
+		r.trip(err)
+		return r.DB
+	}
+	if res.Valid && res.Int64 == 0 {
+		r.mu.Lock()
+		r.applied = r.applied.merge(want)
+		r.mu.Unlock()
+		return r.replica
+	}
+	return r.DB
+}
+
+// read runs fn on the database pick chooses, and again on the primary when the
+// replica cannot be reached.
+func (r *ReadRouter) read(ctx context.Context, accountID int64, fn func(db *DB) error) error {
+	db := r.pick(ctx, accountID)
+	if db == r.DB {
+		r.primaryReads.Add(1)
+		return fn(db)
+	}
+	err := fn(db)
+	// An answer (a purchase, or "not found") stands; a failure of the replica itself
+	// (unreachable, or a table it does not have yet) is retried on the primary.
+	var se *shop.Error
+	if err == nil || ctx.Err() != nil || (errors.As(err, &se) && !errors.Is(err, ErrUnavailable)) {
+		r.replicaReads.Add(1)
+		return err
+	}
+	r.trip(err)
+	r.fallbacks.Add(1)
+	return fn(r.DB)
+}
+
+// fence records the primary's binlog position after a write for the account, so that
+// the account's next reads, on any instance, wait for a replica that has applied it.
+func (r *ReadRouter) fence(ctx context.Context, accountID int64) error {
+	var pos string
+	if err := r.DB.QueryRowContext(ctx, "SELECT @@gtid_binlog_pos").Scan(&pos); err != nil {
+		return translate(err)
+	}
+	now := r.DB.Now().UTC()
+	return r.DB.inTx(ctx, func(tx *sql.Tx) error {
+		// Two instances fencing the same account at once keep the later position.
+		var old string
+		err := tx.QueryRowContext(ctx, "SELECT gtid_pos FROM read_fences WHERE account_id = ? FOR UPDATE", accountID).Scan(&old)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return translate(err)
+		}
+		merged := parseGTIDPos(old).merge(parseGTIDPos(pos)).String()
+		_, err = tx.ExecContext(ctx, `INSERT INTO read_fences (account_id, gtid_pos, updated_at) VALUES (?, ?, ?)
+			ON DUPLICATE KEY UPDATE gtid_pos = VALUES(gtid_pos), updated_at = VALUES(updated_at)`, accountID, merged, now)
+		return translate(err)
+	})
+}
+
+// Reactivate implements shop.PurchaseWriter on the primary, then fences the account.
+// A remembered answer (a repeated Idempotency-Key, a 409 kept for it) committed too.
+func (r *ReadRouter) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
+	res, err := r.DB.Reactivate(ctx, req)
+	if err == nil || shop.ErrorCode(err) == shop.EConflict || shop.ErrorCode(err) == shop.EIdempotency {
+		if ferr := r.fence(ctx, req.AccountID); ferr != nil {
+			// The write stands; until the replica catches up the account may read
+			// what it was before.
+			r.opt.Log.Warn("record read fence after a write", "account", req.AccountID, "err", ferr)
+		}
+	}
+	return res, err
+}
+
+// FindPurchaseByID implements shop.PurchaseService.
+func (r *ReadRouter) FindPurchaseByID(ctx context.Context, accountID, id int64) (p *shop.Purchase, err error) {
+	err = r.read(ctx, accountID, func(db *DB) error { p, err = db.FindPurchaseByID(ctx, accountID, id); return err })
+	return p, err
+}
+
+// FindPurchases implements shop.PurchaseService.
+func (r *ReadRouter) FindPurchases(ctx context.Context, f shop.PurchaseFilter) (page *shop.PurchasePage, err error) {
+	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = db.FindPurchases(ctx, f); return err })
+	return page, err
+}
+
+// CountPurchases implements shop.PurchaseService.
+func (r *ReadRouter) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
+	err = r.read(ctx, f.AccountID, func(db *DB) error { n, capped, err = db.CountPurchases(ctx, f, limit); return err })
+	return n, capped, err
+}
+
+// FindPurchaseActivity implements shop.PurchaseService.
+func (r *ReadRouter) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) (a []shop.Activity, err error) {
+	err = r.read(ctx, accountID, func(db *DB) error { a, err = db.FindPurchaseActivity(ctx, accountID, purchaseID); return err })
+	return a, err
+}
+
+// FindPurchaseTimeline is the purchase page's timeline (activity with the state of the
+// purchase's e-mails).
+func (r *ReadRouter) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) (a []shop.Activity, err error) {
+	err = r.read(ctx, accountID, func(db *DB) error { a, err = db.FindPurchaseTimeline(ctx, accountID, purchaseID); return err })
+	return a, err
+}
+
+// FindSubscriberByID implements shop.SubscriberService.
+func (r *ReadRouter) FindSubscriberByID(ctx context.Context, accountID, storefrontID, id int64) (s *shop.Subscriber, err error) {
+	err = r.read(ctx, accountID, func(db *DB) error { s, err = db.FindSubscriberByID(ctx, accountID, storefrontID, id); return err })
+	return s, err
+}
+
+// FindSubscribers implements shop.SubscriberService.
+func (r *ReadRouter) FindSubscribers(ctx context.Context, f shop.SubscriberFilter) (page *shop.SubscriberPage, err error) {
+	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = db.FindSubscribers(ctx, f); return err })
+	return page, err
+}
+
+// FindSubscriberActivity implements shop.SubscriberService.
+func (r *ReadRouter) FindSubscriberActivity(ctx context.Context, accountID, storefrontID, subscriberID int64) (a []shop.Activity, err error) {
+	err = r.read(ctx, accountID, func(db *DB) error {
+		a, err = db.FindSubscriberActivity(ctx, accountID, storefrontID, subscriberID)
+		return err
+	})
+	return a, err
+}
+
+// gtidPos is a MariaDB GTID position: the last sequence number of each replication
+// domain ("0-1-57,1-2-9").
+type gtidPos map[uint32]gtid
+
+type gtid struct {
+	server uint32
+	seq    uint64
+}
+
+// parseGTIDPos reads a position; parts it cannot read are left out.
+func parseGTIDPos(s string) gtidPos {
+	p := gtidPos{}
+	for _, part := range strings.Split(s, ",") {
+		f := strings.Split(strings.TrimSpace(part), "-")
+		if len(f) != 3 {
+			continue
+		}
+		d, err1 := strconv.ParseUint(f[0], 10, 32)
+		srv, err2 := strconv.ParseUint(f[1], 10, 32)
+		seq, err3 := strconv.ParseUint(f[2], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			continue
+		}
+		if old, ok := p[uint32(d)]; !ok || seq > old.seq {
+			p[uint32(d)] = gtid{uint32(srv), seq}
+		}
+	}
+	return p
+}
+
+// covers reports whether p has applied everything want names.
+func (p gtidPos) covers(want gtidPos) bool {
+	for d, w := range want {
+		if p[d].seq < w.seq {
+			return false
+		}
+	}
+	return true
+}
+
+// merge returns the later of p and q in each domain.
+func (p gtidPos) merge(q gtidPos) gtidPos {
+	out := make(gtidPos, len(p)+len(q))
+	for d, g := range p {
+		out[d] = g
+	}
+	for d, g := range q {
+		if old, ok := out[d]; !ok || g.seq > old.seq {
+			out[d] = g
+		}
+	}
+	return out
+}
+
+// String writes p as MariaDB does, domains in ascending order.
+func (p gtidPos) String() string {
+	ds := make([]uint32, 0, len(p))
+	for d := range p {
+		ds = append(ds, d)
+	}
+	slices.Sort(ds)
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = fmt.Sprintf("%d-%d-%d", d, p[d].server, p[d].seq)
+	}
+	return strings.Join(parts, ",")
+}

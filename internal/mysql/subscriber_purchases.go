@@ -1,0 +1,27 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+
+	"storefront/internal/shop"
+)
+
+// FindSubscriberActivity returns a subscriber's timeline (the PAST_DUE job's closings,
+// among others), newest first. A subscriber of another account has no activity.
+func (db *DB) FindSubscriberActivity(ctx context.Context, accountID, storefrontID, subscriberID int64) ([]shop.Activity, error) {
+	out := []shop.Activity{}
+	err := eachRow(ctx, db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM subscriber_activity a
+		JOIN subscribers sb ON sb.id = a.subscriber_id
+		JOIN storefronts sf ON sf.id = sb.storefront_id
+		WHERE a.subscriber_id = ? AND sb.storefront_id = ? AND sf.account_id = ? ORDER BY a.id DESC LIMIT 200`,
+		[]any{subscriberID, storefrontID, accountID}, func(rows *sql.Rows) error {
+			var a shop.Activity
+			if err := rows.Scan(&a.ID, &a.Actor, &a.Action, &a.Details, &a.CreatedAt); err != nil {
+				return err
+			}
+			out = append(out, a)
+			return nil
+		})
+	return out, err
+}

@@ -1,0 +1,166 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"storefront/internal/shop"
+)
+
+var subscriberColumns = []string{
+	"sb.id", "sb.storefront_id", "sb.created_at", "sb.updated_at", "sb.username", "sb.last_login_at",
+	"ss.id", "ss.status", "ss.price", "ss.period", "ss.unit", "ss.tax_amount", "ss.trial_price", "ss.trial_period",
+	"ss.trial_unit", "ss.trial_tax_amount", "ss.created_at", "ss.updated_at", "ss.started_at", "ss.ended_at",
+	"ss.trial_started_at", "ss.last_payment_at", "ss.next_payment_at", "sf.currency",
+}
+
+func scanSubscriber(rows *sql.Rows) (*shop.Subscriber, error) {
+	var (
+		s                    shop.Subscriber
+		subID                sql.NullInt64
+		status, unit         sql.NullString
+		price, tax           sql.NullString
+		period               sql.NullInt64
+		sub                  shop.Subscription
+		trialPrice, trialTax sql.NullString
+		created, updated     *shop.Time
+		currency             sql.NullString
+	)
+	err := rows.Scan(&s.ID, &s.StorefrontID, &s.CreatedAt, &s.UpdatedAt, &s.Username, &s.LastLoginAt,
+		&subID, &status, &price, &period, &unit, &tax, &trialPrice, &sub.TrialPeriod,
+		&sub.TrialUnit, &trialTax, &created, &updated, &sub.StartedAt, &sub.EndedAt,
+		&sub.TrialStartedAt, &sub.LastPaymentAt, &sub.NextPaymentAt, &currency)
+	if err != nil {
+		return nil, err
+	}
+	if subID.Valid {
+		digits := 2
+		if currency.Valid {
+			digits = currencyDigits(currency.String)
+		}
+		sub.ID = subID.Int64
+		sub.Status = shop.SubscriptionStatus(status.String)
+		sub.Price = formatMoney(price.String, digits)
+		sub.Period = period.Int64
+		sub.Unit = unit.String
+		sub.TaxAmount = formatMoney(tax.String, digits)
+		if trialPrice.Valid {
+			m := formatMoney(trialPrice.String, digits)
+			sub.TrialPrice = &m
+		}
+		if trialTax.Valid {
+			m := formatMoney(trialTax.String, digits)
+			sub.TrialTaxAmount = &m
+		}
+		if created != nil {
+			sub.CreatedAt = *created
+		}
+		if updated != nil {
+			sub.UpdatedAt = *updated
+		}
+		s.Subscription = &sub
+	}
+	return &s, nil
+}
+
+// checkStorefront returns ENotFound unless the storefront belongs to the account.
+func checkStorefront(ctx context.Context, q queryer, accountID, storefrontID int64) error {
+	var one int
+	err := q.QueryRowContext(ctx, "SELECT 1 FROM storefronts WHERE id = ? AND account_id = ?", storefrontID, accountID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return shop.Errorf(shop.ENotFound, "Storefront %d was not found.", storefrontID)
+	}
+	return translate(err)
+}
+
+// FindSubscribers returns one page of a storefront's subscribers with their
+// subscriptions. Returns ENotFound when the storefront is not the account's.
+func (db *DB) FindSubscribers(ctx context.Context, f shop.SubscriberFilter) (*shop.SubscriberPage, error) {
+	return db.findSubscribers(ctx, db.DB, f, 0)
+}
+
+func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberFilter, id int64) (*shop.SubscriberPage, error) {
+	if err := checkStorefront(ctx, q, f.AccountID, f.StorefrontID); err != nil {
+		return nil, err
+	}
+	n := perPage(f.PerPage)
+	where := sq.And{sq.Eq{"sb.storefront_id": f.StorefrontID}, sq.Eq{"sf.account_id": f.AccountID}}
+	if id != 0 {
+		where = append(where, sq.Eq{"sb.id": id})
+	}
+	if f.Username != "" {
+		// = under utf8mb4_unicode_ci ignores letter case and accents (D8).
+		where = append(where, sq.Eq{"sb.username": f.Username})
+	}
+	if f.UsernamePrefix != "" {
+		where = append(where, sq.Expr("sb.username LIKE ?", escapeLike(f.UsernamePrefix)+"%"))
+	}
+	if len(f.Statuses) > 0 {
+		st := make([]string, len(f.Statuses))
+		for i, s := range f.Statuses {
+			st[i] = string(s)
+		}
+		where = append(where, sq.Eq{"ss.status": st})
+	}
+	page := &shop.SubscriberPage{Subscribers: []*shop.Subscriber{}, Total: -1}
+	if f.IncludeCount {
+		query, args, err := sq.Select("COUNT(*)").From("subscribers sb").
+			Join("storefronts sf ON sf.id = sb.storefront_id").
+			LeftJoin("subscriptions ss ON ss.subscriber_id = sb.id").Where(where).ToSql()
+		if err != nil {
+			return nil, err
+		}
+		if err := q.QueryRowContext(ctx, query, args...).Scan(&page.Total); err != nil {
+			return nil, translate(err)
+		}
+	}
+	if f.After != nil {
+		where = append(where, keysetCondition("sb", f.After, f.Desc))
+	}
+	sel := sq.Select(subscriberColumns...).
+		From("subscribers sb").
+		Join("storefronts sf ON sf.id = sb.storefront_id").
+		LeftJoin("subscriptions ss ON ss.subscriber_id = sb.id").
+		Where(where).
+		OrderBy(orderBy("sb", f.Desc)).
+		Limit(uint64(n + 1))
+	if f.Page > 1 {
+		sel = sel.Offset(uint64(f.Page-1) * uint64(n))
+	}
+	query, args, err := sel.ToSql()
+	if err != nil {
+		return nil, err
+	}
+	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		s, err := scanSubscriber(rows)
+		if err != nil {
+			return err
+		}
+		page.Subscribers = append(page.Subscribers, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(page.Subscribers) > n {
+		page.Subscribers = page.Subscribers[:n]
+		last := page.Subscribers[n-1]
+		page.Next = &shop.Cursor{CreatedAt: last.CreatedAt.Time, ID: last.ID}
+	}
+	return page, nil
+}
+
+// FindSubscriberByID returns a subscriber of the storefront with its subscription.
+func (db *DB) FindSubscriberByID(ctx context.Context, accountID, storefrontID, id int64) (*shop.Subscriber, error) {
+	page, err := db.findSubscribers(ctx, db.DB, shop.SubscriberFilter{AccountID: accountID, StorefrontID: storefrontID, PerPage: 1}, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(page.Subscribers) == 0 {
+		return nil, shop.Errorf(shop.ENotFound, "Subscriber %d was not found.", id)
+	}
+	return page.Subscribers[0], nil
+}

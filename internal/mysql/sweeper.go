@@ -1,0 +1,88 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// PastDueBatch is how many subscriptions one ClosePastDue call handles at most.
+const PastDueBatch = 1000
+
+// ClosePastDue closes PAST_DUE subscriptions whose payment has not arrived within the
+// storefront's grace period, counted from next_payment_at (D8): the status becomes
+// CLOSED, ended_at the end of the grace period, and the subscriber's activity records
+// it. Rows are claimed with SKIP LOCKED, so that several instances running the job at
+// once act on each subscription once. Returns how many it closed.
+func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
+	now := db.Now().UTC().Truncate(time.Second)
+	closed := 0
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		type due struct {
+			id, subscriberID int64
+			end              time.Time
+		}
+		var rows []due
+		err := eachRow(ctx, tx, `SELECT ss.id, ss.subscriber_id, ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY
+			FROM subscriptions ss
+			JOIN subscribers sb ON sb.id = ss.subscriber_id
+			JOIN storefronts sf ON sf.id = sb.storefront_id
+			WHERE ss.status = 'PAST_DUE' AND ss.next_payment_at IS NOT NULL
+			  AND ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY <= ?
+			ORDER BY ss.id
+			LIMIT ?`, []any{now, PastDueBatch}, func(r *sql.Rows) error {
+			var d due
+			if err := r.Scan(&d.id, &d.subscriberID, &d.end); err != nil {
+				return err
+			}
+			rows = append(rows, d)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		// Lock only the subscription rows, skipping those another instance holds.
+		ids := make([]any, len(rows))
+		for i, d := range rows {
+			ids[i] = d.id
+		}
+		mine := map[int64]bool{}
+		err = eachRow(ctx, tx, "SELECT id FROM subscriptions WHERE id IN (?"+strings.Repeat(",?", len(ids)-1)+") AND status = 'PAST_DUE' FOR UPDATE SKIP LOCKED",
+			ids, func(r *sql.Rows) error {
+				var id int64
+				if err := r.Scan(&id); err != nil {
+					return err
+				}
+				mine[id] = true
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+		for _, d := range rows {
+			if !mine[d.id] {
+				continue
+			}
+			res, err := tx.ExecContext(ctx, "UPDATE subscriptions SET status = 'CLOSED', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'PAST_DUE'", d.end, now, d.id)
+			if err != nil {
+				return translate(err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				continue
+			}
+			details, _ := json.Marshal(map[string]any{"from": "PAST_DUE", "to": "CLOSED", "grace_ended_at": d.end.Unix()})
+			if _, err := tx.ExecContext(ctx, "INSERT INTO subscriber_activity (subscriber_id, actor, action, details, created_at) VALUES (?, 'system', 'closed_past_due', ?, ?)",
+				d.subscriberID, string(details), now); err != nil {
+				return translate(err)
+			}
+			closed++
+		}
+		return nil
+	})
+	return closed, err
+}

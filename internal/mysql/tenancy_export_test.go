@@ -1,0 +1,63 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"storefront/internal/shop"
+)
+
+// recordingQueryer keeps the text of every statement sent through it.
+type recordingQueryer struct {
+	queryer
+	stmts []string
+}
+
+func (r *recordingQueryer) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	r.stmts = append(r.stmts, q)
+	return r.queryer.QueryContext(ctx, q, args...)
+}
+
+func (r *recordingQueryer) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	r.stmts = append(r.stmts, q)
+	return r.queryer.QueryRowContext(ctx, q, args...)
+}
+
+func (r *recordingQueryer) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	r.stmts = append(r.stmts, q)
+	return r.queryer.ExecContext(ctx, q, args...)
+}
+
+// BuiltStatements runs the read paths whose SQL is built at run time (squirrel) with
+// every filter of D7 and D8, and returns the statements they sent.
+func (db *DB) BuiltStatements(ctx context.Context, accountID, storefrontID, purchaseID int64) ([]string, error) {
+	r := &recordingQueryer{queryer: db.DB}
+	day := time.Now().Add(-30 * 24 * time.Hour)
+	yes := true
+	cursor := &shop.Cursor{CreatedAt: day, ID: 1}
+	for _, f := range []shop.PurchaseFilter{
+		{}, {IncludeCount: true}, {Statuses: []shop.PurchaseStatus{"ACT"}}, {Statuses: []shop.PurchaseStatus{"PND", "ERR"}},
+		{ProductID: 1}, {StorefrontID: storefrontID}, {CustomerID: 1}, {SubscriberID: 1},
+		{EmailPrefix: "a"}, {FirstPrefix: "a"}, {LastPrefix: "a"}, {CreatedFrom: &day, CreatedBefore: &day},
+		{Total: "10", TotalOp: shop.TotalGt}, {Unshipped: &yes}, {Desc: true, After: cursor}, {Page: 2}, {IDs: []int64{purchaseID}},
+	} {
+		f.AccountID = accountID
+		if _, err := db.findPurchases(ctx, r, f); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := findPurchaseByID(ctx, db, r, accountID, purchaseID); err != nil {
+		return nil, err
+	}
+	for _, f := range []shop.SubscriberFilter{
+		{}, {IncludeCount: true}, {Username: "a@b.c"}, {UsernamePrefix: "a"},
+		{Statuses: []shop.SubscriptionStatus{"ACTIVE"}}, {Desc: true, After: cursor}, {Page: 2},
+	} {
+		f.AccountID, f.StorefrontID = accountID, storefrontID
+		if _, err := db.findSubscribers(ctx, r, f, 0); err != nil {
+			return nil, err
+		}
+	}
+	return r.stmts, nil
+}

@@ -1,0 +1,224 @@
+package mysql_test
+
+import (
+	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"storefront/internal/dbtest"
+	"storefront/internal/seed"
+)
+
+// tenantTables hold data of one account (decisions.md D2): the sharding key of
+// docs/SCALING.md is the account.
+var tenantTables = map[string]bool{
+	"accounts": true, "storefronts": true, "products": true, "customers": true, "subscribers": true,
+	"subscriptions": true, "purchases": true, "line_items": true, "product_keys": true, "coupons": true,
+	"custom_fields": true, "transactions": true, "api_keys": true, "users": true, "user_sessions": true,
+	"purchase_activity": true, "subscriber_activity": true, "email_outbox": true, "idempotency_keys": true,
+	"read_fences": true, "api_rate_buckets": true,
+}
+
+// unscoped are the statements on tenant tables that carry neither the account nor the
+// storefront, each with the reason it is right and what it needs under sharding
+// (docs/SCALING.md, "Statements to change"). A statement not listed here must carry
+// account_id or storefront_id: dropping that condition from one fails this test.
+var unscoped = map[string]string{
+	// Keyed by a row the same transaction has just read with the account's condition.
+	"SELECT name, download_limit, download_days FROM storefronts WHERE id = ?":                                                                                 "storefront of a purchase read with account_id (reactivate)",
+	"SELECT email FROM customers WHERE id = ?":                                                                                                                 "customer of a purchase read with account_id (reactivate)",
+	"UPDATE purchases SET status = 'ACT', updated_at = ? WHERE id = ?":                                                                                         "purchase locked with account_id (reactivate)",
+	"UPDATE line_items SET download_count = 0, download_limit = ?, expires_at = ? WHERE purchase_id = ?":                                                       "children of a purchase locked with account_id",
+	"SELECT li.id, li.quantity, (SELECT COUNT(*) FROM product_keys k WHERE k.line_item_id = li.id) FROM line_items li WHERE li.purchase_id = ? ORDER BY li.id": "children of a purchase locked with account_id",
+	"SELECT COALESCE(MAX(position), -1) + 1 FROM product_keys WHERE line_item_id = ?":                                                                          "children of a purchase locked with account_id",
+	"UPDATE line_items SET has_all_keys = TRUE WHERE purchase_id = ?":                                                                                          "children of a purchase locked with account_id",
+	// Nested collections of a page of purchases read with account_id.
+	"SELECT id, purchase_id, product_id, price, quantity, subtotal, tax, discount, total, product_name, download_limit, download_count, expires_at, has_all_keys FROM line_items WHERE purchase_id IN (?) ORDER BY purchase_id, id": "collection of a page read with account_id",
+	"SELECT line_item_id, key_value FROM product_keys WHERE purchase_id IN (?) ORDER BY line_item_id, position":                                                                                                                     "collection of a page read with account_id",
+	"SELECT purchase_id, name, code, discount_amount, discount_type FROM coupons WHERE purchase_id IN (?) ORDER BY purchase_id, position":                                                                                           "collection of a page read with account_id",
+	"SELECT purchase_id, label, response FROM custom_fields WHERE purchase_id IN (?) ORDER BY purchase_id, position":                                                                                                                "collection of a page read with account_id",
+	"SELECT id, purchase_id, action, amount, currency, gateway, is_success, reference, message, created_at, updated_at FROM transactions WHERE purchase_id IN (?) ORDER BY purchase_id, id":                                         "collection of a page read with account_id",
+	// Before the account is known: the credential is the key.
+	"SELECT k.id, k.account_id, k.name, k.scope, a.api_username, a.timezone FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ? AND k.revoked_at IS NULL": "API key by its secret's hash",
+	"UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)":                                                                            "the key just authenticated",
+	"SELECT id, account_id, email, role, created_at, password_hash FROM users WHERE email = ?":                                                                                    "sign-in by e-mail (users.email is unique across accounts)",
+	"SELECT u.id, u.account_id, u.email, u.role, u.created_at, s.last_seen_at FROM user_sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?":  "session by its token's hash",
+	"UPDATE user_sessions SET last_seen_at = ?, expires_at = ? WHERE token_hash = ?":                                                                                              "session by its token's hash",
+	"DELETE FROM user_sessions WHERE token_hash = ?":                                                                                                                              "session by its token's hash",
+	"DELETE FROM user_sessions WHERE expires_at < ? LIMIT 1000":                                                                                                                   "housekeeping across accounts",
+	// Background jobs across accounts: each shard runs its own.
+	"SELECT id, to_address, subject, body, attempts, status FROM email_outbox WHERE status IN (?, ?) AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED": "mail sender, per shard",
+	"UPDATE email_outbox SET status = ?, attempts = attempts + 1, next_attempt_at = ? WHERE id IN (":                                                                                       "mail sender, rows it claimed",
+	"UPDATE email_outbox SET status = ?, last_error = ? WHERE id IN (":                                                                                                                     "mail sender, rows it claimed",
+	"UPDATE email_outbox SET status = ?, sent_at = ?, last_error = NULL WHERE id = ? AND status <> ?":                                                                                      "mail sender, a row it claimed",
+	"UPDATE email_outbox SET status = ?, next_attempt_at = ?, last_error = ? WHERE id = ? AND status = ? AND next_attempt_at = ?":                                                          "mail sender, a row it claimed",
+	"UPDATE email_outbox SET status = ?, last_error = ? WHERE id = ? AND status = ? AND next_attempt_at = ?":                                                                               "mail sender, a row it claimed",
+	"UPDATE email_outbox SET status = ?, next_attempt_at = ?, attempts = GREATEST(attempts - 1, 0) WHERE id = ? AND status = ? AND next_attempt_at = ?":                                    "mail sender, a row it claimed",
+	"SELECT ss.id, ss.subscriber_id, ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY FROM subscriptions ss JOIN subscribers sb ON sb.id = ss.subscriber_id JOIN storefronts sf ON sf.id = sb.storefront_id WHERE ss.status = 'PAST_DUE' AND ss.next_payment_at IS NOT NULL AND ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY <= ? ORDER BY ss.id LIMIT ?": "PAST_DUE sweeper, per shard",
+	"SELECT id FROM subscriptions WHERE id IN (?":                                                                   "PAST_DUE sweeper, rows it selected",
+	"UPDATE subscriptions SET status = 'CLOSED', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'PAST_DUE'": "PAST_DUE sweeper, a row it locked",
+	// The signed-in user's own rows, by the id the session gave.
+	"SELECT password_hash FROM users WHERE id = ?":                                                   "the signed-in user (password change)",
+	"UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ? AND password_hash = ?": "the signed-in user (password change)",
+	"DELETE FROM user_sessions WHERE user_id = ?":                                                    "the signed-in user's sessions (password change)",
+	// Operators' commands across accounts (storefront seed/import, the overview).
+	"SELECT COUNT(*) FROM accounts": "demo data check at start",
+	"SELECT s.id, s.account_id, s.name, s.currency, s.download_limit, s.download_days, s.past_due_grace_days, (SELECT COUNT(*) FROM purchases p WHERE p.storefront_id = s.id), (SELECT COUNT(*) FROM subscribers sb WHERE sb.storefront_id = s.id) FROM storefronts s ORDER BY s.id": "operator overview; scatter under sharding",
+	// Shared rate limit: keyed by the API key, whose account is known.
+	"INSERT INTO api_rate_buckets (key_id, tokens, refilled_at) VALUES (?, (@sf_left := ? - (@sf_taken := ?)), ?) ON DUPLICATE KEY UPDATE tokens = (@sf_left := ": "bucket of the authenticated key",
+}
+
+// unscopedFiles hold operators' commands that work across accounts by design.
+var unscopedFiles = map[string]string{
+	"import.go": "storefront import upserts records of any account by id; sharded, it runs against each shard with that shard's accounts (docs/SCALING.md)",
+}
+
+var (
+	sqlStart   = regexp.MustCompile(`(?is)^\s*(SELECT|UPDATE|DELETE|INSERT)\b`)
+	tableRef   = regexp.MustCompile(`(?i)\b(?:FROM|JOIN|UPDATE|INTO)\s+([a-z_]+)`)
+	scopedCond = regexp.MustCompile(`(?i)\b(?:\w+\.)?(?:account_id|storefront_id)\s*(?:=|IN\s*\()`)
+	accountPK  = regexp.MustCompile(`(?i)\bFROM accounts\b.*\bWHERE\s+(?:\w+\.)?id\s*=`)
+	insertCols = regexp.MustCompile(`(?is)^\s*INSERT\s+INTO\s+([a-z_]+)\s*\(([^)]*)`)
+	spaces     = regexp.MustCompile(`\s+`)
+)
+
+// parentKeys route an inserted row to its account: the account or storefront itself,
+// or the parent row that carries it.
+var parentKeys = []string{"account_id", "storefront_id", "purchase_id", "subscriber_id", "line_item_id", "user_id", "key_id"}
+
+// tenancyProblem says what is wrong with a statement, or "" when nothing is.
+func tenancyProblem(stmt string) string {
+	norm := strings.TrimSpace(spaces.ReplaceAllString(stmt, " "))
+	norm = strings.ReplaceAll(strings.ReplaceAll(norm, "( ", "("), " )", ")")
+	tenant := false
+	for _, m := range tableRef.FindAllStringSubmatch(norm, -1) {
+		tenant = tenant || tenantTables[strings.ToLower(m[1])]
+	}
+	if !tenant {
+		return ""
+	}
+	if _, ok := unscoped[norm]; ok {
+		return ""
+	}
+	if m := insertCols.FindStringSubmatch(norm); m != nil {
+		for _, col := range strings.Split(m[2], ",") {
+			for _, k := range parentKeys {
+				if strings.TrimSpace(col) == k {
+					return ""
+				}
+			}
+		}
+		return "inserts into " + m[1] + " without the account, storefront or parent row"
+	}
+	if scopedCond.MatchString(norm) || accountPK.MatchString(norm) {
+		return ""
+	}
+	return "reads or changes tenant rows without an account_id or storefront_id condition"
+}
+
+// sourceStatements returns the SQL written as string literals in the package's code.
+func sourceStatements(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if _, ok := unscopedFiles[name]; ok || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err == nil && sqlStart.MatchString(s) {
+				out[s] = fset.Position(lit.Pos()).String()
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func TestTenancy_EveryQueryCarriesTheAccount(t *testing.T) {
+	t.Run("Rule", func(t *testing.T) {
+		for stmt, bad := range map[string]bool{
+			"SELECT id FROM purchases WHERE account_id = ? AND id = ?":                                                         false,
+			"SELECT id FROM purchases WHERE id = ?":                                                                            true,
+			"SELECT 1 FROM storefronts WHERE id = ? AND account_id = ?":                                                        false,
+			"SELECT a.id FROM subscriber_activity a JOIN subscribers sb ON sb.id = a.subscriber_id WHERE sb.storefront_id = ?": false,
+			"SELECT id FROM accounts WHERE id = ?":                                                                             false,
+			"INSERT INTO purchase_activity (purchase_id, actor) VALUES (?, ?)":                                                 false,
+			"INSERT INTO purchases (id, created_at) VALUES (?, ?)":                                                             true,
+			"DELETE FROM idempotency_keys WHERE created_at <= ?":                                                               true,
+			"SELECT @@gtid_binlog_pos":                                                                                         false,
+		} {
+			if got := tenancyProblem(stmt) != ""; got != bad {
+				t.Errorf("%s: flagged %v, want %v", stmt, got, bad)
+			}
+		}
+	})
+	t.Run("Source", func(t *testing.T) {
+		stmts := sourceStatements(t)
+		if len(stmts) < 30 {
+			t.Fatalf("found %d SQL statements in the package, want the package's statements", len(stmts))
+		}
+		var bad []string
+		for s, pos := range stmts {
+			if p := tenancyProblem(s); p != "" {
+				bad = append(bad, pos+": "+p+":\n\t"+spaces.ReplaceAllString(strings.TrimSpace(s), " "))
+			}
+		}
+		sort.Strings(bad)
+		for _, b := range bad {
+			t.Error(b)
+		}
+	})
+	t.Run("Built", func(t *testing.T) {
+		ctx := context.Background()
+		db := dbtest.New(t)
+		if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 200, Subscribers: 50, Seed: 3, Now: time.Now()}, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		var sf, pid int64
+		if err := db.QueryRow("SELECT storefront_id, id FROM purchases WHERE account_id = 1 LIMIT 1").Scan(&sf, &pid); err != nil {
+			t.Fatal(err)
+		}
+		stmts, err := db.BuiltStatements(ctx, 1, sf, pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, s := range stmts {
+			if seen[s] {
+				continue
+			}
+			seen[s] = true
+			// Collections take one placeholder per id: compare them with one.
+			s = regexp.MustCompile(`IN \((\?,\s*)+\?\)`).ReplaceAllString(s, "IN (?)")
+			if p := tenancyProblem(s); p != "" {
+				t.Errorf("%s:\n\t%s", p, s)
+			}
+		}
+		if len(seen) < 20 {
+			t.Fatalf("recorded %d distinct statements, want every filter's", len(seen))
+		}
+	})
+}
