@@ -1,0 +1,121 @@
+// Package mail composes the e-mails storefront sends and delivers them from the
+// database outbox (decisions.md D9).
+//
+// An e-mail is queued as a row of the email_outbox table in the same transaction as
+// the change that causes it (a reactivation), so that it is sent if and only if the
+// change commits, and survives restarts. A Sender drains the outbox: it claims due rows
+// in a short transaction (SELECT ... FOR UPDATE SKIP LOCKED, then status 'sending' with
+// a lease), sends them outside any transaction through a Transport, and records the
+// outcome: 'sent', back to 'queued' with an exponential backoff, or 'failed' after
+// MaxAttempts attempts or a permanent rejection. Any number of Senders, in one process
+// or in several sharing a database, never claim the same row at once. A row whose lease
+// expires while 'sending' (its process crashed) is claimed again.
+//
+// # Delivery guarantee
+//
+// Delivery is at least once, and exactly once unless a process stops in one narrow
+// window: after the SMTP server has accepted a message (its reply to the end of DATA)
+// and before the row is marked 'sent', which is one UPDATE by primary key. The Sender
+// narrows the window further: a send is not cut off by shutdown (it runs to completion
+// or to its own timeout), marking 'sent' is not cut off either, and when marking fails
+// (the database is briefly unreachable) the Sender remembers the message and keeps
+// marking it, never sending it again itself. A message sent twice after such a crash
+// carries the same Message-ID header (derived from the outbox id), so that mail
+// clients and people can recognise the copy.
+package mail
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Message is one e-mail to send.
+type Message struct {
+	// ID is the outbox id; the Message-ID header is derived from it.
+	ID      int64
+	To      string
+	Subject string
+	// Body is plain text.
+	Body string
+	// Date is the time of sending, for the Date header.
+	Date time.Time
+}
+
+// Email is an e-mail to queue in the outbox.
+type Email struct {
+	AccountID int64
+	// PurchaseID is the purchase the e-mail is about; 0 for none.
+	PurchaseID int64
+	To         string
+	Subject    string
+	Body       string
+}
+
+// Claimed is an outbox row claimed for sending.
+type Claimed struct {
+	ID      int64
+	To      string
+	Subject string
+	Body    string
+	// Attempts counts the claims of the row, this one included.
+	Attempts int
+	// LeaseUntil is when the claim lapses and another Sender may claim the row again.
+	// It also identifies this claim to the Retry, Fail and Release methods of Outbox.
+	LeaseUntil time.Time
+}
+
+// Outbox is the queue of e-mails a Sender drains (implemented by *mysql.DB). Times are
+// those of the Sender's clock.
+type Outbox interface {
+	// ClaimEmails claims up to limit rows that are due at now ('queued' or 'sending'
+	// with a lapsed lease, next_attempt_at <= now), oldest due first, skipping rows
+	// another claimer holds: each becomes 'sending' with its attempts counted and a
+	// lease until leaseUntil. A lapsed 'sending' row that already had maxAttempts
+	// claims is marked 'failed' instead of being returned.
+	ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit, maxAttempts int) ([]Claimed, error)
+	// MarkEmailSent records the delivery of a row at the given time, whatever its
+	// state other than 'sent' (a delivered message is delivered, even when its lease
+	// lapsed meanwhile).
+	MarkEmailSent(ctx context.Context, id int64, at time.Time) error
+	// RetryEmail puts a claimed row back to 'queued', due at next, with lastErr. It does
+	// nothing (and reports false) when the claim identified by leaseUntil no longer
+	// holds the row.
+	RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string) (bool, error)
+	// FailEmail marks a claimed row 'failed' with lastErr; it gives up on the message.
+	// It does nothing (and reports false) when the claim no longer holds the row.
+	FailEmail(ctx context.Context, id int64, leaseUntil time.Time, lastErr string) (bool, error)
+	// ReleaseEmail returns a claimed row that was not tried to 'queued', due at now,
+	// without counting the claim as an attempt.
+	ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error
+}
+
+// Transport delivers one message.
+type Transport interface {
+	// Send delivers msg. An error wrapped by Permanent means retrying cannot help (the
+	// recipient was refused); any other error is worth retrying.
+	Send(ctx context.Context, msg Message) error
+}
+
+// PermanentError marks a delivery failure that retrying cannot cure.
+type PermanentError struct{ Err error }
+
+// Error implements error.
+func (e *PermanentError) Error() string { return "permanent: " + e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent wraps err as a permanent failure.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &PermanentError{Err: err}
+}
+
+// IsPermanent reports whether err is a permanent delivery failure.
+func IsPermanent(err error) bool {
+	var p *PermanentError
+	return errors.As(err, &p)
+}

@@ -1,0 +1,471 @@
+package mail_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+
+	"storefront/internal/dbtest"
+	"storefront/internal/mail"
+	"storefront/internal/mysql"
+	"storefront/internal/smtptest"
+)
+
+const from = "shop@pixel.example"
+
+// rig is a database outbox, an SMTP server and a clock shared by the Senders of a test.
+type rig struct {
+	t     *testing.T
+	db    *mysql.DB
+	smtp  *smtptest.Server
+	clock *clock
+	log   bytes.Buffer
+}
+
+// newRig returns a rig on db, emptying its outbox, or on a fresh database when db is
+// nil. Sequential subtests share one database: making one costs a migration.
+func newRig(t *testing.T, db *mysql.DB) *rig {
+	t.Helper()
+	if db == nil {
+		db = dbtest.New(t)
+	}
+	dbtest.MustExec(t, db.DB, "DELETE FROM email_outbox")
+	r := &rig{t: t, db: db, smtp: smtptest.Start(t), clock: newClock()}
+	r.db.Now = r.clock.Now
+	return r
+}
+
+// sender returns a Sender on the rig's outbox that sends through the rig's SMTP server.
+func (r *rig) sender(opt mail.SenderOptions) *mail.Sender {
+	r.t.Helper()
+	tr, err := mail.NewSMTPTransport(r.smtp.URL(), from)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	tr.Timeout = 5 * time.Second
+	opt.Now = r.clock.Now
+	opt.Log = slog.New(slog.NewTextHandler(&lockedWriter{w: &r.log}, nil))
+	return mail.NewSender(r.db, tr, opt)
+}
+
+// enqueue queues the purchase-ready e-mail of the fixture purchase, as a reactivation does.
+func (r *rig) enqueue(to string) int64 {
+	r.t.Helper()
+	p := purchaseFixture()
+	subject, body := mail.ComposePurchaseReady(p, "Pixel Shop", "https://shop.example")
+	tx, err := r.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	id, err := r.db.EnqueueEmail(context.Background(), tx, mail.Email{AccountID: p.AccountID, PurchaseID: p.ID, To: to, Subject: subject, Body: body})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		r.t.Fatal(err)
+	}
+	return id
+}
+
+type row struct {
+	status   string
+	attempts int
+	next     time.Time
+	lastErr  sql.NullString
+	sentAt   sql.NullTime
+}
+
+func (r *rig) row(id int64) row {
+	r.t.Helper()
+	var w row
+	if err := r.db.QueryRow(`SELECT status, attempts, next_attempt_at, last_error, sent_at FROM email_outbox WHERE id = ?`, id).
+		Scan(&w.status, &w.attempts, &w.next, &w.lastErr, &w.sentAt); err != nil {
+		r.t.Fatal(err)
+	}
+	return w
+}
+
+func sendDue(t *testing.T, s *mail.Sender) int {
+	t.Helper()
+	n, err := s.SendDue(context.Background())
+	if err != nil {
+		t.Fatalf("SendDue: %v", err)
+	}
+	return n
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func TestSender_SendDue(t *testing.T) {
+	shared := dbtest.New(t)
+	t.Run("OK", func(t *testing.T) {
+		r := newRig(t, shared)
+		id := r.enqueue("zoe@example.com")
+		s := r.sender(mail.SenderOptions{})
+		if n := sendDue(t, s); n != 1 {
+			t.Fatalf("sent: got %d, want 1", n)
+		}
+		got := r.smtp.Messages()
+		if len(got) != 1 {
+			t.Fatalf("server got %d messages, want 1", len(got))
+		}
+		m := got[0]
+		if m.To != "zoe@example.com" || m.From != from || m.Subject != "Your purchase from Pixel Shop is ready" {
+			t.Errorf("got to %q from %q subject %q", m.To, m.From, m.Subject)
+		}
+		for _, want := range []string{"Hello Zoë", "Photo Pack", "Font Family",
+			"https://shop.example/downloads/s4lt%2Fx/501", "https://shop.example/downloads/s4lt%2Fx/502",
+			"PHOTO-KEY-1", "FONT-KEY-1", "FONT-KEY-2"} {
+			if !strings.Contains(m.Body, want) {
+				t.Errorf("body lacks %q:\n%s", want, m.Body)
+			}
+		}
+		if m.MessageID != mail.MessageID(id, from) {
+			t.Errorf("Message-ID: got %q, want %q", m.MessageID, mail.MessageID(id, from))
+		}
+		if w := r.row(id); w.status != "sent" || w.attempts != 1 || !w.sentAt.Valid || !w.sentAt.Time.Equal(r.clock.Now()) {
+			t.Errorf("row: got %+v, want sent at %v after 1 attempt", w, r.clock.Now())
+		}
+		// Sent once, never again.
+		r.clock.Advance(24 * time.Hour)
+		if n := sendDue(t, s); n != 0 || len(r.smtp.Messages()) != 1 {
+			t.Errorf("second round: sent %d, server has %d, want 0 and 1", n, len(r.smtp.Messages()))
+		}
+	})
+
+	t.Run("ServerDown", func(t *testing.T) {
+		r := newRig(t, shared)
+		s := r.sender(mail.SenderOptions{})
+		id := r.enqueue("zoe@example.com")
+		r.smtp.Stop()
+		t0 := r.clock.Now()
+		if n := sendDue(t, s); n != 0 {
+			t.Fatalf("sent with the server down: %d", n)
+		}
+		w := r.row(id)
+		if w.status != "queued" || w.attempts != 1 || !w.next.Equal(t0.Add(30*time.Second)) || !w.lastErr.Valid {
+			t.Fatalf("row after failure: got %+v, want queued, 1 attempt, due %v, with the error", w, t0.Add(30*time.Second))
+		}
+		// Still down at the next attempt: the wait doubles.
+		r.clock.Advance(30 * time.Second)
+		sendDue(t, s)
+		if w := r.row(id); w.status != "queued" || w.attempts != 2 || !w.next.Equal(r.clock.Now().Add(time.Minute)) {
+			t.Fatalf("row after second failure: got %+v, want queued, 2 attempts, due in 1m", w)
+		}
+		// The server is back, but the message is not due yet.
+		r.smtp.Restart()
+		r.clock.Advance(59 * time.Second)
+		if n := sendDue(t, s); n != 0 || len(r.smtp.Messages()) != 0 {
+			t.Fatalf("sent before due: %d", n)
+		}
+		r.clock.Advance(time.Second)
+		if n := sendDue(t, s); n != 1 {
+			t.Fatalf("sent after the server returned: got %d, want 1", n)
+		}
+		r.clock.Advance(time.Hour)
+		sendDue(t, s)
+		if got := r.smtp.Messages(); len(got) != 1 || got[0].MessageID != mail.MessageID(id, from) {
+			t.Fatalf("server got %d messages, want exactly 1", len(got))
+		}
+		if w := r.row(id); w.status != "sent" || w.attempts != 3 {
+			t.Fatalf("row: got %+v, want sent after 3 attempts", w)
+		}
+	})
+
+	t.Run("TemporaryRefusal", func(t *testing.T) {
+		r := newRig(t, shared)
+		s := r.sender(mail.SenderOptions{})
+		id := r.enqueue("zoe@example.com")
+		r.smtp.RefuseData(&smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try later"})
+		sendDue(t, s)
+		w := r.row(id)
+		if w.status != "queued" || w.attempts != 1 || !w.next.After(r.clock.Now()) || !strings.Contains(w.lastErr.String, "try later") {
+			t.Fatalf("row after 451: got %+v, want queued, 1 attempt, due later, with the reply", w)
+		}
+		r.smtp.RefuseData(nil)
+		r.clock.Advance(30 * time.Second)
+		if n := sendDue(t, s); n != 1 {
+			t.Fatalf("sent: got %d, want 1", n)
+		}
+		r.clock.Advance(time.Hour)
+		sendDue(t, s)
+		if got := len(r.smtp.Messages()); got != 1 {
+			t.Fatalf("server got %d messages, want 1", got)
+		}
+	})
+
+	t.Run("GivesUpAfterMaxAttempts", func(t *testing.T) {
+		r := newRig(t, shared)
+		s := r.sender(mail.SenderOptions{MaxAttempts: 3})
+		id := r.enqueue("zoe@example.com")
+		r.smtp.RefuseData(&smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try later"})
+		for range 5 {
+			sendDue(t, s)
+			r.clock.Advance(time.Hour)
+		}
+		if w := r.row(id); w.status != "failed" || w.attempts != 3 {
+			t.Fatalf("row: got %+v, want failed after 3 attempts", w)
+		}
+		got := r.smtp.Attempts()
+		if got != 3 {
+			t.Fatalf("server saw %d attempts, want 3", got)
+		}
+	})
+
+	t.Run("PermanentRefusal", func(t *testing.T) {
+		r := newRig(t, shared)
+		s := r.sender(mail.SenderOptions{})
+		id := r.enqueue("nobody@example.com")
+		r.smtp.RefuseRcpt(&smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"})
+		sendDue(t, s)
+		if w := r.row(id); w.status != "failed" || w.attempts != 1 || !strings.Contains(w.lastErr.String, "no such user") {
+			t.Fatalf("row: got %+v, want failed at once with the reply", w)
+		}
+	})
+
+	t.Run("ExpiredLease", func(t *testing.T) {
+		r := newRig(t, shared)
+		id := r.enqueue("zoe@example.com")
+		// A Sender of another process claims the message and dies before sending it.
+		t0 := r.clock.Now()
+		if c, err := r.db.ClaimEmails(context.Background(), t0, t0.Add(5*time.Minute), 10, 10); err != nil || len(c) != 1 {
+			t.Fatalf("claim: got %v, %v", c, err)
+		}
+		s := r.sender(mail.SenderOptions{Lease: 5 * time.Minute})
+		if n := sendDue(t, s); n != 0 {
+			t.Fatalf("sent a leased message: %d", n)
+		}
+		r.clock.Advance(5 * time.Minute)
+		if n := sendDue(t, s); n != 1 {
+			t.Fatalf("sent after the lease expired: got %d, want 1", n)
+		}
+		if w := r.row(id); w.status != "sent" || w.attempts != 2 || len(r.smtp.Messages()) != 1 {
+			t.Fatalf("row: got %+v and %d messages, want sent after 2 attempts, once", w, len(r.smtp.Messages()))
+		}
+	})
+
+	t.Run("LogTransport", func(t *testing.T) {
+		r := newRig(t, shared)
+		id := r.enqueue("zoe@example.com")
+		var buf bytes.Buffer
+		tr, err := mail.NewTransport("", from, slog.New(slog.NewTextHandler(&buf, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := mail.NewSender(r.db, tr, mail.SenderOptions{Now: r.clock.Now})
+		if n := sendDue(t, s); n != 1 {
+			t.Fatalf("sent: got %d, want 1", n)
+		}
+		if w := r.row(id); w.status != "sent" {
+			t.Fatalf("row: got %+v, want sent", w)
+		}
+		for _, want := range []string{"zoe@example.com", "PHOTO-KEY-1", "downloads/s4lt%2Fx/501"} {
+			if !strings.Contains(buf.String(), want) {
+				t.Errorf("log lacks %q", want)
+			}
+		}
+		if len(r.smtp.Messages()) != 0 {
+			t.Errorf("the SMTP server got mail")
+		}
+	})
+}
+
+// flakyOutbox fails MarkEmailSent while broken is set.
+type flakyOutbox struct {
+	mail.Outbox
+	mu     sync.Mutex
+	broken bool
+}
+
+func (f *flakyOutbox) MarkEmailSent(ctx context.Context, id int64, at time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.broken {
+		return errors.New("database unreachable")
+	}
+	return f.Outbox.MarkEmailSent(ctx, id, at)
+}
+
+func TestSender_UnmarkedIsNotResent(t *testing.T) {
+	r := newRig(t, nil)
+	id := r.enqueue("zoe@example.com")
+	ob := &flakyOutbox{Outbox: r.db, broken: true}
+	tr, err := mail.NewSMTPTransport(r.smtp.URL(), from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mail.NewSender(ob, tr, mail.SenderOptions{Now: r.clock.Now, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)})
+	sendDue(t, s)
+	if w := r.row(id); w.status != "sending" {
+		t.Fatalf("row: got %+v, want still sending", w)
+	}
+	// The lease lapses while the database is still unreachable for the mark: the
+	// Sender claims the row again but does not send it again.
+	r.clock.Advance(time.Minute)
+	sendDue(t, s)
+	ob.mu.Lock()
+	ob.broken = false
+	ob.mu.Unlock()
+	sendDue(t, s)
+	if w := r.row(id); w.status != "sent" {
+		t.Fatalf("row: got %+v, want sent", w)
+	}
+	if got := len(r.smtp.Messages()); got != 1 {
+		t.Fatalf("server got %d messages, want 1", got)
+	}
+}
+
+func TestSender_Concurrent(t *testing.T) {
+	r := newRig(t, nil)
+	const n = 50
+	want := map[string]bool{}
+	for i := range n {
+		id := r.enqueue(fmt.Sprintf("buyer%d@example.com", i))
+		want[mail.MessageID(id, from)] = true
+	}
+	r.smtp.SetDelay(2 * time.Millisecond) // keep both Senders busy at once
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 2 {
+		s := r.sender(mail.SenderOptions{PollInterval: 5 * time.Millisecond, BatchSize: 5})
+		wg.Go(func() { _ = s.Run(ctx) })
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(r.smtp.Messages()) < n && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Give a duplicate time to show up before stopping.
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	wg.Wait()
+
+	got := r.smtp.Messages()
+	seen := map[string]int{}
+	for _, m := range got {
+		seen[m.MessageID]++
+	}
+	for id, c := range seen {
+		if c != 1 || !want[id] {
+			t.Errorf("message %s delivered %d times", id, c)
+		}
+	}
+	if len(got) != n || len(seen) != n {
+		t.Fatalf("server got %d messages (%d distinct), want %d", len(got), len(seen), n)
+	}
+	var sent int
+	if err := r.db.QueryRow(`SELECT COUNT(*) FROM email_outbox WHERE status = 'sent'`).Scan(&sent); err != nil || sent != n {
+		t.Fatalf("rows sent: got %d, %v, want %d", sent, err, n)
+	}
+}
+
+func TestSender_Run(t *testing.T) {
+	shared := dbtest.New(t)
+	t.Run("Kick", func(t *testing.T) {
+		r := newRig(t, shared)
+		// A poll interval far beyond the test: only Kick can wake the Sender.
+		s := r.sender(mail.SenderOptions{PollInterval: time.Hour})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- s.Run(ctx) }()
+		defer func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		}()
+		time.Sleep(50 * time.Millisecond) // let the first round find nothing
+		r.enqueue("zoe@example.com")
+		s.Kick()
+		deadline := time.Now().Add(10 * time.Second)
+		for len(r.smtp.Messages()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got := len(r.smtp.Messages()); got != 1 {
+			t.Fatalf("server got %d messages after Kick, want 1", got)
+		}
+	})
+
+	t.Run("Poll", func(t *testing.T) {
+		r := newRig(t, shared)
+		s := r.sender(mail.SenderOptions{PollInterval: 10 * time.Millisecond})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- s.Run(ctx) }()
+		r.enqueue("zoe@example.com")
+		deadline := time.Now().Add(10 * time.Second)
+		for len(r.smtp.Messages()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		if got := len(r.smtp.Messages()); got != 1 {
+			t.Fatalf("server got %d messages, want 1", got)
+		}
+	})
+}
+
+func TestSender_Backoff(t *testing.T) {
+	s := mail.NewSender(nil, nil, mail.SenderOptions{})
+	for attempts, want := range map[int]time.Duration{
+		1: 30 * time.Second, 2: time.Minute, 3: 2 * time.Minute, 7: 32 * time.Minute, 8: time.Hour, 10: time.Hour, 100: time.Hour,
+	} {
+		if got := s.Backoff(attempts); got != want {
+			t.Errorf("Backoff(%d): got %v, want %v", attempts, got, want)
+		}
+	}
+}
+
+// cancelingTransport delivers nothing and ends a context after its first message, as a
+// shutdown arriving mid-batch does.
+type cancelingTransport struct {
+	cancel context.CancelFunc
+	sent   int
+}
+
+func (c *cancelingTransport) Send(context.Context, mail.Message) error {
+	c.sent++
+	c.cancel()
+	return nil
+}
+
+func TestSender_ShutdownReleasesClaims(t *testing.T) {
+	r := newRig(t, nil)
+	ids := []int64{r.enqueue("a@example.com"), r.enqueue("b@example.com"), r.enqueue("c@example.com")}
+	ctx, cancel := context.WithCancel(context.Background())
+	tr := &cancelingTransport{cancel: cancel}
+	s := mail.NewSender(r.db, tr, mail.SenderOptions{Now: r.clock.Now, Log: slog.New(slog.DiscardHandler)})
+	if n, err := s.SendDue(ctx); n != 1 || err != nil {
+		t.Fatalf("SendDue: got %d, %v, want 1 delivered before shutdown", n, err)
+	}
+	// The delivery finished during shutdown is recorded; the others are handed back,
+	// due at once and without an attempt counted.
+	if w := r.row(ids[0]); w.status != "sent" {
+		t.Errorf("first row: got %+v, want sent", w)
+	}
+	for _, id := range ids[1:] {
+		if w := r.row(id); w.status != "queued" || w.attempts != 0 || !w.next.Equal(r.clock.Now()) {
+			t.Errorf("row %d: got %+v, want queued, 0 attempts, due now", id, w)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package seed
+
+// FormatMinorForTest exposes formatMinor to the external tests.
+var FormatMinorForTest = formatMinor

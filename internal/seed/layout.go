@@ -1,0 +1,265 @@
+package seed
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// demoAccount is an account of the tenancy layout created in an empty database.
+type demoAccount struct {
+	name, apiUsername, timezone string
+	storefronts                 []demoStorefront
+}
+
+type demoStorefront struct {
+	name, currency          string
+	dlLimit, dlDays, graceD int
+}
+
+// demoLayout: two accounts, three storefronts, three currencies (JPY has no minor
+// unit) and three download policies (limited, unlimited and never expiring, strict).
+var demoLayout = []demoAccount{
+	{"Demo Store Co.", "demo", "America/New_York", []demoStorefront{
+		{"Pixel Fonts", "USD", 5, 30, 14},
+		{"Sound Packs", "EUR", 0, 0, 7},
+	}},
+	{"Nordic Games AB", "nordic", "Europe/Stockholm", []demoStorefront{
+		{"Nordic Games", "JPY", 3, 7, 14},
+	}},
+}
+
+// storefrontWeights split purchases and subscribers over the storefronts in id order:
+// 45/35/20 for three, 20 for each further one.
+var storefrontWeights = []int{45, 35, 20}
+
+// catalogByName gives the demo storefronts their own ranges; other storefronts take
+// the catalogs in turn.
+var catalogByName = map[string]int{"Pixel Fonts": 0, "Sound Packs": 1, "Nordic Games": 2}
+
+var keyPrefixes = []string{"PXF", "SND", ""}
+
+// prepare makes sure there are storefronts and products to seed into and returns them
+// with the next free ids.
+func prepare(ctx context.Context, conn *sql.Conn, now time.Time, stats *Stats) ([]*storefront, ids, error) {
+	var next ids
+	var nAccounts int
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM accounts").Scan(&nAccounts); err != nil {
+		return nil, next, err
+	}
+	if nAccounts == 0 {
+		if err := createLayout(ctx, conn, now, stats); err != nil {
+			return nil, next, fmt.Errorf("create demo accounts: %w", err)
+		}
+	}
+
+	accounts := map[int64]*account{}
+	rows, err := conn.QueryContext(ctx, `SELECT id, account_id, name, COALESCE(currency, ''),
+		download_limit, download_days, past_due_grace_days FROM storefronts ORDER BY id`)
+	if err != nil {
+		return nil, next, err
+	}
+	var sfs []*storefront
+	for rows.Next() {
+		sf := &storefront{}
+		var acctID int64
+		var cur string
+		if err := rows.Scan(&sf.id, &acctID, &sf.name, &cur, &sf.dlLimit, &sf.dlDays, &sf.graceDays); err != nil {
+			rows.Close()
+			return nil, next, err
+		}
+		if accounts[acctID] == nil {
+			accounts[acctID] = &account{id: acctID, emails: emailSet{}}
+		}
+		sf.acct = accounts[acctID]
+		sf.cur = newCurrency(cur)
+		sfs = append(sfs, sf)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, next, err
+	}
+	if len(sfs) == 0 {
+		return nil, next, errors.New("the database has accounts but no storefronts to add data to")
+	}
+	for i, sf := range sfs {
+		sf.weight = 20
+		if i < len(storefrontWeights) {
+			sf.weight = storefrontWeights[i]
+		}
+	}
+
+	if err := addProducts(ctx, conn, sfs, stats); err != nil {
+		return nil, next, fmt.Errorf("products: %w", err)
+	}
+	if err := loadEmails(ctx, conn, accounts); err != nil {
+		return nil, next, fmt.Errorf("existing addresses: %w", err)
+	}
+	for _, m := range []struct {
+		table string
+		id    *int64
+	}{
+		{"customers", &next.customer}, {"subscribers", &next.subscriber}, {"subscriptions", &next.subscription},
+		{"purchases", &next.purchase}, {"line_items", &next.lineItem}, {"transactions", &next.transaction},
+	} {
+		if err := conn.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM "+m.table).Scan(m.id); err != nil {
+			return nil, next, err
+		}
+	}
+	return sfs, next, nil
+}
+
+// createLayout writes the demo accounts and storefronts into an empty database.
+func createLayout(ctx context.Context, conn *sql.Conn, now time.Time, stats *Stats) error {
+	var acctID, sfID int64
+	if err := conn.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM accounts").Scan(&acctID); err != nil {
+		return err
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM storefronts").Scan(&sfID); err != nil {
+		return err
+	}
+	created := now.UTC().AddDate(-2, 0, -1).Truncate(time.Second)
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	for _, a := range demoLayout {
+		acctID++
+		if _, err := tx.ExecContext(ctx, "INSERT INTO accounts (id, name, api_username, timezone, created_at) VALUES (?, ?, ?, ?, ?)",
+			acctID, a.name, a.apiUsername, a.timezone, created); err != nil {
+			return err
+		}
+		stats.Rows["accounts"]++
+		for _, s := range a.storefronts {
+			sfID++
+			if _, err := tx.ExecContext(ctx, `INSERT INTO storefronts (id, account_id, name, currency,
+				download_limit, download_days, past_due_grace_days) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				sfID, acctID, s.name, s.currency, s.dlLimit, s.dlDays, s.graceD); err != nil {
+				return err
+			}
+			stats.Rows["storefronts"]++
+		}
+	}
+	return tx.Commit()
+}
+
+// addProducts gives every storefront its catalog: products already there (by name)
+// are reused, the others are inserted.
+func addProducts(ctx context.Context, conn *sql.Conn, sfs []*storefront, stats *Stats) error {
+	type key struct {
+		sf   int64
+		name string
+	}
+	existing := map[key]int64{}
+	rows, err := conn.QueryContext(ctx, "SELECT id, storefront_id, name FROM products ORDER BY id")
+	if err != nil {
+		return err
+	}
+	var maxID int64
+	for rows.Next() {
+		var id, sf int64
+		var name string
+		if err := rows.Scan(&id, &sf, &name); err != nil {
+			rows.Close()
+			return err
+		}
+		if _, ok := existing[key{sf, name}]; !ok {
+			existing[key{sf, name}] = id
+		}
+		maxID = max(maxID, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+
+	c := newChunk()
+	b := newBatch(newTable("products", "id", "storefront_id", "name"))
+	b.reset(c)
+	productID := func(sf *storefront, name string) int64 {
+		if id, ok := existing[key{sf.id, name}]; ok {
+			return id
+		}
+		maxID++
+		b.add(maxID, sf.id, name)
+		existing[key{sf.id, name}] = maxID
+		return maxID
+	}
+	for i, sf := range sfs {
+		ci, ok := catalogByName[sf.name]
+		if !ok {
+			ci = i % len(catalogs)
+		}
+		sf.setCatalog(ci, func(name string) int64 { return productID(sf, name) })
+	}
+	b.flush()
+	if err := writeChunk(ctx, conn, c); err != nil {
+		return err
+	}
+	stats.Rows["products"] += c.rows["products"]
+	return nil
+}
+
+// loadEmails records the addresses of existing customers and subscribers, so that
+// new ones do not repeat them.
+func loadEmails(ctx context.Context, conn *sql.Conn, accounts map[int64]*account) error {
+	for _, q := range []string{
+		"SELECT account_id, email FROM customers WHERE email IS NOT NULL",
+		"SELECT s.account_id, b.username FROM subscribers b JOIN storefronts s ON s.id = b.storefront_id",
+	} {
+		rows, err := conn.QueryContext(ctx, q)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			var email string
+			if err := rows.Scan(&id, &email); err != nil {
+				rows.Close()
+				return err
+			}
+			if a := accounts[id]; a != nil {
+				a.emails.add(email)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setCatalog gives sf the products and plans of catalog ci, with the product ids
+// that productID returns for their names.
+func (sf *storefront) setCatalog(ci int, productID func(name string) int64) {
+	cat := &catalogs[ci]
+	sf.keyPrefix = keyPrefixes[ci]
+	sum := 0
+	for _, p := range cat.products {
+		sf.products = append(sf.products, sfProduct{
+			id:       productID(p.name),
+			name:     p.name,
+			price:    sf.cur.price(p.usdCents),
+			tangible: p.tangible,
+			keyed:    p.keyed || !p.tangible, // digital goods are delivered with license keys
+		})
+		sum += p.weight
+		sf.cumWeight = append(sf.cumWeight, sum)
+	}
+	for _, p := range cat.plans {
+		sf.plans = append(sf.plans, sfPlan{
+			productID:   productID(p.name),
+			name:        p.name,
+			price:       sf.cur.price(p.usdCents),
+			period:      p.period,
+			unit:        p.unit,
+			trialPrice:  sf.cur.price(p.trialCents),
+			trialPeriod: p.trialPeriod,
+			trialUnit:   p.trialUnit,
+		})
+	}
+}
