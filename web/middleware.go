@@ -1,0 +1,195 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"storefront/internal/shop"
+)
+
+// Keys of values kept on the gin context.
+const (
+	ctxRequestID = "request_id"
+	ctxAPIKey    = "api_key"
+)
+
+// Limits of decisions.md D10.
+const (
+	MaxQueryBytes = 8 << 10
+	MaxBodyBytes  = 64 << 10
+)
+
+// requestID gives every response an X-Request-Id: a sane incoming one is echoed, else
+// a new one is made.
+func requestID(c *gin.Context) {
+	id := c.GetHeader("X-Request-Id")
+	if !saneRequestID(id) {
+		b := make([]byte, 12)
+		_, _ = rand.Read(b)
+		id = hex.EncodeToString(b)
+	}
+	c.Set(ctxRequestID, id)
+	c.Header("X-Request-Id", id)
+	c.Next()
+}
+
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		ch := id[i]
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '-' || ch == '_' || ch == '.' || ch == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// isAPI reports whether the path belongs to the JSON API.
+func isAPI(path string) bool { return path == "/api" || strings.HasPrefix(path, "/api/") }
+
+// isAPIv2 reports whether the path is under /api/v2, where credentials are asked first.
+func isAPIv2(path string) bool { return path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") }
+
+// apiGate marks requests that write (shop.WithPrimaryReads) and runs, for /api/v2
+// paths, the checks that come before routing in D4's order: size limits (414, 413),
+// then credentials (401), then the key's rate limit (429).
+func (s *Server) apiGate(c *gin.Context) {
+	// A request that changes data reads what it changes from the primary database,
+	// never from a replica that may lag behind.
+	if c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead {
+		c.Request = c.Request.WithContext(shop.WithPrimaryReads(c.Request.Context()))
+	}
+	if !isAPIv2(c.Request.URL.Path) {
+		c.Next()
+		return
+	}
+	if len(c.Request.URL.RawQuery) > MaxQueryBytes {
+		s.abortAPI(c, &statusError{shop.Errorf(shop.ETooLarge, "The query string is longer than %d bytes.", MaxQueryBytes), http.StatusRequestURITooLong})
+		return
+	}
+	if c.Request.ContentLength > MaxBodyBytes {
+		s.abortAPI(c, &statusError{shop.Errorf(shop.ETooLarge, "The request body is larger than %d bytes.", MaxBodyBytes), http.StatusRequestEntityTooLarge})
+		return
+	}
+	// A body sent without Content-Length (chunked) is read here, within the limit, so
+	// that its size is judged before anything else too.
+	if c.Request.Body != nil && c.Request.Body != http.NoBody {
+		body, err := io.ReadAll(io.LimitReader(c.Request.Body, MaxBodyBytes+1))
+		if err != nil {
+			s.abortAPI(c, shop.Errorf(shop.EInvalid, "The request body could not be read."))
+			return
+		}
+		if len(body) > MaxBodyBytes {
+			s.abortAPI(c, &statusError{shop.Errorf(shop.ETooLarge, "The request body is larger than %d bytes.", MaxBodyBytes), http.StatusRequestEntityTooLarge})
+			return
+		}
+		c.Request.Body = io.NopCloser(bytes.NewReader(body))
+	}
+
+	key, err := s.authenticate(c.Request.Context(), c.Request)
+	if err != nil {
+		s.abortAPI(c, err)
+		return
+	}
+	c.Set(ctxAPIKey, key)
+	if s.limiter != nil {
+		d, err := s.limiter.take(c.Request.Context(), key.ID)
+		if err != nil {
+			s.Logger.Warn("shared rate limit unavailable; request let through", "key", key.ID, "err", err)
+		}
+		c.Header("RateLimit-Limit", strconv.Itoa(d.limit))
+		c.Header("RateLimit-Remaining", strconv.Itoa(d.remaining))
+		c.Header("RateLimit-Reset", strconv.Itoa(d.reset))
+		if !d.ok {
+			c.Header("Retry-After", strconv.Itoa(d.retryAfter))
+			s.abortAPI(c, shop.Errorf(shop.ERateLimited, "Too many requests: this key may make %d a minute. Try again in %d s.", d.limit, d.retryAfter))
+			return
+		}
+	}
+	if s.touched.due(key.ID) && s.Keys != nil {
+		if err := s.Keys.TouchAPIKey(c.Request.Context(), key.ID); err != nil {
+			s.Logger.Warn("record API key use", "key", key.ID, "err", err)
+		}
+	}
+	c.Next()
+}
+
+func (s *Server) abortAPI(c *gin.Context, err error) {
+	s.writeAPIError(c, err)
+	c.Abort()
+}
+
+// authenticate reads HTTP Basic api_username:KEY or Bearer KEY (D3).
+func (s *Server) authenticate(ctx context.Context, r *http.Request) (*shop.APIKey, error) {
+	unauth := shop.Errorf(shop.EUnauthenticated, "Send your API user name and key with HTTP Basic authentication, or the key as a Bearer token.")
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return nil, unauth
+	}
+	scheme, cred, _ := strings.Cut(h, " ")
+	cred = strings.TrimSpace(cred)
+	var user, secret string
+	switch strings.ToLower(scheme) {
+	case "bearer":
+		secret = cred
+	case "basic":
+		b, err := base64.StdEncoding.DecodeString(cred)
+		if err != nil {
+			return nil, unauth
+		}
+		var ok bool
+		user, secret, ok = strings.Cut(string(b), ":")
+		if !ok {
+			return nil, unauth
+		}
+	default:
+		return nil, unauth
+	}
+	if secret == "" || len(secret) > 256 {
+		return nil, unauth
+	}
+	key, err := s.Keys.AuthenticateAPIKey(ctx, secret)
+	if err != nil {
+		if shop.ErrorCode(err) == shop.EUnauthenticated {
+			return nil, unauth
+		}
+		return nil, err
+	}
+	if scheme != "" && strings.EqualFold(scheme, "basic") && !strings.EqualFold(user, key.APIUsername) {
+		return nil, unauth
+	}
+	return key, nil
+}
+
+// apiKey returns the authenticated key of an API request.
+func apiKey(c *gin.Context) *shop.APIKey {
+	v, _ := c.Get(ctxAPIKey)
+	k, _ := v.(*shop.APIKey)
+	return k
+}
+
+// requireWrite answers 403 unless the key may change data.
+func requireWrite(c *gin.Context) error {
+	if k := apiKey(c); k == nil || k.Scope != shop.ScopeReadWrite {
+		return shop.Errorf(shop.EForbidden, "This API key is read-only; reactivating needs a read_write key.")
+	}
+	return nil
+}
+
+// isMaxBytes reports whether err comes from reading past the body limit.
+func isMaxBytes(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
+}

@@ -1,0 +1,198 @@
+package web_test
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// rowIDs returns the purchase ids of the table rows of a purchases page or fragment.
+func rowIDs(body string) []string {
+	var ids []string
+	// The table's links (the phone layout lists the same purchases again).
+	for _, m := range regexp.MustCompile(`<td class="whitespace-nowrap px-4 py-3"><a href="/purchases/(\d+)"`).FindAllStringSubmatch(body, -1) {
+		ids = append(ids, m[1])
+	}
+	return ids
+}
+
+func TestDashboard_PurchasesPage(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(1, "viewer")
+
+	t.Run("FormLabels", func(t *testing.T) {
+		r := u.get("/purchases", false)
+		body := string(r.body)
+		if r.status != 200 || !strings.Contains(body, "<!doctype html>") {
+			t.Fatalf("got %d", r.status)
+		}
+		for _, label := range []string{">Status<", ">Storefront<", ">Product<", ">Customer e-mail<", ">First name<", ">Last name<",
+			">Created from<", ">Created before<", ">Total<", "Unshipped only"} {
+			if !strings.Contains(body, label) {
+				t.Errorf("the filter form lacks the label %s", label)
+			}
+		}
+		for _, op := range []string{">=<", ">≠<", ">&gt;<", ">&lt;<"} {
+			if !strings.Contains(body, op) {
+				t.Errorf("the total operator lacks %s", op)
+			}
+		}
+		// Every input has a label pointing at it.
+		for _, m := range regexp.MustCompile(`<(?:input|select)[^>]* id="([^"]+)"`).FindAllStringSubmatch(body, -1) {
+			if !strings.Contains(body, `for="`+m[1]+`"`) {
+				t.Errorf("control %s has no label", m[1])
+			}
+		}
+		// The other account's storefront is not offered.
+		if strings.Contains(body, "Nordic Games") {
+			t.Error("the storefront select offers another account's storefront")
+		}
+		if r.header.Get("Vary") != "HX-Request" {
+			t.Errorf("Vary: got %q", r.header.Get("Vary"))
+		}
+	})
+
+	t.Run("NewestFirstWithCount", func(t *testing.T) {
+		body := string(u.get("/purchases", false).body)
+		ids := rowIDs(body)
+		api := e.walk("/api/v2/purchases?order=desc&per_page=25", e.ro)
+		if len(ids) != 25 || ids[0] != fmt.Sprint(api[0].ID) {
+			t.Fatalf("rows %v, want the 25 newest starting with %d", ids, api[0].ID)
+		}
+		if !strings.Contains(body, fmt.Sprintf(`<span class="font-semibold text-slate-900">%d</span> purchases`, len(e.walk("/api/v2/purchases?per_page=500", e.ro)))) {
+			t.Error("the result count is missing or wrong")
+		}
+	})
+
+	t.Run("FiltersMeanWhatTheAPIMeans", func(t *testing.T) {
+		for _, q := range []string{
+			"status=ACT&status=RFD", "customer_email=a&ship=1", "storefront_id=2&total=20&total_op=gt", "date_min=2026-01-01&date_max=2026-06-01",
+		} {
+			page := rowIDs(string(u.get("/purchases?"+q, false).body))
+			api := e.walk("/api/v2/purchases?order=desc&per_page=25&"+q, e.ro)
+			var want []string
+			for _, p := range api {
+				want = append(want, fmt.Sprint(p.ID))
+			}
+			if len(want) > 25 {
+				want = want[:25]
+			}
+			if strings.Join(page, ",") != strings.Join(want, ",") {
+				t.Errorf("%s: page %v, API %v", q, page, want)
+			}
+		}
+	})
+
+	t.Run("Fragment", func(t *testing.T) {
+		r := u.get("/purchases?customer_email=a&status=ACT&customer_first_name=&total=&total_op=eq", true)
+		body := string(r.body)
+		if strings.Contains(body, "<html") || strings.Contains(body, `id="filters"`) || !strings.Contains(body, "<table") {
+			t.Fatal("the htmx answer is not the results fragment")
+		}
+		if got := r.header.Get("HX-Push-Url"); got != "/purchases?customer_email=a&status=ACT" {
+			t.Fatalf("HX-Push-Url: got %q, want the filters without blanks", got)
+		}
+		if !strings.Contains(body, `id="date_min-hint"`) || !strings.Contains(body, `hx-swap-oob="true"`) {
+			t.Fatal("the fragment does not update the date hints")
+		}
+		// A history restore asks for the whole page.
+		req := u.get("/purchases?status=ACT", false)
+		if !strings.Contains(string(req.body), `id="filters"`) {
+			t.Fatal("the full page lacks the form")
+		}
+	})
+
+	t.Run("DateHints", func(t *testing.T) {
+		body := string(u.get("/purchases?date_min=last+monday&date_max=2026-03-01+14:00", true).body)
+		// now is Sunday 22 November 2026 in New York: last monday is the 16th.
+		if !strings.Contains(body, "last monday → Mon 16 Nov 2026 00:00 EST") {
+			t.Errorf("date_min hint missing: %s", body[:min(len(body), 400)])
+		}
+		if !strings.Contains(body, "2026-03-01 14:00 → Sun 1 Mar 2026 14:00 EST") {
+			t.Error("date_max hint missing")
+		}
+		bad := u.get("/purchases?date_min=someday+soon", true)
+		if bad.status != 200 || !strings.Contains(string(bad.body), "Cannot read this as a date or time.") || !strings.Contains(string(bad.body), "Created from:") {
+			t.Errorf("bad date: %d %s", bad.status, bad.body)
+		}
+	})
+
+	t.Run("BadInputInline", func(t *testing.T) {
+		for _, q := range []string{"total=abc", "total=5&total_op=ge", "status=NOPE", "storefront_id=x", "cursor=forged", "before=forged", "foo=1"} {
+			full := u.get("/purchases?"+q, false)
+			if full.status != 400 || !strings.Contains(string(full.body), "These filters cannot be applied.") || !strings.Contains(string(full.body), `id="filters"`) {
+				t.Errorf("%s: full page got %d", q, full.status)
+			}
+			frag := u.get("/purchases?"+q, true)
+			if frag.status != 200 || !strings.Contains(string(frag.body), "These filters cannot be applied.") {
+				t.Errorf("%s: fragment got %d", q, frag.status)
+			}
+		}
+	})
+
+	t.Run("OlderNewer", func(t *testing.T) {
+		all := e.walk("/api/v2/purchases?order=desc&per_page=500&status=ACT", e.ro)
+		var want []string
+		for _, p := range all {
+			want = append(want, fmt.Sprint(p.ID))
+		}
+		var seen []string
+		var pages []string
+		path := "/purchases?status=ACT"
+		for i := 0; path != ""; i++ {
+			if i > 100 {
+				t.Fatal("Older links do not end")
+			}
+			body := string(u.get(path, false).body)
+			pages = append(pages, path)
+			seen = append(seen, rowIDs(body)...)
+			m := regexp.MustCompile(`href="([^"]+)" [^>]*rel="next"`).FindStringSubmatch(body)
+			path = ""
+			if m != nil {
+				path = strings.ReplaceAll(m[1], "&amp;", "&")
+			}
+		}
+		if strings.Join(seen, ",") != strings.Join(want, ",") {
+			t.Fatalf("Older walk: %d rows, want %d without gaps or repeats", len(seen), len(want))
+		}
+		if len(pages) < 3 {
+			t.Fatalf("only %d pages; the test needs more data", len(pages))
+		}
+		// Newer from the last page leads back to the page before it.
+		last := string(u.get(pages[len(pages)-1], false).body)
+		m := regexp.MustCompile(`href="([^"]+)" [^>]*rel="prev"`).FindStringSubmatch(last)
+		if m == nil {
+			t.Fatal("the last page has no Newer link")
+		}
+		back := rowIDs(string(u.get(strings.ReplaceAll(m[1], "&amp;", "&"), false).body))
+		prev := rowIDs(string(u.get(pages[len(pages)-2], false).body))
+		if strings.Join(back, ",") != strings.Join(prev, ",") {
+			t.Fatalf("Newer: got %v, want %v", back, prev)
+		}
+		if strings.Contains(string(u.get(pages[0], false).body), `rel="prev"`) {
+			t.Fatal("the first page offers Newer")
+		}
+	})
+
+	t.Run("EmptyState", func(t *testing.T) {
+		body := string(u.get("/purchases?customer_email="+url.QueryEscape("nobody-at-all@"), false).body)
+		if !strings.Contains(body, "No purchases match these filters.") || strings.Contains(body, "<table") {
+			t.Fatal("no empty state")
+		}
+	})
+
+	t.Run("Escaped", func(t *testing.T) {
+		var id int64
+		e.db.QueryRow("SELECT MAX(id) FROM purchases WHERE account_id = 1").Scan(&id)
+		dbtest_exec(t, e, fmt.Sprintf(`UPDATE purchases SET buyer_firstname = '<script>alert(1)</script>', buyer_email = '"><img src=x onerror=alert(1)>@x.test' WHERE id = %d`, id))
+		body := string(u.get("/purchases", false).body)
+		if strings.Contains(body, "<script>alert(1)") || strings.Contains(body, "<img src=x") {
+			t.Fatal("imported text is not escaped")
+		}
+		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+			t.Fatal("the escaped name is not shown")
+		}
+	})
+}

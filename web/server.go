@@ -1,0 +1,145 @@
+// Package web is the HTTP side of storefront: the dashboard (HTML) and the JSON API
+// under /api/v2, both on one Gin engine.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/gorilla/sessions"
+
+	"storefront/internal/shop"
+)
+
+// Server holds the services the handlers use. Build it with its fields, then call
+// Handler once.
+type Server struct {
+	Purchases   shop.PurchaseService
+	Writer      shop.PurchaseWriter
+	Subscribers shop.SubscriberService
+	Keys        shop.APIKeyService
+	Accounts    shop.AccountService
+	Users       shop.UserService
+	Admin       shop.AdminService
+	Logger      *slog.Logger
+	// BaseURL is the public URL, for links.
+	BaseURL string
+	// RateLimit is API requests a minute per key; 0 means no limit.
+	RateLimit int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// OnEmailQueued is called after a reactivation queued an e-mail, to wake the sender.
+	OnEmailQueued func()
+	// SessionKey signs and encrypts session cookies; nil means one made per run.
+	SessionKey []byte
+	// RateStore, when set, is the per-key bucket every instance shares, so that a key's
+	// RateLimit holds across instances; nil keeps the buckets in this process.
+	RateStore TokenStore
+
+	limiter  *limiter
+	touched  touchThrottle
+	zones    sync.Map
+	store    sessions.Store
+	throttle loginThrottle
+}
+
+func (s *Server) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// APIBurst is how many requests a key may make at once before the per-minute rate
+// applies (D10).
+const APIBurst = 60
+
+// Handler builds the HTTP handler.
+func (s *Server) Handler() http.Handler {
+	r := s.engine()
+	// Cross-site requests that change state are refused on the dashboard; the API
+	// authenticates every request with a key, never with a cookie.
+	csrf := http.NewCrossOriginProtection().Handler(r)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if isAPI(req.URL.Path) {
+			r.ServeHTTP(w, req)
+			return
+		}
+		csrf.ServeHTTP(w, req)
+	})
+}
+
+// engine builds the Gin engine with every route.
+func (s *Server) engine() *gin.Engine {
+	if s.Logger == nil {
+		s.Logger = slog.Default()
+	}
+	if s.RateLimit > 0 {
+		s.limiter = newLimiter(s.RateLimit, min(APIBurst, s.RateLimit), s.now)
+		if s.RateStore != nil {
+			s.limiter.useShared(s.RateStore)
+		}
+	}
+	s.touched.now = s.now
+	s.store = s.sessionStore()
+	s.throttle.now = s.now
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.Use(requestID, securityHeaders, s.recovery, s.apiGate, s.loadUser)
+	r.NoRoute(s.noRoute)
+	r.NoMethod(s.noMethod)
+
+	s.apiRoutes(r)
+	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	r.GET("/static/*path", staticFiles())
+	r.GET("/login", s.loginPage)
+	r.POST("/login", s.login)
+	r.POST("/logout", s.logout)
+	d := r.Group("/", s.requireUser)
+	d.GET("/", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, "/purchases") })
+	d.GET("/docs/api", s.apiDocs)
+	s.dashboardRoutes(d)
+	return r
+}
+
+// recovery turns a panic into a 500 answer with the request id logged.
+func (s *Server) recovery(c *gin.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.Logger.Error("panic", "request_id", c.GetString(ctxRequestID), "path", c.Request.URL.Path, "panic", v)
+			if isAPI(c.Request.URL.Path) {
+				s.writeAPIError(c, shop.Errorf(shop.EInternal, "An internal error occurred."))
+			} else {
+				c.String(http.StatusInternalServerError, "Something went wrong. The request id is %s.\n", c.GetString(ctxRequestID))
+			}
+			c.Abort()
+		}
+	}()
+	c.Next()
+}
+
+func (s *Server) noRoute(c *gin.Context) {
+	if isAPI(c.Request.URL.Path) {
+		s.writeAPIError(c, shop.Errorf(shop.ENotFound, "There is no %s %s in this API.", c.Request.Method, c.Request.URL.Path))
+		return
+	}
+	s.pageError(c, shop.Errorf(shop.ENotFound, "There is no such page."))
+}
+
+func (s *Server) noMethod(c *gin.Context) {
+	if isAPI(c.Request.URL.Path) {
+		s.writeAPIError(c, shop.Errorf(shop.EMethodNotAllowed, "%s does not answer %s; see the Allow header.", c.Request.URL.Path, c.Request.Method))
+		return
+	}
+	c.String(http.StatusMethodNotAllowed, "Method not allowed.\n")
+}

@@ -1,0 +1,388 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"storefront/web"
+)
+
+// tenancyIDs are objects of account 1 that account 2 must not reach, and account 2's
+// own storefront.
+type tenancyIDs struct {
+	purchase, storefront, subscriber, customer, product, user, key int64
+	userEmail                                                      string
+	ownStorefront                                                  int64
+}
+
+func loadTenancyIDs(t *testing.T, e *apiEnv) tenancyIDs {
+	t.Helper()
+	var ids tenancyIDs
+	q := func(dst any, query string, args ...any) {
+		t.Helper()
+		if err := e.db.QueryRow(query, args...).Scan(dst); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+	}
+	q(&ids.purchase, `SELECT p.id FROM purchases p WHERE p.account_id = 1 AND p.customer_id IS NOT NULL AND p.subscriber_id IS NOT NULL
+		AND EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id) ORDER BY p.id LIMIT 1`)
+	q(&ids.storefront, `SELECT storefront_id FROM purchases WHERE id = ?`, ids.purchase)
+	q(&ids.subscriber, `SELECT subscriber_id FROM purchases WHERE id = ?`, ids.purchase)
+	q(&ids.customer, `SELECT customer_id FROM purchases WHERE id = ?`, ids.purchase)
+	q(&ids.product, `SELECT product_id FROM line_items WHERE purchase_id = ? ORDER BY id LIMIT 1`, ids.purchase)
+	q(&ids.key, `SELECT id FROM api_keys WHERE account_id = 1 AND scope = 'read_write' ORDER BY id LIMIT 1`)
+	q(&ids.ownStorefront, `SELECT id FROM storefronts WHERE account_id = 2 ORDER BY id LIMIT 1`)
+	ids.userEmail = e.newUser(1, "owner")
+	q(&ids.user, `SELECT id FROM users WHERE email = ?`, ids.userEmail)
+	// Reactivatable, so that only tenancy can stop a reactivation.
+	if _, err := e.db.Exec(`UPDATE purchases SET status = 'ERR' WHERE id = ?`, ids.purchase); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// account1Names are texts only account 1's pages may show: its name and its
+// storefronts' names.
+var account1Names = []string{"Demo Store Co.", "Pixel Fonts", "Sound Packs"}
+
+// noAccount1 fails when a page of account 2 shows a name of account 1.
+func noAccount1(t *testing.T, r response) {
+	t.Helper()
+	for _, n := range account1Names {
+		if strings.Contains(string(r.body), n) {
+			t.Errorf("an answer to account 2 shows %q of account 1", n)
+		}
+	}
+}
+
+// purchaseFingerprint is the state of a purchase that a reactivation changes.
+func purchaseFingerprint(t *testing.T, e *apiEnv, id int64) string {
+	t.Helper()
+	var status, updated string
+	var acts, mails int
+	if err := e.db.QueryRow(`SELECT status, updated_at, (SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = p.id),
+		(SELECT COUNT(*) FROM email_outbox) FROM purchases p WHERE id = ?`, id).Scan(&status, &updated, &acts, &mails); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s/%s/%d/%d", status, updated, acts, mails)
+}
+
+// sameAsMissing checks that an answer about another account's object is the answer
+// about an object that does not exist: 404 not_found (D2).
+func sameAsMissing(t *testing.T, got, missing response) {
+	t.Helper()
+	if got.status != http.StatusNotFound || missing.status != http.StatusNotFound {
+		t.Fatalf("got %d (%s), a missing object %d; want 404 for both", got.status, got.body, missing.status)
+	}
+	var g, m errorBody
+	got.json(t, &g)
+	missing.json(t, &m)
+	if g.Status != m.Status || g.Error.Code != m.Error.Code || g.Error.Param != m.Error.Param {
+		t.Fatalf("got %s, a missing object %s", got.body, missing.body)
+	}
+}
+
+// missingID is an id no object has.
+const missingID = 8_999_999_999
+
+var purchaseLink = regexp.MustCompile(`href="/purchases/(\d+)"`)
+
+// TestTenancy tries every route of the engine as another account (D2): a key or user
+// of account 2 on account 1's objects gets 404, as for a missing object, and changes
+// nothing; a viewer cannot reactivate (403), nor can a read key (403). A route the
+// table below does not know fails the test, so that a new route is not forgotten.
+func TestTenancy(t *testing.T) {
+	e := newAPI(t, 0)
+	ids := loadTenancyIDs(t, e)
+	other := map[string]string{"Authorization": "Bearer " + e.other}
+	otherGet := func(path string) response { return e.do("GET", path, "", nil, other) }
+	owner2 := e.signIn(2, "owner")
+	viewer1 := e.signIn(1, "viewer")
+	staff1 := e.signIn(1, "staff")
+	p := ids.purchase
+
+	// dashboard404 checks a dashboard answer is the page of a missing object.
+	dashboard404 := func(t *testing.T, r, missing response) {
+		t.Helper()
+		if r.status != http.StatusNotFound || missing.status != http.StatusNotFound {
+			t.Fatalf("got %d, a missing object %d; want 404 for both", r.status, missing.status)
+		}
+		noAccount1(t, r)
+	}
+
+	cases := map[string]func(t *testing.T){
+		// Routes without an account's objects.
+		"GET /healthz":             func(t *testing.T) { mustStatus(t, otherGet("/healthz"), 200) },
+		"GET /static/*path":        func(t *testing.T) { mustStatus(t, otherGet("/static/app.css"), 200) },
+		"GET /login":               func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/login", false), 303)) },
+		"POST /login":              func(t *testing.T) { e.with(t).signIn(2, "viewer") },
+		"POST /logout":             func(t *testing.T) { mustStatus(t, e.with(t).signIn(2, "viewer").post("/logout", nil), 303) },
+		"GET /":                    func(t *testing.T) { mustStatus(t, owner2.get("/", false), 303) },
+		"GET /docs/api":            func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/docs/api", false), 200)) },
+		"GET /api/v2":              func(t *testing.T) { mustStatus(t, otherGet("/api/v2"), 200) },
+		"GET /api/v2/":             func(t *testing.T) { mustStatus(t, otherGet("/api/v2/"), 200) },
+		"GET /api/v2/openapi.json": func(t *testing.T) { mustStatus(t, otherGet("/api/v2/openapi.json"), 200) },
+		"GET /account/password":    func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/password", false), 200)) },
+		"POST /account/password":   func(t *testing.T) { passwordChangesOnlyOwn(t, e.with(t)) },
+		"GET /subscribers":         func(t *testing.T) { subscribersHomeIsOwn(t, owner2, ids) },
+		"GET /purchases":           func(t *testing.T) { dashboardListIsOwn(t, e.with(t), owner2, ids) },
+		"GET /api/v2/purchases":    func(t *testing.T) { apiListIsOwn(t, e.with(t), ids) },
+		"GET /account":             func(t *testing.T) { accountPageIsOwn(t, e.with(t), owner2, viewer1, staff1, ids) },
+		"POST /account/keys": func(t *testing.T) {
+			createsInOwnAccount(t, e.with(t), owner2, "api_keys", "/account/keys", url.Values{"name": {"t"}, "scope": {"read"}})
+		},
+		"POST /account/users": func(t *testing.T) {
+			createsInOwnAccount(t, e.with(t), owner2, "users", "/account/users", url.Values{"email": {"new-2@shop.test"}, "role": {"viewer"}, "password": {dashPassword}})
+		},
+		"GET /api/v2/purchases/:id": func(t *testing.T) {
+			sameAsMissing(t, otherGet(fmt.Sprintf("/api/v2/purchases/%d", p)), otherGet(fmt.Sprintf("/api/v2/purchases/%d", missingID)))
+			mustStatus(t, e.get(fmt.Sprintf("/api/v2/purchases/%d", p), e.ro), 200)
+		},
+		"POST /api/v2/purchases/:id/reactivate": func(t *testing.T) {
+			before := purchaseFingerprint(t, e, p)
+			path := fmt.Sprintf("/api/v2/purchases/%d/reactivate", p)
+			body := func() *strings.Reader { return strings.NewReader("refulfill=1&customer_email=thief%40evil.test") }
+			form := map[string]string{"Authorization": "Bearer " + e.other, "Content-Type": "application/x-www-form-urlencoded"}
+			got := e.do("POST", path, "", body(), form)
+			missing := e.do("POST", fmt.Sprintf("/api/v2/purchases/%d/reactivate", missingID), "", body(), form)
+			sameAsMissing(t, got, missing)
+			wantError(t, e.do("POST", path, e.ro, body(), map[string]string{"Content-Type": "application/x-www-form-urlencoded"}), 403, "FORBIDDEN", "forbidden", "")
+			if after := purchaseFingerprint(t, e, p); after != before {
+				t.Fatalf("refused reactivations changed the purchase: %s → %s", before, after)
+			}
+		},
+		"GET /api/v2/storefronts/:storefront_id/subscribers": func(t *testing.T) {
+			sameAsMissing(t, otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers", ids.storefront)), otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers", missingID)))
+		},
+		"GET /api/v2/storefronts/:storefront_id/subscribers/verify": func(t *testing.T) {
+			sameAsMissing(t, otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/verify?id=%d", ids.storefront, ids.subscriber)),
+				otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/verify?id=%d", missingID, ids.subscriber)))
+			// In its own storefront, another account's subscriber is not found either.
+			sameAsMissing(t, otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/verify?id=%d", ids.ownStorefront, ids.subscriber)),
+				otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/verify?id=%d", ids.ownStorefront, missingID)))
+		},
+		"GET /api/v2/storefronts/:storefront_id/subscribers/:id": func(t *testing.T) {
+			sameAsMissing(t, otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/%d", ids.storefront, ids.subscriber)),
+				otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/%d", missingID, ids.subscriber)))
+			sameAsMissing(t, otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/%d", ids.ownStorefront, ids.subscriber)),
+				otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/%d", ids.ownStorefront, missingID)))
+		},
+		"GET /purchases/:id": func(t *testing.T) {
+			dashboard404(t, owner2.get(fmt.Sprintf("/purchases/%d", p), false), owner2.get(fmt.Sprintf("/purchases/%d", missingID), false))
+		},
+		"GET /purchases/:id/activity": func(t *testing.T) {
+			dashboard404(t, owner2.get(fmt.Sprintf("/purchases/%d/activity", p), false), owner2.get(fmt.Sprintf("/purchases/%d/activity", missingID), false))
+			// htmx gets the error inline (it swaps only 2xx), never the timeline.
+			r := owner2.get(fmt.Sprintf("/purchases/%d/activity", p), true)
+			if !strings.Contains(string(r.body), `role="alert"`) || strings.Contains(string(r.body), "<li") {
+				t.Fatalf("htmx activity of another account's purchase: %d %s", r.status, r.body)
+			}
+		},
+		"POST /purchases/:id/reactivate": func(t *testing.T) {
+			before := purchaseFingerprint(t, e, p)
+			form := url.Values{"customer_email": {"thief@evil.test"}, "refulfill": {"1"}}
+			dashboard404(t, owner2.post(fmt.Sprintf("/purchases/%d/reactivate", p), form), owner2.post(fmt.Sprintf("/purchases/%d/reactivate", missingID), form))
+			if r := owner2.postHTMX(fmt.Sprintf("/purchases/%d/reactivate", p), form); strings.Contains(string(r.body), "reactivated") {
+				t.Fatalf("htmx reactivation of another account's purchase: %s", r.body)
+			}
+			// A viewer of the purchase's own account may look, not reactivate.
+			mustStatus(t, viewer1.post(fmt.Sprintf("/purchases/%d/reactivate", p), form), 403)
+			mustStatus(t, viewer1.postHTMX(fmt.Sprintf("/purchases/%d/reactivate", p), form), 403)
+			if after := purchaseFingerprint(t, e, p); after != before {
+				t.Fatalf("refused reactivations changed the purchase: %s → %s", before, after)
+			}
+		},
+		"GET /storefronts/:storefront_id/subscribers": func(t *testing.T) {
+			dashboard404(t, owner2.get(fmt.Sprintf("/storefronts/%d/subscribers", ids.storefront), false), owner2.get(fmt.Sprintf("/storefronts/%d/subscribers", missingID), false))
+		},
+		"GET /storefronts/:storefront_id/subscribers/:id": func(t *testing.T) {
+			dashboard404(t, owner2.get(fmt.Sprintf("/storefronts/%d/subscribers/%d", ids.storefront, ids.subscriber), false),
+				owner2.get(fmt.Sprintf("/storefronts/%d/subscribers/%d", missingID, ids.subscriber), false))
+			dashboard404(t, owner2.get(fmt.Sprintf("/storefronts/%d/subscribers/%d", ids.ownStorefront, ids.subscriber), false),
+				owner2.get(fmt.Sprintf("/storefronts/%d/subscribers/%d", ids.ownStorefront, missingID), false))
+		},
+		"POST /account/keys/:id/revoke": func(t *testing.T) {
+			dashboard404(t, owner2.post(fmt.Sprintf("/account/keys/%d/revoke", ids.key), url.Values{"confirm": {"yes"}}),
+				owner2.post(fmt.Sprintf("/account/keys/%d/revoke", missingID), url.Values{"confirm": {"yes"}}))
+			mustStatus(t, staff1.post(fmt.Sprintf("/account/keys/%d/revoke", ids.key), url.Values{"confirm": {"yes"}}), 403)
+			mustStatus(t, e.get("/api/v2/", e.rw), 200)
+		},
+		"POST /account/users/:id/role": func(t *testing.T) {
+			dashboard404(t, owner2.post(fmt.Sprintf("/account/users/%d/role", ids.user), url.Values{"role": {"viewer"}}),
+				owner2.post(fmt.Sprintf("/account/users/%d/role", missingID), url.Values{"role": {"viewer"}}))
+			mustStatus(t, staff1.post(fmt.Sprintf("/account/users/%d/role", ids.user), url.Values{"role": {"viewer"}}), 403)
+			userUnchanged(t, e, ids)
+		},
+		"POST /account/users/:id/remove": func(t *testing.T) {
+			dashboard404(t, owner2.post(fmt.Sprintf("/account/users/%d/remove", ids.user), url.Values{"confirm": {"yes"}}),
+				owner2.post(fmt.Sprintf("/account/users/%d/remove", missingID), url.Values{"confirm": {"yes"}}))
+			mustStatus(t, viewer1.post(fmt.Sprintf("/account/users/%d/remove", ids.user), url.Values{"confirm": {"yes"}}), 403)
+			userUnchanged(t, e, ids)
+		},
+	}
+
+	var routes []string
+	for _, r := range (&web.Server{}).Engine().Routes() {
+		routes = append(routes, r.Method+" "+r.Path)
+	}
+	sort.Strings(routes)
+	seen := map[string]bool{}
+	for _, route := range routes {
+		seen[route] = true
+		fn, ok := cases[route]
+		if !ok {
+			t.Errorf("route %s is not covered by TestTenancy: add what another account may and may not do there", route)
+			continue
+		}
+		t.Run(route, func(t *testing.T) { fn(t) })
+	}
+	for route := range cases {
+		if !seen[route] {
+			t.Errorf("TestTenancy covers %s, which the engine no longer has", route)
+		}
+	}
+	t.Logf("%d routes tried as another account", len(routes))
+}
+
+// mustStatus checks an answer's status and returns the answer.
+func mustStatus(t *testing.T, r response, status int) response {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("got %d, want %d: %.300s", r.status, status, r.body)
+	}
+	return r
+}
+
+// userUnchanged checks account 1's user is still there, still an owner.
+func userUnchanged(t *testing.T, e *apiEnv, ids tenancyIDs) {
+	t.Helper()
+	var role string
+	if err := e.db.QueryRow(`SELECT role FROM users WHERE id = ?`, ids.user).Scan(&role); err != nil || role != "owner" {
+		t.Fatalf("account 1's user after account 2's attempts: role %q, %v", role, err)
+	}
+}
+
+func apiListIsOwn(t *testing.T, e *apiEnv, ids tenancyIDs) {
+	other := map[string]string{"Authorization": "Bearer " + e.other}
+	for _, q := range []string{
+		fmt.Sprintf("storefront_id=%d", ids.storefront), fmt.Sprintf("customer_id=%d", ids.customer),
+		fmt.Sprintf("subscriber_id=%d", ids.subscriber), fmt.Sprintf("product_id=%d", ids.product),
+	} {
+		r := mustStatus(t, e.do("GET", "/api/v2/purchases?"+q, "", nil, other), 200)
+		if strings.TrimSpace(string(r.body)) != "[]" {
+			t.Errorf("%s as account 2: got %.200s, want []", q, r.body)
+		}
+	}
+	r := mustStatus(t, e.do("GET", "/api/v2/purchases?per_page=500&include_count=1", "", nil, other), 200)
+	var ps []purchase
+	r.json(t, &ps)
+	var n int
+	e.db.QueryRow(`SELECT COUNT(*) FROM purchases WHERE account_id = 2`).Scan(&n)
+	if r.header.Get("X-Total-Count") != fmt.Sprint(n) {
+		t.Errorf("account 2 counts %s purchases, has %d", r.header.Get("X-Total-Count"), n)
+	}
+	for _, p := range ps {
+		var acct int64
+		e.db.QueryRow(`SELECT account_id FROM purchases WHERE id = ?`, p.ID).Scan(&acct)
+		if acct != 2 {
+			t.Fatalf("account 2 lists purchase %d of account %d", p.ID, acct)
+		}
+	}
+	// Subscribers of account 1 by username, in account 2's storefront: none.
+	var username string
+	e.db.QueryRow(`SELECT username FROM subscribers WHERE id = ?`, ids.subscriber).Scan(&username)
+	r = mustStatus(t, e.do("GET", fmt.Sprintf("/api/v2/storefronts/%d/subscribers?username=%s", ids.ownStorefront, url.QueryEscape(username)), "", nil, other), 200)
+	if strings.Contains(string(r.body), fmt.Sprintf(`"id":%d,`, ids.subscriber)) {
+		t.Errorf("account 2 finds account 1's subscriber by username")
+	}
+}
+
+func dashboardListIsOwn(t *testing.T, e *apiEnv, owner2 *dashUser, ids tenancyIDs) {
+	for _, q := range []string{
+		fmt.Sprintf("storefront_id=%d", ids.storefront), fmt.Sprintf("customer_id=%d", ids.customer),
+		fmt.Sprintf("subscriber_id=%d", ids.subscriber), fmt.Sprintf("product_id=%d", ids.product),
+	} {
+		for _, htmx := range []bool{false, true} {
+			r := mustStatus(t, owner2.get("/purchases?"+q, htmx), 200)
+			if m := purchaseLink.FindAllString(string(r.body), -1); len(m) > 0 {
+				t.Errorf("/purchases?%s (htmx %v) as account 2 lists %v", q, htmx, m)
+			}
+			noAccount1(t, r)
+		}
+	}
+	r := mustStatus(t, owner2.get("/purchases", false), 200)
+	noAccount1(t, r)
+	for _, m := range purchaseLink.FindAllStringSubmatch(string(r.body), -1) {
+		var acct int64
+		e.db.QueryRow(`SELECT account_id FROM purchases WHERE id = ?`, m[1]).Scan(&acct)
+		if acct != 2 {
+			t.Fatalf("account 2's purchases page lists purchase %s of account %d", m[1], acct)
+		}
+	}
+}
+
+func subscribersHomeIsOwn(t *testing.T, owner2 *dashUser, ids tenancyIDs) {
+	r := mustStatus(t, owner2.get("/subscribers", false), 303)
+	if want := fmt.Sprintf("/storefronts/%d/subscribers", ids.ownStorefront); r.header.Get("Location") != want {
+		t.Fatalf("account 2's subscribers: sent to %q, want %q", r.header.Get("Location"), want)
+	}
+}
+
+func accountPageIsOwn(t *testing.T, e *apiEnv, owner2, viewer1, staff1 *dashUser, ids tenancyIDs) {
+	r := mustStatus(t, owner2.get("/account", false), 200)
+	noAccount1(t, r)
+	if strings.Contains(string(r.body), ids.userEmail) || strings.Contains(string(r.body), fmt.Sprintf("/account/keys/%d/revoke", ids.key)) {
+		t.Fatal("account 2's owner page shows account 1's users or keys")
+	}
+	mustStatus(t, viewer1.get("/account", false), 403)
+	mustStatus(t, staff1.get("/account", false), 403)
+}
+
+// createsInOwnAccount posts a creation form as account 2's owner and checks the row
+// went to account 2 only; staff of account 1 are refused.
+func createsInOwnAccount(t *testing.T, e *apiEnv, owner2 *dashUser, table, path string, form url.Values) {
+	count := func(acct int) (n int) {
+		e.db.QueryRow(`SELECT COUNT(*) FROM `+table+` WHERE account_id = ?`, acct).Scan(&n)
+		return n
+	}
+	one, two := count(1), count(2)
+	r := owner2.post(path, form)
+	if r.status != 200 && r.status != 303 {
+		t.Fatalf("POST %s: got %d", path, r.status)
+	}
+	if count(1) != one || count(2) != two+1 {
+		t.Fatalf("POST %s as account 2: account 1 %d → %d, account 2 %d → %d", path, one, count(1), two, count(2))
+	}
+}
+
+// passwordChangesOnlyOwn changes a user's password and checks no other user's hash moved.
+func passwordChangesOnlyOwn(t *testing.T, e *apiEnv) {
+	hashes := func() map[string]string {
+		out := map[string]string{}
+		rows, err := e.db.Query(`SELECT email, password_hash FROM users`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k, v string
+			rows.Scan(&k, &v)
+			out[k] = v
+		}
+		return out
+	}
+	u := e.signIn(2, "viewer")
+	before := hashes()
+	mustStatus(t, u.post("/account/password", url.Values{"current_password": {dashPassword}, "new_password": {"other password"}, "confirm_password": {"other password"}}), 303)
+	after := hashes()
+	for email, h := range before {
+		if changed := after[email] != h; changed != (email == u.email) {
+			t.Errorf("password of %s changed: %v", email, changed)
+		}
+	}
+}
