@@ -1,0 +1,202 @@
+// Command storefront serves the storefront dashboard and JSON API, and offers the
+// commands that look after its database: migrate, import, seed, apikey create and
+// user create (decisions.md D11).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"storefront/internal/config"
+	"storefront/internal/mariadb"
+	"storefront/internal/mysql"
+	"storefront/internal/shop"
+)
+
+const usage = `usage: storefront [command] [flags]
+
+commands:
+  serve                      run the dashboard and API (the default)
+  migrate                    bring the database schema up to date
+  import FILE|-              load a JSON document of accounts, storefronts, subscribers, purchases
+  seed --purchases N --subscribers N
+                             generate realistic demo data
+  apikey create --account ID [--name NAME] [--scope read|read_write]
+                             print a new API key
+  user create --account ID --email EMAIL --role owner|staff|viewer
+                             create a dashboard user; the password is read from standard input
+
+Settings come from STOREFRONT_* environment variables (see README.md).
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(os.Stderr, "storefront: %v\n\n%s", err, usage)
+			os.Exit(2)
+		}
+		var se *shop.Error
+		if errors.As(err, &se) {
+			fmt.Fprintf(os.Stderr, "storefront: %s\n", se.Message)
+		} else {
+			fmt.Fprintf(os.Stderr, "storefront: %v\n", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError is a mistake in the command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// env is what every command gets: settings, streams and the logger.
+type env struct {
+	cfg    config.Config
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	log    *slog.Logger
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	e := &env{cfg: cfg, stdin: stdin, stdout: stdout, stderr: stderr,
+		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	cmd := "serve"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return e.serve(ctx, args)
+	case "migrate":
+		return e.migrate(ctx, args)
+	case "import":
+		return e.importFile(ctx, args)
+	case "seed":
+		return e.seed(ctx, args)
+	case "apikey":
+		if len(args) == 0 || args[0] != "create" {
+			return usagef("apikey: the only subcommand is create")
+		}
+		return e.apikeyCreate(ctx, args[1:])
+	case "user":
+		if len(args) == 0 || args[0] != "create" {
+			return usagef("user: the only subcommand is create")
+		}
+		return e.userCreate(ctx, args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return usagef("unknown command %q", cmd)
+}
+
+// newFlags returns a flag set that reports errors as usage errors instead of exiting.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return usagef("%s: %v", fs.Name(), err)
+	}
+	return nil
+}
+
+// database is an open, migrated database and the private server behind it, if any.
+type database struct {
+	*mysql.DB
+	server *mariadb.Server
+	// fresh is true when the private server's data folder was just created.
+	fresh bool
+}
+
+// Close closes the connections and stops the private server.
+func (d *database) Close() {
+	d.DB.Close()
+	if d.server != nil {
+		if err := d.server.Stop(); err != nil {
+			slog.Warn("stop database", "err", err)
+		}
+	}
+}
+
+// openDatabase connects to STOREFRONT_DSN, or starts the private MariaDB in the data
+// folder when no DSN is set, and migrates the schema.
+func (e *env) openDatabase(ctx context.Context) (*database, error) {
+	d := &database{}
+	dsn := e.cfg.DSN
+	if dsn == "" {
+		if !mariadb.Installed() {
+			return nil, mariadb.ErrNotInstalled
+		}
+		_, statErr := os.Stat(e.cfg.DataDir + "/data/mysql")
+		d.fresh = errors.Is(statErr, os.ErrNotExist)
+		srv, err := mariadb.Start(ctx, e.cfg.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("private database: %w", err)
+		}
+		d.server = srv
+		if err := createDatabase(ctx, srv.DSN(""), "storefront"); err != nil {
+			srv.Stop()
+			return nil, err
+		}
+		dsn = srv.DSN("storefront")
+	}
+	db, err := mysql.Open(ctx, dsn)
+	if err != nil {
+		if d.server != nil {
+			d.server.Stop()
+		}
+		return nil, err
+	}
+	d.DB = db
+	if err := db.Migrate(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func createDatabase(ctx context.Context, dsn, name string) error {
+	db, err := mysql.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+	return err
+}
+
+func (e *env) migrate(ctx context.Context, args []string) error {
+	if err := parseFlags(newFlags("migrate"), args); err != nil {
+		return err
+	}
+	d, err := e.openDatabase(ctx)
+	if err != nil {
+		return err
+	}
+	d.Close()
+	fmt.Fprintln(e.stderr, "schema is up to date")
+	return nil
+}

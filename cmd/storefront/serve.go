@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"storefront/internal/mail"
+	"storefront/internal/mysql"
+	"storefront/internal/seed"
+	"storefront/web"
+)
+
+// Demo credentials of the private database's demo data. They exist only in a database
+// the program made itself (no STOREFRONT_DSN), never in one it was pointed at.
+const (
+	demoEmail    = "owner@demo.test"
+	demoPassword = "storefront-demo"
+	// demoAPIKey is a read_write key of the demo account, so that the README's curl
+	// examples work verbatim against the demo data.
+	demoAPIKey = mysql.APIKeyPrefix + "demo_0123456789abcdef0123456789abcdef"
+)
+
+func (e *env) serve(ctx context.Context, args []string) error {
+	fs := newFlags("serve")
+	fs.StringVar(&e.cfg.Addr, "addr", e.cfg.Addr, "listen address")
+	fs.StringVar(&e.cfg.DSN, "dsn", e.cfg.DSN, "database DSN")
+	fs.StringVar(&e.cfg.DataDir, "data-dir", e.cfg.DataDir, "private database folder")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := e.cfg.Finish(); err != nil {
+		return err
+	}
+	// Listen first: a taken port is reported before a database is started.
+	ln, err := net.Listen("tcp", e.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", e.cfg.Addr, err)
+	}
+	defer ln.Close()
+
+	d, err := e.openDatabase(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+
+	if d.server != nil {
+		if err := e.ensureDemoData(ctx, d); err != nil {
+			return fmt.Errorf("demo data: %w", err)
+		}
+	}
+
+	d.DB.BaseURL = e.cfg.BaseURL
+	if e.cfg.SessionKey == nil {
+		e.log.Warn("STOREFRONT_SESSION_KEY is not set: sessions are signed with a key made for this run, so everyone must sign in again after a restart")
+	}
+	transport, err := mail.NewTransport(e.cfg.SMTPURL, e.cfg.MailFrom, e.log)
+	if err != nil {
+		return err
+	}
+	sender := mail.NewSender(d.DB, transport, mail.SenderOptions{Log: e.log})
+
+	// Background work stops with bgCtx, after the HTTP server has drained.
+	bgCtx, stopBg := context.WithCancel(context.Background())
+	var bg sync.WaitGroup
+	bg.Add(2)
+	go func() { defer bg.Done(); _ = sender.Run(bgCtx) }()
+	go func() { defer bg.Done(); e.sweepPastDue(bgCtx, d.DB) }()
+	defer func() { stopBg(); bg.Wait() }()
+
+	ws := &web.Server{
+		Purchases: d.DB, Writer: d.DB, Subscribers: d.DB, Keys: d.DB, Accounts: d.DB, Users: d.DB, Admin: d.DB,
+		SessionKey: e.cfg.SessionKey,
+		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit, OnEmailQueued: sender.Kick,
+	}
+	if e.cfg.DSN != "" {
+		// A database named by STOREFRONT_DSN may serve several instances: a key's
+		// limit is kept in it, leased to each instance in batches (docs/SCALING.md).
+		ws.RateStore = d.DB
+	}
+	if e.cfg.ReadDSN != "" {
+		replica, err := mysql.OpenReplica(e.cfg.ReadDSN)
+		if err != nil {
+			return err
+		}
+		replica.BaseURL = e.cfg.BaseURL
+		router := mysql.NewReadRouter(d.DB, replica, mysql.ReplicaOptions{Log: e.log})
+		defer router.Close()
+		ws.Purchases, ws.Writer, ws.Subscribers = router, router, router
+	}
+	handler := ws.Handler()
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	fmt.Fprintf(e.stderr, "storefront is serving the dashboard at %s/ and the API at %s/api/v2\n", e.cfg.BaseURL, e.cfg.BaseURL)
+	if d.server != nil {
+		fmt.Fprintf(e.stderr, "demo login: %s / %s   demo API key: %s\n", demoEmail, demoPassword, demoAPIKey)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(e.stderr, "shutting down")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// sweepPastDue closes PAST_DUE subscriptions past their grace period at start and
+// every five minutes (D8).
+func (e *env) sweepPastDue(ctx context.Context, db *mysql.DB) {
+	t := time.NewTicker(5 * time.Minute)
+	defer t.Stop()
+	for {
+		n, err := 0, error(nil)
+		for {
+			var k int
+			k, err = db.ClosePastDue(ctx)
+			n += k
+			if err != nil || k < mysql.PastDueBatch {
+				break
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			e.log.Warn("close past-due subscriptions", "err", err)
+		} else if n > 0 {
+			e.log.Info("closed past-due subscriptions", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// ensureDemoData seeds the private database on its first start: about 5,000 purchases
+// and 500 subscribers, a demo owner login and a demo API key.
+func (e *env) ensureDemoData(ctx context.Context, d *database) error {
+	n, err := d.CountAccounts(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	fmt.Fprintln(e.stderr, "first start: generating demo data (5,000 purchases, 500 subscribers)")
+	if _, err := seed.Run(ctx, d.DB.DB, seed.Options{Purchases: 5000, Subscribers: 500, Seed: 1, Now: time.Now()}, e.stderr); err != nil {
+		return err
+	}
+	if _, err := d.CreateUser(ctx, 1, demoEmail, "owner", demoPassword); err != nil {
+		return err
+	}
+	return d.InsertAPIKey(ctx, 1, "demo", "read_write", demoAPIKey)
+}
