@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// printReport writes the one table, in markdown.
+func printReport(w io.Writer, r *report, o options) {
+	fmt.Fprintf(w, "Storefront bench, %s: %s CPUs, %s; %d purchases in %s; %s per load run, bare SQL %s per page; load average at start %s, at end %s.\n\n",
+		r.started.Format("2006-01-02 15:04"), r.cpus, r.goVersion, r.benchPurchases, o.db, o.dur, o.sqlDur, r.load1, r.load5)
+	fmt.Fprintln(w, "| measurement | page | matches | p50 @1 | p99 @1 | p50 @32 | p99 @32 | bare SQL p50 @1 | bare SQL p50 / p99 @32 | p50 @1 ÷ SQL |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, row := range r.rows {
+		ratio := "—"
+		if row.sql > 0 && len(row.c1.lat) > 0 {
+			ratio = fmt.Sprintf("%.2f", float64(row.c1.pct(0.5))/float64(row.sql))
+		}
+		fmt.Fprintf(w, "| GET /purchases %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |\n", row.name, row.page, row.matches,
+			ms(row.c1.pct(0.5)), ms(row.c1.pct(0.99)), ms(row.c32.pct(0.5)), ms(row.c32.pct(0.99)), ms(row.sql),
+			ms(row.sql32.pct(0.5)), ms(row.sql32.pct(0.99)), ratio+errNote(row.c1, row.c32))
+	}
+	if len(r.getAPI.lat) > 0 {
+		fmt.Fprintf(w, "| GET /purchases/:id (req/s @1, @32) | | | %.0f/s | p99 %s | %.0f/s | p99 %s | bare Gin: %.0f/s @1 | %.0f/s @32 | %.0f%% of bare Gin @32 |\n",
+			r.getAPI1.rps(), ms(r.getAPI1.pct(0.99)), r.getAPI.rps(), ms(r.getAPI.pct(0.99)), r.getGin1.rps(), r.getGin.rps(),
+			100*r.getAPI.rps()/r.getGin.rps())
+	}
+	if len(r.getSQL.lat) > 0 {
+		fmt.Fprintf(w, "| bare SQL of GET /purchases/:id (req/s @1, @32) | | | %.0f/s | p99 %s | %.0f/s | p99 %s | | | API @32 = %.0f%% of bare SQL |\n",
+			r.getSQL1.rps(), ms(r.getSQL1.pct(0.99)), r.getSQL.rps(), ms(r.getSQL.pct(0.99)), 100*r.getAPI.rps()/r.getSQL.rps())
+	}
+	for _, f := range r.fragments {
+		fmt.Fprintf(w, "| dashboard fragment %s (p50 / p95) | first, 25 rows | | %s | p95 %s | %s | p95 %s | | | %s |\n",
+			f.name, ms(f.c1.pct(0.5)), ms(f.c1.pct(0.95)), ms(f.c32.pct(0.5)), ms(f.c32.pct(0.95)), errNote(f.c1, f.c32))
+	}
+	if r.importDur > 0 {
+		fmt.Fprintf(w, "| import, %d purchases (`storefront import`, scratch database) | | | %s | | | | | | %.0f purchases/s |\n",
+			r.importN, r.importDur.Round(time.Millisecond), float64(r.importN)/r.importDur.Seconds())
+	}
+	if r.seedDur > 0 {
+		fmt.Fprintf(w, "| seed, %d purchases + %d subscribers (`storefront seed`, scratch database) | | | %s | | | | | | %.0f purchases/s |\n",
+			r.seedN, r.seedN/10, r.seedDur.Round(time.Millisecond), float64(r.seedN)/r.seedDur.Seconds())
+	}
+	if r.benchSeedDur > 0 {
+		fmt.Fprintf(w, "| seed of the bench database, %d purchases | | | %s | | | | | | %.0f purchases/s |\n",
+			r.benchPurchases, r.benchSeedDur.Round(time.Millisecond), float64(r.benchPurchases)/r.benchSeedDur.Seconds())
+	}
+	fmt.Fprintf(w, "| server RSS: at start, peak sampled during the load, VmHWM | | | %d MB | | %d MB | | | | VmHWM %d MB |\n",
+		r.idleRSS/1024, r.peakRSS/1024, r.hwm/1024)
+}
+
+func errNote(ss ...stats) string {
+	n := 0
+	for _, s := range ss {
+		n += s.errs
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d errors)", n)
+}
