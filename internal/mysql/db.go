@@ -5,8 +5,10 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"time"
@@ -118,7 +120,7 @@ func (db *DB) inTxWith(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return translate(err)
 	}
 	return translate(tx.Commit())
 }
@@ -129,8 +131,8 @@ var ErrUnavailable = &shop.Error{Code: shop.EUnavailable, Message: "The database
 // translate maps driver errors that mean "unreachable" onto shop.EUnavailable, keeping
 // the original in the chain for the log.
 func translate(err error) error {
-	if err == nil {
-		return nil
+	if err == nil || errors.Is(err, ErrUnavailable) {
+		return err
 	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
@@ -146,7 +148,10 @@ func translate(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	if errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, sql.ErrConnDone) || isNetError(err) {
+	// A connection that broke under a statement (driver.ErrBadConn: the pool could
+	// not retry it, as inside a transaction) means the server went away mid-way.
+	if errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || isNetError(err) {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return err
