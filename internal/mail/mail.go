@@ -9,7 +9,9 @@
 // outcome: 'sent', back to 'queued' with an exponential backoff, or 'failed' after
 // MaxAttempts attempts or a permanent rejection. Any number of Senders, in one process
 // or in several sharing a database, never claim the same row at once. A row whose lease
-// expires while 'sending' (its process crashed) is claimed again.
+// expires while 'sending' (its process crashed) is claimed again. Messages that wait
+// because the mail server could not be reached (not because it refused them, as
+// greylisting does) are retried at once when a later delivery shows the server is back.
 //
 // # Delivery guarantee
 //
@@ -88,6 +90,9 @@ type Outbox interface {
 	// ReleaseEmail returns a claimed row that was not tried to 'queued', due at now,
 	// without counting the claim as an attempt.
 	ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error
+	// HurryEmails makes those of the given rows that are 'queued' and due after now due
+	// at now, without touching their attempts, and reports how many it changed.
+	HurryEmails(ctx context.Context, ids []int64, now time.Time) (int, error)
 }
 
 // Transport delivers one message.

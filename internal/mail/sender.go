@@ -2,9 +2,13 @@ package mail
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -47,7 +51,15 @@ type Sender struct {
 	// unmarked holds messages delivered whose 'sent' mark did not reach the database
 	// yet, with the time of delivery: they are marked again, never sent again.
 	unmarked map[int64]time.Time
+	// stranded holds messages waiting for a retry because the mail server could not
+	// be reached at their last attempt: the message was not at fault, so the first
+	// delivery that gets through makes them due at once instead of leaving them to a
+	// back-off that may have grown to an hour.
+	stranded map[int64]struct{}
 }
+
+// maxStranded bounds Sender.stranded; messages beyond it keep their back-off.
+const maxStranded = 10000
 
 // NewSender returns a Sender of the outbox's messages.
 func NewSender(outbox Outbox, transport Transport, opt SenderOptions) *Sender {
@@ -84,6 +96,7 @@ func NewSender(outbox Outbox, transport Transport, opt SenderOptions) *Sender {
 		opt:       opt,
 		kick:      make(chan struct{}, 1),
 		unmarked:  map[int64]time.Time{},
+		stranded:  map[int64]struct{}{},
 	}
 }
 
@@ -136,7 +149,11 @@ func (s *Sender) SendDue(ctx context.Context) (int, error) {
 				sent++
 			}
 		}
-		if len(batch) < s.opt.BatchSize {
+		hurried := false
+		if sent > 0 && len(s.stranded) > 0 {
+			hurried = s.hurryStranded(ctx)
+		}
+		if len(batch) < s.opt.BatchSize && !hurried {
 			break
 		}
 	}
@@ -159,6 +176,7 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	sctx, cancel := context.WithTimeout(rctx, s.opt.SendTimeout)
 	err := s.transport.Send(sctx, Message{ID: c.ID, To: c.To, Subject: c.Subject, Body: c.Body, Date: s.opt.Now()})
 	cancel()
+	delete(s.stranded, c.ID)
 	if err == nil {
 		s.markSent(rctx, c.ID, s.opt.Now())
 		return true
@@ -179,8 +197,38 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	if _, rerr := s.outbox.RetryEmail(rctx, c.ID, c.LeaseUntil, next, msg); rerr != nil {
 		// The lease lapses and the message is tried again then.
 		s.opt.Log.Error("mail outbox: schedule retry", "outbox_id", c.ID, "err", rerr)
+	} else if unreachable(err) && len(s.stranded) < maxStranded {
+		s.stranded[c.ID] = struct{}{}
 	}
 	return false
+}
+
+// hurryStranded makes the messages that waited for the mail server due now, after a
+// delivery showed it is back, and reports whether any became due.
+func (s *Sender) hurryStranded(ctx context.Context) bool {
+	ids := make([]int64, 0, len(s.stranded))
+	for id := range s.stranded {
+		ids = append(ids, id)
+	}
+	n, err := s.outbox.HurryEmails(ctx, ids, s.opt.Now())
+	if err != nil {
+		s.opt.Log.Error("mail outbox: hurry e-mails that waited for the mail server", "err", err)
+		return false
+	}
+	clear(s.stranded)
+	if n > 0 {
+		s.opt.Log.Info("mail server reachable again; retrying e-mails now", "count", n)
+	}
+	return n > 0
+}
+
+// unreachable reports whether a delivery failed because the mail server could not be
+// reached or the connection broke, rather than because the server answered with a
+// refusal (a 4xx reply such as greylisting, which must keep its back-off).
+func unreachable(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // markSent records a delivery, remembering it for a later try when the database does

@@ -212,6 +212,52 @@ func TestSender_SendDue(t *testing.T) {
 		}
 	})
 
+	t.Run("ServerBackSendsWaitingAtOnce", func(t *testing.T) {
+		// Three messages wait through a long outage; their back-off grows to 8 minutes.
+		// When the server is back, the first message that gets through (a new one, sent
+		// at once because it was just queued) makes the waiting ones due at once.
+		r := newRig(t, shared)
+		s := r.sender(mail.SenderOptions{})
+		r.smtp.Stop()
+		var waiting []int64
+		for _, to := range []string{"a@example.com", "b@example.com", "c@example.com"} {
+			waiting = append(waiting, r.enqueue(to))
+		}
+		for range 4 {
+			sendDue(t, s)
+			r.clock.Advance(r.row(waiting[0]).next.Sub(r.clock.Now()))
+		}
+		sendDue(t, s)
+		if w := r.row(waiting[0]); w.attempts != 5 || !w.next.Equal(r.clock.Now().Add(8*time.Minute)) {
+			t.Fatalf("row after five failures: got %+v, want 5 attempts, due in 8m", w)
+		}
+		// A message refused with a 4xx reply (greylisting) keeps its back-off: the
+		// server answered, so the message itself has to wait.
+		r.smtp.Restart()
+		r.smtp.RefuseRcpt(&smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 7, 1}, Message: "greylisted"})
+		grey := r.enqueue("grey@example.com")
+		sendDue(t, s)
+		r.smtp.RefuseRcpt(nil)
+		greyNext := r.row(grey).next
+
+		r.clock.Advance(time.Second)
+		r.enqueue("new@example.com")
+		if n := sendDue(t, s); n != 4 {
+			t.Fatalf("sent after the server returned: got %d, want the new message and the 3 waiting ones", n)
+		}
+		for _, id := range waiting {
+			if w := r.row(id); w.status != "sent" || w.attempts != 6 {
+				t.Errorf("waiting row %d: got %+v, want sent after 6 attempts", id, w)
+			}
+		}
+		if w := r.row(grey); w.status != "queued" || w.attempts != 1 || !w.next.Equal(greyNext) {
+			t.Errorf("greylisted row: got %+v, want still queued, due %v", w, greyNext)
+		}
+		if !strings.Contains(r.log.String(), "mail server reachable again") {
+			t.Errorf("log lacks the recovery line:\n%s", r.log.String())
+		}
+	})
+
 	t.Run("GivesUpAfterMaxAttempts", func(t *testing.T) {
 		r := newRig(t, shared)
 		s := r.sender(mail.SenderOptions{MaxAttempts: 3})

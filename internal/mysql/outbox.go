@@ -182,6 +182,34 @@ func (db *DB) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.T
 	return nil
 }
 
+// HurryEmails implements mail.Outbox.
+func (db *DB) HurryEmails(ctx context.Context, ids []int64, now time.Time) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	now = now.UTC().Truncate(time.Second)
+	total := 0
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), 1000)]
+		ids = ids[len(chunk):]
+		args := []any{now, outboxQueued, now}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		res, err := db.ExecContext(ctx, `UPDATE email_outbox SET next_attempt_at = ?
+			WHERE status = ? AND next_attempt_at > ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return total, fmt.Errorf("hurry e-mails: %w", translate(err))
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("hurry e-mails: %w", err)
+		}
+		total += int(n)
+	}
+	return total, nil
+}
+
 // affected reports whether an UPDATE changed a row.
 func affected(res sql.Result, err error, what string, id int64) (bool, error) {
 	if err != nil {

@@ -53,6 +53,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	srv      *smtp.Server
+	ln       net.Listener
 	msgs     []Message
 	dataErr  *smtp.SMTPError // answer to DATA, when set
 	rcptErr  *smtp.SMTPError // answer to RCPT, when set
@@ -98,7 +99,7 @@ func (s *Server) start(addr string) {
 	}
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
 	s.mu.Lock()
-	s.srv, s.addr = srv, ln.Addr().String()
+	s.srv, s.ln, s.addr = srv, ln, ln.Addr().String()
 	s.mu.Unlock()
 	go srv.Serve(ln)
 }
@@ -142,10 +143,13 @@ func StartTLS(t testing.TB, user, pass string, starttls bool) (*Server, *tls.Con
 // Stop closes the server; Restart opens it again on the same address.
 func (s *Server) Stop() {
 	s.mu.Lock()
-	srv := s.srv
-	s.srv = nil
+	srv, ln := s.srv, s.ln
+	s.srv, s.ln = nil, nil
 	s.mu.Unlock()
 	if srv != nil {
+		// The listener is closed too: right after start, Serve may not have taken
+		// it yet, and Close closes only the listeners Serve took.
+		_ = ln.Close()
 		_ = srv.Close()
 	}
 }
