@@ -115,6 +115,33 @@ func TestScale(t *testing.T) {
 		}
 	})
 
+	t.Run("SignInThrottleAcrossInstances", func(t *testing.T) {
+		// Five wrong passwords, spread by the round robin over the three instances,
+		// hold the sixth try back on whichever instance it reaches, even with the right
+		// password: each instance alone saw at most two failures.
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		defer mustExec(t, c.pdb, "DELETE FROM sign_in_failures")
+		try := func(password string) int {
+			r, err := client.PostForm(c.proxy.URL+"/login", url.Values{"email": {userEmail}, "password": {password}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Body.Close()
+			return r.StatusCode
+		}
+		for i := range 5 {
+			if got := try("not-the-password"); got != http.StatusUnauthorized {
+				t.Fatalf("wrong password %d: got %d, want 401", i+1, got)
+			}
+		}
+		for i := range 3 {
+			if got := try(userPassword); got != http.StatusTooManyRequests {
+				t.Fatalf("right password after 5 failures, try %d: got %d, want 429 on every instance", i+1, got)
+			}
+		}
+		t.Logf("SCALE sign-in throttle: 5 failures over 3 instances hold back the next sign-in on all 3")
+	})
+
 	t.Run("ReactivationsEmailedOnce", func(t *testing.T) {
 		const nPurchases, nPlain = 40, 20
 		keys := make([]string, 8)

@@ -97,7 +97,8 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	go func() { defer close(done); _ = sender.Run(sctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: db, Accounts: db, Users: db, Admin: db,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now, OnEmailQueued: sender.Kick}
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now, OnEmailQueued: sender.Kick,
+		SignInStore: db}
 	e.handler = s.Handler()
 	hs := httptest.NewServer(e.handler)
 	t.Cleanup(hs.Close)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -231,7 +232,12 @@ func (s *Server) login(c *gin.Context) {
 	next := safeNext(c.PostForm("next"))
 	v := templates.LoginView{Email: email, Next: next}
 	ip := clientIP(c.Request)
-	if wait := s.throttle.wait(ip, email); wait > 0 {
+	wait, err := s.throttle.wait(c.Request.Context(), ip, email)
+	if err != nil {
+		s.pageError(c, err)
+		return
+	}
+	if wait > 0 {
 		v.Error = fmt.Sprintf("Too many failed sign-ins. Try again in %d seconds.", int(math.Ceil(wait.Seconds())))
 		c.Header("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
 		renderStatus(c, http.StatusTooManyRequests, templates.Login(v))
@@ -248,12 +254,18 @@ func (s *Server) login(c *gin.Context) {
 			s.pageError(c, err)
 			return
 		}
-		s.throttle.fail(ip, email)
+		if err := s.throttle.fail(c.Request.Context(), ip, email); err != nil {
+			s.pageError(c, err)
+			return
+		}
 		v.Error = "The e-mail or the password is not right."
 		renderStatus(c, http.StatusUnauthorized, templates.Login(v))
 		return
 	}
-	s.throttle.succeed(ip, email)
+	if err := s.throttle.succeed(c.Request.Context(), email); err != nil {
+		s.pageError(c, err)
+		return
+	}
 	token, err := s.Users.CreateSession(c.Request.Context(), u.ID)
 	if err != nil {
 		s.pageError(c, err)
@@ -298,21 +310,22 @@ func clientIP(r *http.Request) string {
 
 // loginThrottle slows repeated failed sign-ins down, per address and per account
 // (e-mail): after a few free tries each further failure doubles the wait, up to 15
-// minutes.
+// minutes. The counts live in store when it is set (every instance sees them), else
+// in this process.
 type loginThrottle struct {
-	mu    sync.Mutex
 	now   func() time.Time
-	fails map[string]*failures
-}
+	store shop.SignInThrottleStore
 
-type failures struct {
-	n    int
-	last time.Time
+	mu    sync.Mutex
+	fails map[string]shop.SignInFailures
 }
 
 const (
 	freeLoginFailures = 5
 	maxLoginWait      = 15 * time.Minute
+	// loginFailureMemory is how long a failure counts: a count whose last failure is
+	// older starts again.
+	loginFailureMemory = time.Hour
 )
 
 func (t *loginThrottle) keys(ip, email string) []string {
@@ -320,47 +333,73 @@ func (t *loginThrottle) keys(ip, email string) []string {
 }
 
 // wait returns how long the next attempt must wait.
-func (t *loginThrottle) wait(ip, email string) time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (t *loginThrottle) wait(ctx context.Context, ip, email string) (time.Duration, error) {
 	now := t.now()
+	keys := t.keys(ip, email)
+	var fails map[string]shop.SignInFailures
+	if t.store != nil {
+		var err error
+		if fails, err = t.store.SignInFailures(ctx, keys, now.Add(-loginFailureMemory)); err != nil {
+			return 0, err
+		}
+	} else {
+		t.mu.Lock()
+		fails = map[string]shop.SignInFailures{}
+		for _, k := range keys {
+			if f, ok := t.fails[k]; ok {
+				fails[k] = f
+			}
+		}
+		t.mu.Unlock()
+	}
 	var longest time.Duration
-	for _, k := range t.keys(ip, email) {
-		f := t.fails[k]
-		if f == nil || f.n < freeLoginFailures {
+	for _, f := range fails {
+		if f.Count < freeLoginFailures {
 			continue
 		}
-		d := time.Second << min(f.n-freeLoginFailures, 10)
-		d = min(d, maxLoginWait)
-		if left := f.last.Add(d).Sub(now); left > longest {
+		d := min(time.Second<<min(f.Count-freeLoginFailures, 10), maxLoginWait)
+		if left := f.Last.Add(d).Sub(now); left > longest {
 			longest = left
 		}
 	}
-	return longest
+	return longest, nil
 }
 
-func (t *loginThrottle) fail(ip, email string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// fail counts a failed attempt.
+func (t *loginThrottle) fail(ctx context.Context, ip, email string) error {
 	now := t.now()
-	if t.fails == nil || len(t.fails) > 100_000 {
-		t.fails = map[string]*failures{}
+	keys := t.keys(ip, email)
+	if t.store != nil {
+		return t.store.AddSignInFailure(ctx, keys, now, now.Add(-loginFailureMemory))
 	}
-	for _, k := range t.keys(ip, email) {
-		f := t.fails[k]
-		if f == nil || now.Sub(f.last) > time.Hour {
-			f = &failures{}
-			t.fails[k] = f
-		}
-		f.n++
-		f.last = now
-	}
-}
-
-func (t *loginThrottle) succeed(ip, email string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.fails, "email:"+strings.ToLower(email))
+	if t.fails == nil || len(t.fails) > 100_000 {
+		t.fails = map[string]shop.SignInFailures{}
+	}
+	for _, k := range keys {
+		f := t.fails[k]
+		if now.Sub(f.Last) > loginFailureMemory {
+			f.Count = 0
+		}
+		f.Count++
+		f.Last = now
+		t.fails[k] = f
+	}
+	return nil
+}
+
+// succeed forgets the account's failures (the address's stay: one right password
+// does not license guessing at other accounts).
+func (t *loginThrottle) succeed(ctx context.Context, email string) error {
+	key := "email:" + strings.ToLower(email)
+	if t.store != nil {
+		return t.store.ClearSignInFailures(ctx, key)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.fails, key)
+	return nil
 }
 
 // staticFiles serves the embedded assets with long caching for versioned files.

@@ -75,7 +75,12 @@ func (s *Server) changePassword(c *gin.Context) {
 	// A wrong current password counts as a failed sign-in: a session left open on a
 	// shared computer must not become a way to guess the password.
 	ip := clientIP(c.Request)
-	if wait := s.throttle.wait(ip, user.Email); wait > 0 {
+	wait, err := s.throttle.wait(c.Request.Context(), ip, user.Email)
+	if err != nil {
+		s.pageError(c, err)
+		return
+	}
+	if wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		v.Errors["current_password"] = fmt.Sprintf("Too many wrong passwords. Try again in %d seconds.", secs)
 		c.Header("Retry-After", fmt.Sprint(secs))
@@ -109,7 +114,10 @@ func (s *Server) changePassword(c *gin.Context) {
 			return
 		}
 		if field == "current_password" {
-			s.throttle.fail(ip, user.Email)
+			if err := s.throttle.fail(c.Request.Context(), ip, user.Email); err != nil {
+				s.pageError(c, err)
+				return
+			}
 		}
 		v.Errors[field] = shop.ErrorMessage(err)
 		render(http.StatusBadRequest)

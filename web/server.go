@@ -39,6 +39,9 @@ type Server struct {
 	// RateStore, when set, is the per-key bucket every instance shares, so that a key's
 	// RateLimit holds across instances; nil keeps the buckets in this process.
 	RateStore TokenStore
+	// SignInStore, when set, keeps failed sign-ins where every instance sees them, so
+	// that the sign-in throttle holds across instances; nil keeps them in this process.
+	SignInStore shop.SignInThrottleStore
 
 	limiter  *limiter
 	touched  touchThrottle
@@ -87,6 +90,7 @@ func (s *Server) engine() *gin.Engine {
 	s.touched.now = s.now
 	s.store = s.sessionStore()
 	s.throttle.now = s.now
+	s.throttle.store = s.SignInStore
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true

@@ -77,6 +77,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		Purchases: d.DB, Writer: d.DB, Subscribers: d.DB, Keys: d.DB, Accounts: d.DB, Users: d.DB, Admin: d.DB,
 		SessionKey: e.cfg.SessionKey,
 		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit, OnEmailQueued: sender.Kick,
+		// Failed sign-ins are counted in the database: the throttle holds across
+		// instances and restarts.
+		SignInStore: d.DB,
 	}
 	if e.cfg.DSN != "" {
 		// A database named by STOREFRONT_DSN may serve several instances: a key's

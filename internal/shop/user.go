@@ -62,3 +62,24 @@ type AdminService interface {
 	// RevokeAPIKey returns ENotFound for a key not in the account.
 	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
 }
+
+// SignInFailures is what a throttle key (a client address or an e-mail) has failed:
+// how many sign-ins in a row and when the last one was.
+type SignInFailures struct {
+	Count int
+	Last  time.Time
+}
+
+// SignInThrottleStore keeps failed sign-ins where every instance of the program sees
+// them, so that the sign-in throttle holds across instances. Keys are opaque strings
+// such as "ip:192.0.2.1" or "email:zoe@example.com".
+type SignInThrottleStore interface {
+	// SignInFailures returns the failures of those keys whose last failure was at or
+	// after since.
+	SignInFailures(ctx context.Context, keys []string, since time.Time) (map[string]SignInFailures, error)
+	// AddSignInFailure counts a failure at now under each key; a count whose last
+	// failure was before restart starts again at one.
+	AddSignInFailure(ctx context.Context, keys []string, now, restart time.Time) error
+	// ClearSignInFailures forgets the failures of key.
+	ClearSignInFailures(ctx context.Context, key string) error
+}

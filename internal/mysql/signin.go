@@ -1,0 +1,93 @@
+package mysql
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"storefront/internal/shop"
+)
+
+// signInKeyHash is how a throttle key is stored: what was typed into the e-mail
+// field of the sign-in form is not kept.
+func signInKeyHash(key string) []byte {
+	h := sha256.Sum256([]byte(key))
+	return h[:]
+}
+
+// SignInFailures implements shop.SignInThrottleStore.
+func (db *DB) SignInFailures(ctx context.Context, keys []string, since time.Time) (map[string]shop.SignInFailures, error) {
+	out := map[string]shop.SignInFailures{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	byHash := map[string]string{}
+	args := []any{since.UTC()}
+	for _, k := range keys {
+		h := signInKeyHash(k)
+		byHash[string(h)] = k
+		args = append(args, h)
+	}
+	err := eachRow(ctx, db.DB, `SELECT key_hash, failures, last_failed_at FROM sign_in_failures
+		WHERE last_failed_at >= ? AND key_hash IN (`+placeholders(len(keys))+`)`, args, func(rows *sql.Rows) error {
+		var h []byte
+		var f shop.SignInFailures
+		if err := rows.Scan(&h, &f.Count, &f.Last); err != nil {
+			return err
+		}
+		out[byHash[string(h)]] = f
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sign-in failures: %w", err)
+	}
+	return out, nil
+}
+
+// AddSignInFailure implements shop.SignInThrottleStore. Rows whose last failure is a
+// day old are deleted on the way, a few at a time.
+func (db *DB) AddSignInFailure(ctx context.Context, keys []string, now, restart time.Time) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	now, restart = now.UTC(), restart.UTC()
+	var values []any
+	for _, k := range keys {
+		values = append(values, signInKeyHash(k), now)
+	}
+	values = append(values, restart)
+	// failures is assigned first, so it still sees the old last_failed_at.
+	if _, err := db.ExecContext(ctx, `INSERT INTO sign_in_failures (key_hash, failures, last_failed_at)
+		VALUES `+repeatJoin("(?, 1, ?)", len(keys))+`
+		ON DUPLICATE KEY UPDATE failures = IF(last_failed_at < ?, 1, failures + 1), last_failed_at = VALUES(last_failed_at)`,
+		values...); err != nil {
+		return fmt.Errorf("count sign-in failure: %w", translate(err))
+	}
+	if _, err := db.ExecContext(ctx, `DELETE FROM sign_in_failures WHERE last_failed_at < ? LIMIT 100`,
+		now.Add(-24*time.Hour)); err != nil {
+		return fmt.Errorf("forget old sign-in failures: %w", translate(err))
+	}
+	return nil
+}
+
+// ClearSignInFailures implements shop.SignInThrottleStore.
+func (db *DB) ClearSignInFailures(ctx context.Context, key string) error {
+	if _, err := db.ExecContext(ctx, `DELETE FROM sign_in_failures WHERE key_hash = ?`, signInKeyHash(key)); err != nil {
+		return fmt.Errorf("clear sign-in failures: %w", translate(err))
+	}
+	return nil
+}
+
+// repeatJoin returns n copies of s joined by ", ".
+func repeatJoin(s string, n int) string {
+	out := make([]byte, 0, n*(len(s)+2))
+	for i := range n {
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		out = append(out, s...)
+	}
+	return string(out)
+}
