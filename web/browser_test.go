@@ -23,6 +23,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"storefront/templates"
 )
 
 // The browser tests drive Debian's Chromium (headless) through the flows a merchant
@@ -641,6 +643,14 @@ func TestBrowser_Dashboard(t *testing.T) {
 		if !eval[bool](t, owner, `byLabel('Refulfill').checked`) {
 			t.Fatal("clicking the Refulfill label did not tick it")
 		}
+		// The sentence under the form and the confirmation follow what was entered,
+		// word for word as the server writes it for the same values.
+		form := eval[map[string]string](t, owner, `(f => ({base: f.dataset.whatBase, defaultTo: f.dataset.defaultTo, prefix: f.dataset.confirmPrefix,
+			what: text(document.querySelector('#reactivate-what'))}))(document.querySelector('form[data-what-base]'))`)
+		want := templates.ReactivatePanel{WhatBase: form["base"], DefaultTo: form["defaultTo"], ConfirmPrefix: form["prefix"], Email: sendTo, Refulfill: true}
+		if form["what"] != want.WhatHappens() || !strings.Contains(form["what"], sendTo) {
+			t.Errorf("after filling the form, it says %q, want %q", form["what"], want.WhatHappens())
+		}
 		// The click waits for the hx-confirm dialog, which the tab accepts.
 		owner.do(t, "press Reactivate", chromedp.Click(buttonByText("Reactivate")))
 		owner.waitFor(t, "the result in place and a new Reactivated entry on the timeline",
@@ -652,8 +662,8 @@ func TestBrowser_Dashboard(t *testing.T) {
 		if eval[any](t, owner, `window.__marker`) != float64(2) {
 			t.Error("reactivating reloaded the whole page")
 		}
-		if d := owner.takeDialogs(); len(d) != 1 || d[0] == "" {
-			t.Errorf("confirm dialogs: got %q, want one question", d)
+		if d := owner.takeDialogs(); len(d) != 1 || d[0] != want.Confirm() {
+			t.Errorf("confirm dialogs: got %q, want one question: %q", d, want.Confirm())
 		} else {
 			t.Logf("hx-confirm asked: %q", d[0])
 		}

@@ -319,14 +319,8 @@ func reactivatePanel(p *shop.Purchase, sf *shop.Storefront, u *shop.User) templa
 	default:
 		what.WriteString(", never expiring,")
 	}
-	if panel.DefaultTo != "" {
-		fmt.Fprintf(&what, " and an e-mail with the download links and product keys goes to %s, or to the Send to address if you enter one.", panel.DefaultTo)
-	} else {
-		what.WriteString(" and an e-mail with the download links and product keys goes to the Send to address.")
-	}
-	what.WriteString(" With Refulfill, missing product keys are generated.")
-	panel.WhatHappens = what.String()
-	panel.Confirm = fmt.Sprintf("Reactivate purchase #%d? %s", p.ID, panel.WhatHappens)
+	panel.WhatBase = what.String()
+	panel.ConfirmPrefix = fmt.Sprintf("Reactivate purchase #%d?", p.ID)
 	return panel
 }
 
