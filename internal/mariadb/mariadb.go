@@ -90,16 +90,24 @@ func StartWith(ctx context.Context, dir string, opt Options) (*Server, error) {
 		return nil, err
 	}
 	data := filepath.Join(dir, "data")
+	// A temporary folder of its own: servers (and the bootstrap server of
+	// mariadb-install-db) sharing /tmp collide on their temporary tables' names, and
+	// one of several installs run at once then fails with "Unknown table
+	// 'mysql.tmp_user_sys'".
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("create temporary folder: %w", err)
+	}
 	if _, err := os.Stat(filepath.Join(data, "mysql")); errors.Is(err, os.ErrNotExist) {
 		install, err := lookPath("mariadb-install-db")
 		if err != nil {
 			return nil, err
 		}
 		_ = os.RemoveAll(data)
-		cmd := exec.CommandContext(ctx, install, "--no-defaults", "--datadir="+data, "--user="+u.Username,
+		cmd := exec.CommandContext(ctx, install, "--no-defaults", "--datadir="+data, "--tmpdir="+tmp, "--user="+u.Username,
 			"--auth-root-authentication-method=normal", "--skip-test-db")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("mariadb-install-db: %v: %s", err, lastLines(string(out), 5))
+			return nil, fmt.Errorf("mariadb-install-db: %v: %s", err, installProblem(string(out)))
 		}
 	}
 	socket := filepath.Join(dir, "mysqld.sock")
@@ -107,7 +115,7 @@ func StartWith(ctx context.Context, dir string, opt Options) (*Server, error) {
 	stopStale(pidFile)
 	logFile := filepath.Join(dir, "err.log")
 	args := []string{"--no-defaults", "--datadir=" + data, "--user=" + u.Username,
-		"--socket=" + socket, "--pid-file=" + pidFile, "--log-error=" + logFile,
+		"--socket=" + socket, "--pid-file=" + pidFile, "--log-error=" + logFile, "--tmpdir=" + tmp,
 		"--skip-name-resolve", "--character-set-server=utf8mb4", "--collation-server=utf8mb4_unicode_ci",
 		"--innodb-buffer-pool-size=256M", "--innodb-flush-log-at-trx-commit=2",
 		"--max-connections=500"}
@@ -213,6 +221,30 @@ func stopStale(pidFile string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// installProblem picks the lines of mariadb-install-db's output that say what went
+// wrong (its ERROR and Warning lines), else its first lines: the last ones are always
+// the same advice.
+func installProblem(out string) string {
+	var picked []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "ERROR") || strings.Contains(l, "[Warning]") || strings.Contains(l, "failed") {
+			picked = append(picked, strings.TrimSpace(l))
+		}
+	}
+	if len(picked) == 0 {
+		return firstLines(out, 5)
+	}
+	return strings.Join(picked, " | ")
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, " | ")
 }
 
 func lastLines(s string, n int) string {
