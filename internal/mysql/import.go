@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 
 	"storefront/internal/importer"
 	"storefront/internal/shop"
@@ -37,7 +39,7 @@ func (db *DB) BeginImport(ctx context.Context) (importer.Tx, error) {
 		releaseImportConn(conn)
 		return nil, translate(err)
 	}
-	return &importTx{conn: conn, tx: tx}, nil
+	return &importTx{db: db, conn: conn, tx: tx, accounts: map[int64]bool{}, storefronts: map[int64]bool{}}, nil
 }
 
 // releaseImportConn restores foreign key checks and returns the connection to the
@@ -51,9 +53,14 @@ func releaseImportConn(conn *sql.Conn) {
 
 // importTx implements importer.Tx.
 type importTx struct {
+	db    *DB
 	conn  *sql.Conn
 	tx    *sql.Tx
 	ended bool
+	// accounts and storefronts hold what the import wrote to, so that the accounts'
+	// reads are fenced after the commit (RecordReadFences).
+	accounts    map[int64]bool
+	storefronts map[int64]bool
 }
 
 func (t *importTx) end(fn func() error) error {
@@ -66,8 +73,44 @@ func (t *importTx) end(fn func() error) error {
 	return translate(err)
 }
 
-// Commit implements importer.Tx.
-func (t *importTx) Commit() error { return t.end(t.tx.Commit) }
+// Commit implements importer.Tx. Once the import has committed, the accounts it wrote
+// to read from the primary until a replica has applied it; a fence that cannot be
+// recorded is logged, and the import stands.
+func (t *importTx) Commit() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var sfIDs []int64
+	for id := range t.storefronts {
+		sfIDs = append(sfIDs, id)
+	}
+	if len(sfIDs) > 0 && !t.ended {
+		// The subscribers' accounts, through their storefronts (as committed).
+		list, args := importInList(sfIDs)
+		err := eachRow(ctx, t.tx, "SELECT DISTINCT account_id FROM storefronts WHERE id IN "+list, args, func(rows *sql.Rows) error {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			t.accounts[id] = true
+			return nil
+		})
+		if err != nil {
+			_ = t.Rollback()
+			return fmt.Errorf("accounts of the imported subscribers: %w", err)
+		}
+	}
+	if err := t.end(t.tx.Commit); err != nil {
+		return err
+	}
+	ids := make([]int64, 0, len(t.accounts))
+	for id := range t.accounts {
+		ids = append(ids, id)
+	}
+	if err := t.db.RecordReadFences(ctx, ids...); err != nil {
+		slog.Warn("import committed; its accounts may read what was there before from a lagging replica", "err", err)
+	}
+	return nil
+}
 
 // Rollback implements importer.Tx.
 func (t *importTx) Rollback() error { return t.end(t.tx.Rollback) }
@@ -325,6 +368,7 @@ func (t *importTx) UpsertAccounts(ctx context.Context, accounts []*shop.Account)
 	}
 	args := make([]any, 0, 4*len(accounts))
 	for _, a := range accounts {
+		t.accounts[a.ID] = true
 		args = append(args, a.ID, a.Name, a.APIUsername, a.Timezone)
 	}
 	err := t.insertRows(ctx, "INSERT INTO accounts (id, name, api_username, timezone)", 4,
@@ -342,6 +386,7 @@ func (t *importTx) UpsertStorefronts(ctx context.Context, storefronts []*shop.St
 	}
 	args := make([]any, 0, 7*len(storefronts))
 	for _, s := range storefronts {
+		t.accounts[s.AccountID] = true
 		args = append(args, s.ID, s.AccountID, s.Name, importStr(s.Currency), s.DownloadLimit, s.DownloadDays, s.PastDueGraceDays)
 	}
 	err := t.insertRows(ctx, "INSERT INTO storefronts (id, account_id, name, currency, download_limit, download_days, past_due_grace_days)", 7,
@@ -363,6 +408,7 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 	args := make([]any, 0, 6*len(subs))
 	var subArgs []any
 	for i, s := range subs {
+		t.storefronts[s.StorefrontID] = true
 		ids[i] = s.ID
 		args = append(args, s.ID, s.StorefrontID, s.Username, s.CreatedAt.Time, s.UpdatedAt.Time, importTime(s.LastLoginAt))
 		if ss := s.Subscription; ss != nil {
@@ -423,6 +469,12 @@ var importPurchaseUpdate = func() string {
 
 // UpsertPurchases implements importer.Tx.
 func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatch) error {
+	for _, p := range b.Purchases {
+		t.accounts[p.AccountID] = true
+	}
+	for _, c := range b.Customers {
+		t.accounts[c.AccountID] = true
+	}
 	if len(b.Customers) > 0 {
 		args := make([]any, 0, 8*len(b.Customers))
 		for _, c := range b.Customers {

@@ -231,22 +231,44 @@ func (r *ReadRouter) read(ctx context.Context, accountID int64, fn func(db *DB) 
 // fence records the primary's binlog position after a write for the account, so that
 // the account's next reads, on any instance, wait for a replica that has applied it.
 func (r *ReadRouter) fence(ctx context.Context, accountID int64) error {
+	return r.DB.RecordReadFences(ctx, accountID)
+}
+
+// RecordReadFences records, for each account, the primary's binlog position now, just
+// after a write for it committed: until a replica has applied that position, the
+// account's reads go to the primary (ReadRouter). Writers outside a ReadRouter call it
+// too (storefront import, the PAST_DUE sweeper). db must be the primary. Without a
+// binary log the position is empty and every replica covers it.
+func (db *DB) RecordReadFences(ctx context.Context, accountIDs ...int64) error {
+	if len(accountIDs) == 0 {
+		return nil
+	}
 	var pos string
-	if err := r.DB.QueryRowContext(ctx, "SELECT @@gtid_binlog_pos").Scan(&pos); err != nil {
+	if err := db.QueryRowContext(ctx, "SELECT @@gtid_binlog_pos").Scan(&pos); err != nil {
 		return translate(err)
 	}
-	now := r.DB.Now().UTC()
-	return r.DB.inTx(ctx, func(tx *sql.Tx) error {
-		// Two instances fencing the same account at once keep the later position.
-		var old string
-		err := tx.QueryRowContext(ctx, "SELECT gtid_pos FROM read_fences WHERE account_id = ? FOR UPDATE", accountID).Scan(&old)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return translate(err)
+	now := db.Now().UTC()
+	ids := slices.Clone(accountIDs)
+	// One order for every writer, so that two fencing overlapping accounts at once
+	// cannot deadlock.
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			// Two writers fencing the same account at once keep the later position.
+			var old string
+			err := tx.QueryRowContext(ctx, "SELECT gtid_pos FROM read_fences WHERE account_id = ? FOR UPDATE", id).Scan(&old)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return translate(err)
+			}
+			merged := parseGTIDPos(old).merge(parseGTIDPos(pos)).String()
+			_, err = tx.ExecContext(ctx, `INSERT INTO read_fences (account_id, gtid_pos, updated_at) VALUES (?, ?, ?)
+				ON DUPLICATE KEY UPDATE gtid_pos = VALUES(gtid_pos), updated_at = VALUES(updated_at)`, id, merged, now)
+			if err != nil {
+				return translate(err)
+			}
 		}
-		merged := parseGTIDPos(old).merge(parseGTIDPos(pos)).String()
-		_, err = tx.ExecContext(ctx, `INSERT INTO read_fences (account_id, gtid_pos, updated_at) VALUES (?, ?, ?)
-			ON DUPLICATE KEY UPDATE gtid_pos = VALUES(gtid_pos), updated_at = VALUES(updated_at)`, accountID, merged, now)
-		return translate(err)
+		return nil
 	})
 }
 

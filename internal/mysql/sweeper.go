@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -19,13 +20,14 @@ const PastDueBatch = 1000
 func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 	now := db.Now().UTC().Truncate(time.Second)
 	closed := 0
+	fence := map[int64]bool{}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		type due struct {
-			id, subscriberID int64
-			end              time.Time
+			id, subscriberID, accountID int64
+			end                         time.Time
 		}
 		var rows []due
-		err := eachRow(ctx, tx, `SELECT ss.id, ss.subscriber_id, ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY
+		err := eachRow(ctx, tx, `SELECT ss.id, ss.subscriber_id, sf.account_id, ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY
 			FROM subscriptions ss
 			JOIN subscribers sb ON sb.id = ss.subscriber_id
 			JOIN storefronts sf ON sf.id = sb.storefront_id
@@ -34,7 +36,7 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 			ORDER BY ss.id
 			LIMIT ?`, []any{now, PastDueBatch}, func(r *sql.Rows) error {
 			var d due
-			if err := r.Scan(&d.id, &d.subscriberID, &d.end); err != nil {
+			if err := r.Scan(&d.id, &d.subscriberID, &d.accountID, &d.end); err != nil {
 				return err
 			}
 			rows = append(rows, d)
@@ -81,8 +83,20 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 				return translate(err)
 			}
 			closed++
+			fence[d.accountID] = true
 		}
 		return nil
 	})
+	if err == nil && len(fence) > 0 {
+		// The closed subscriptions' accounts read from the primary until a replica has
+		// the change (docs/SCALING.md); the closing stands if that cannot be recorded.
+		ids := make([]int64, 0, len(fence))
+		for id := range fence {
+			ids = append(ids, id)
+		}
+		if ferr := db.RecordReadFences(ctx, ids...); ferr != nil {
+			slog.Warn("past-due subscriptions closed; their accounts may read them open from a lagging replica", "err", ferr)
+		}
+	}
 	return closed, err
 }
