@@ -17,23 +17,6 @@ import (
 func TestReadFences_ImportAndSweeper(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.New(t)
-	fenced := func() []int64 {
-		t.Helper()
-		var ids []int64
-		rows, err := db.Query("SELECT account_id FROM read_fences ORDER BY account_id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, id)
-		}
-		return ids
-	}
 	accounts := func(query string) []int64 {
 		t.Helper()
 		var ids []int64
@@ -51,6 +34,7 @@ func TestReadFences_ImportAndSweeper(t *testing.T) {
 		}
 		return ids
 	}
+	fenced := func() []int64 { return accounts("SELECT account_id FROM read_fences ORDER BY account_id") }
 
 	importFile(t, db, importFixturePath)
 	want := accounts("SELECT id FROM accounts ORDER BY id")
