@@ -11,7 +11,8 @@
 // or in several sharing a database, never claim the same row at once. A row whose lease
 // expires while 'sending' (its process crashed) is claimed again. Messages that wait
 // because the mail server could not be reached (not because it refused them, as
-// greylisting does) are retried at once when a later delivery shows the server is back.
+// greylisting does) are marked so in the outbox, and are retried at once when a later
+// delivery, by any Sender in any process, shows the server is back.
 //
 // # Delivery guarantee
 //
@@ -80,19 +81,21 @@ type Outbox interface {
 	// state other than 'sent' (a delivered message is delivered, even when its lease
 	// lapsed meanwhile).
 	MarkEmailSent(ctx context.Context, id int64, at time.Time) error
-	// RetryEmail puts a claimed row back to 'queued', due at next, with lastErr. It does
-	// nothing (and reports false) when the claim identified by leaseUntil no longer
+	// RetryEmail puts a claimed row back to 'queued', due at next, with lastErr;
+	// unreachable records that the mail server could not be reached (HurryEmails). It
+	// does nothing (and reports false) when the claim identified by leaseUntil no longer
 	// holds the row.
-	RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string) (bool, error)
+	RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string, unreachable bool) (bool, error)
 	// FailEmail marks a claimed row 'failed' with lastErr; it gives up on the message.
 	// It does nothing (and reports false) when the claim no longer holds the row.
 	FailEmail(ctx context.Context, id int64, leaseUntil time.Time, lastErr string) (bool, error)
 	// ReleaseEmail returns a claimed row that was not tried to 'queued', due at now,
 	// without counting the claim as an attempt.
 	ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error
-	// HurryEmails makes those of the given rows that are 'queued' and due after now due
-	// at now, without touching their attempts, and reports how many it changed.
-	HurryEmails(ctx context.Context, ids []int64, now time.Time) (int, error)
+	// HurryEmails makes every 'queued' row that waits for the mail server (its last
+	// attempt could not reach it) and is due after now due at now, without touching its
+	// attempts, and reports how many it changed.
+	HurryEmails(ctx context.Context, now time.Time) (int, error)
 }
 
 // Transport delivers one message.

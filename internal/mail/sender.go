@@ -51,15 +51,7 @@ type Sender struct {
 	// unmarked holds messages delivered whose 'sent' mark did not reach the database
 	// yet, with the time of delivery: they are marked again, never sent again.
 	unmarked map[int64]time.Time
-	// stranded holds messages waiting for a retry because the mail server could not
-	// be reached at their last attempt: the message was not at fault, so the first
-	// delivery that gets through makes them due at once instead of leaving them to a
-	// back-off that may have grown to an hour.
-	stranded map[int64]struct{}
 }
-
-// maxStranded bounds Sender.stranded; messages beyond it keep their back-off.
-const maxStranded = 10000
 
 // NewSender returns a Sender of the outbox's messages.
 func NewSender(outbox Outbox, transport Transport, opt SenderOptions) *Sender {
@@ -96,7 +88,6 @@ func NewSender(outbox Outbox, transport Transport, opt SenderOptions) *Sender {
 		opt:       opt,
 		kick:      make(chan struct{}, 1),
 		unmarked:  map[int64]time.Time{},
-		stranded:  map[int64]struct{}{},
 	}
 }
 
@@ -133,27 +124,33 @@ func (s *Sender) SendDue(ctx context.Context) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.markUnmarked(ctx)
-	sent := 0
+	sent, hurried := 0, false
 	for ctx.Err() == nil {
 		now := s.opt.Now()
 		batch, err := s.outbox.ClaimEmails(ctx, now, now.Add(s.opt.Lease), s.opt.BatchSize, s.opt.MaxAttempts)
 		if err != nil {
 			return sent, fmt.Errorf("claim e-mails: %w", err)
 		}
+		delivered := 0
 		for i, c := range batch {
 			if ctx.Err() != nil {
 				s.release(ctx, batch[i:])
-				return sent, nil
+				return sent + delivered, nil
 			}
 			if s.deliver(ctx, c) {
-				sent++
+				delivered++
 			}
 		}
-		hurried := false
-		if sent > 0 && len(s.stranded) > 0 {
-			hurried = s.hurryStranded(ctx)
+		sent += delivered
+		// A delivery went through: messages that waited for the server need not wait
+		// any longer, whichever Sender saw them fail. Once a round, so that a message
+		// that fails again waits for its back-off or the next round.
+		more := false
+		if delivered > 0 && !hurried {
+			hurried = true
+			more = s.hurryWaiting(ctx)
 		}
-		if len(batch) < s.opt.BatchSize && !hurried {
+		if len(batch) < s.opt.BatchSize && !more {
 			break
 		}
 	}
@@ -176,7 +173,6 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	sctx, cancel := context.WithTimeout(rctx, s.opt.SendTimeout)
 	err := s.transport.Send(sctx, Message{ID: c.ID, To: c.To, Subject: c.Subject, Body: c.Body, Date: s.opt.Now()})
 	cancel()
-	delete(s.stranded, c.ID)
 	if err == nil {
 		s.markSent(rctx, c.ID, s.opt.Now())
 		return true
@@ -194,28 +190,21 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	}
 	next := s.opt.Now().Add(s.Backoff(c.Attempts))
 	s.opt.Log.Warn("e-mail not sent; will retry", "outbox_id", c.ID, "attempts", c.Attempts, "next_attempt_at", next, "err", err)
-	if _, rerr := s.outbox.RetryEmail(rctx, c.ID, c.LeaseUntil, next, msg); rerr != nil {
+	if _, rerr := s.outbox.RetryEmail(rctx, c.ID, c.LeaseUntil, next, msg, unreachable(err)); rerr != nil {
 		// The lease lapses and the message is tried again then.
 		s.opt.Log.Error("mail outbox: schedule retry", "outbox_id", c.ID, "err", rerr)
-	} else if unreachable(err) && len(s.stranded) < maxStranded {
-		s.stranded[c.ID] = struct{}{}
 	}
 	return false
 }
 
-// hurryStranded makes the messages that waited for the mail server due now, after a
+// hurryWaiting makes the messages that waited for the mail server due now, after a
 // delivery showed it is back, and reports whether any became due.
-func (s *Sender) hurryStranded(ctx context.Context) bool {
-	ids := make([]int64, 0, len(s.stranded))
-	for id := range s.stranded {
-		ids = append(ids, id)
-	}
-	n, err := s.outbox.HurryEmails(ctx, ids, s.opt.Now())
+func (s *Sender) hurryWaiting(ctx context.Context) bool {
+	n, err := s.outbox.HurryEmails(ctx, s.opt.Now())
 	if err != nil {
 		s.opt.Log.Error("mail outbox: hurry e-mails that waited for the mail server", "err", err)
 		return false
 	}
-	clear(s.stranded)
 	if n > 0 {
 		s.opt.Log.Info("mail server reachable again; retrying e-mails now", "count", n)
 	}

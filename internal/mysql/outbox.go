@@ -156,10 +156,10 @@ func (db *DB) MarkEmailSent(ctx context.Context, id int64, at time.Time) error {
 
 // RetryEmail implements mail.Outbox. The claim is identified by its lease: a later
 // claim of the same row always has a later lease.
-func (db *DB) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string) (bool, error) {
-	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, last_error = ?
+func (db *DB) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string, unreachable bool) (bool, error) {
+	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, last_error = ?, server_unreachable = ?
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
-		outboxQueued, next.UTC().Truncate(time.Second), lastErr, id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
+		outboxQueued, next.UTC().Truncate(time.Second), lastErr, unreachable, id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
 	return affected(res, err, "schedule retry of e-mail", id)
 }
 
@@ -183,31 +183,18 @@ func (db *DB) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.T
 }
 
 // HurryEmails implements mail.Outbox.
-func (db *DB) HurryEmails(ctx context.Context, ids []int64, now time.Time) (int, error) {
-	if len(ids) == 0 {
-		return 0, nil
-	}
+func (db *DB) HurryEmails(ctx context.Context, now time.Time) (int, error) {
 	now = now.UTC().Truncate(time.Second)
-	total := 0
-	for len(ids) > 0 {
-		chunk := ids[:min(len(ids), 1000)]
-		ids = ids[len(chunk):]
-		args := []any{now, outboxQueued, now}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		res, err := db.ExecContext(ctx, `UPDATE email_outbox SET next_attempt_at = ?
-			WHERE status = ? AND next_attempt_at > ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return total, fmt.Errorf("hurry e-mails: %w", translate(err))
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return total, fmt.Errorf("hurry e-mails: %w", err)
-		}
-		total += int(n)
+	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET next_attempt_at = ?
+		WHERE status = ? AND next_attempt_at > ? AND server_unreachable`, now, outboxQueued, now)
+	if err != nil {
+		return 0, fmt.Errorf("hurry e-mails: %w", translate(err))
 	}
-	return total, nil
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("hurry e-mails: %w", err)
+	}
+	return int(n), nil
 }
 
 // affected reports whether an UPDATE changed a row.

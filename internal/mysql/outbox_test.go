@@ -243,7 +243,7 @@ func TestDB_OutboxOutcomes(t *testing.T) {
 		id := enqueue(t, db, "a@example.com")
 		c := claim(t, db, t0)
 		next := t0.Add(30 * time.Second)
-		ok, err := db.RetryEmail(ctx, id, c.LeaseUntil, next, "451 try later")
+		ok, err := db.RetryEmail(ctx, id, c.LeaseUntil, next, "451 try later", false)
 		if err != nil || !ok {
 			t.Fatalf("retry: got %v, %v, want true", ok, err)
 		}
@@ -258,7 +258,7 @@ func TestDB_OutboxOutcomes(t *testing.T) {
 		id := enqueue(t, db, "a@example.com")
 		stale := claim(t, db, t0)
 		fresh := claim(t, db, stale.LeaseUntil) // the lease lapsed and another claimer took it
-		if ok, err := db.RetryEmail(ctx, id, stale.LeaseUntil, t0.Add(time.Hour), "x"); err != nil || ok {
+		if ok, err := db.RetryEmail(ctx, id, stale.LeaseUntil, t0.Add(time.Hour), "x", false); err != nil || ok {
 			t.Fatalf("stale retry: got %v, %v, want false", ok, err)
 		}
 		if ok, err := db.FailEmail(ctx, id, stale.LeaseUntil, "x"); err != nil || ok {
