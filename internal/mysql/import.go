@@ -77,13 +77,16 @@ func (t *importTx) end(fn func() error) error {
 // to read from the primary until a replica has applied it; a fence that cannot be
 // recorded is logged, and the import stands.
 func (t *importTx) Commit() error {
+	if t.ended {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var sfIDs []int64
 	for id := range t.storefronts {
 		sfIDs = append(sfIDs, id)
 	}
-	if len(sfIDs) > 0 && !t.ended {
+	if len(sfIDs) > 0 {
 		// The subscribers' accounts, through their storefronts (as committed).
 		list, args := importInList(sfIDs)
 		err := eachRow(ctx, t.tx, "SELECT DISTINCT account_id FROM storefronts WHERE id IN "+list, args, func(rows *sql.Rows) error {

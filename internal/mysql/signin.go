@@ -55,12 +55,12 @@ func (db *DB) AddSignInFailure(ctx context.Context, keys []string, now, restart 
 	now, restart = now.UTC(), restart.UTC()
 	var values []any
 	for _, k := range keys {
-		values = append(values, signInKeyHash(k), now)
+		values = append(values, signInKeyHash(k), 1, now)
 	}
 	values = append(values, restart)
 	// failures is assigned first, so it still sees the old last_failed_at.
 	if _, err := db.ExecContext(ctx, `INSERT INTO sign_in_failures (key_hash, failures, last_failed_at)
-		VALUES `+repeatJoin("(?, 1, ?)", len(keys))+`
+		VALUES `+importPlaceholders(len(keys), 3)+`
 		ON DUPLICATE KEY UPDATE failures = IF(last_failed_at < ?, 1, failures + 1), last_failed_at = VALUES(last_failed_at)`,
 		values...); err != nil {
 		return fmt.Errorf("count sign-in failure: %w", translate(err))
@@ -78,16 +78,4 @@ func (db *DB) ClearSignInFailures(ctx context.Context, key string) error {
 		return fmt.Errorf("clear sign-in failures: %w", translate(err))
 	}
 	return nil
-}
-
-// repeatJoin returns n copies of s joined by ", ".
-func repeatJoin(s string, n int) string {
-	out := make([]byte, 0, n*(len(s)+2))
-	for i := range n {
-		if i > 0 {
-			out = append(out, ", "...)
-		}
-		out = append(out, s...)
-	}
-	return string(out)
 }
