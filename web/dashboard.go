@@ -310,14 +310,11 @@ func clientIP(r *http.Request) string {
 
 // loginThrottle slows repeated failed sign-ins down, per address and per account
 // (e-mail): after a few free tries each further failure doubles the wait, up to 15
-// minutes. The counts live in store when it is set (every instance sees them), else
-// in this process.
+// minutes. The counts live in store: the database's, which every instance sees, or
+// this process's memory.
 type loginThrottle struct {
 	now   func() time.Time
 	store shop.SignInThrottleStore
-
-	mu    sync.Mutex
-	fails map[string]shop.SignInFailures
 }
 
 const (
@@ -335,22 +332,9 @@ func (t *loginThrottle) keys(ip, email string) []string {
 // wait returns how long the next attempt must wait.
 func (t *loginThrottle) wait(ctx context.Context, ip, email string) (time.Duration, error) {
 	now := t.now()
-	keys := t.keys(ip, email)
-	var fails map[string]shop.SignInFailures
-	if t.store != nil {
-		var err error
-		if fails, err = t.store.SignInFailures(ctx, keys, now.Add(-loginFailureMemory)); err != nil {
-			return 0, err
-		}
-	} else {
-		t.mu.Lock()
-		fails = map[string]shop.SignInFailures{}
-		for _, k := range keys {
-			if f, ok := t.fails[k]; ok {
-				fails[k] = f
-			}
-		}
-		t.mu.Unlock()
+	fails, err := t.store.SignInFailures(ctx, t.keys(ip, email), now.Add(-loginFailureMemory))
+	if err != nil {
+		return 0, err
 	}
 	var longest time.Duration
 	for _, f := range fails {
@@ -368,37 +352,56 @@ func (t *loginThrottle) wait(ctx context.Context, ip, email string) (time.Durati
 // fail counts a failed attempt.
 func (t *loginThrottle) fail(ctx context.Context, ip, email string) error {
 	now := t.now()
-	keys := t.keys(ip, email)
-	if t.store != nil {
-		return t.store.AddSignInFailure(ctx, keys, now, now.Add(-loginFailureMemory))
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.fails == nil || len(t.fails) > 100_000 {
-		t.fails = map[string]shop.SignInFailures{}
-	}
-	for _, k := range keys {
-		f := t.fails[k]
-		if now.Sub(f.Last) > loginFailureMemory {
-			f.Count = 0
-		}
-		f.Count++
-		f.Last = now
-		t.fails[k] = f
-	}
-	return nil
+	return t.store.AddSignInFailure(ctx, t.keys(ip, email), now, now.Add(-loginFailureMemory))
 }
 
 // succeed forgets the account's failures (the address's stay: one right password
 // does not license guessing at other accounts).
 func (t *loginThrottle) succeed(ctx context.Context, email string) error {
-	key := "email:" + strings.ToLower(email)
-	if t.store != nil {
-		return t.store.ClearSignInFailures(ctx, key)
+	return t.store.ClearSignInFailures(ctx, "email:"+strings.ToLower(email))
+}
+
+// memorySignInStore is a shop.SignInThrottleStore in this process, for a Server
+// without a SignInStore.
+type memorySignInStore struct {
+	mu    sync.Mutex
+	fails map[string]shop.SignInFailures
+}
+
+func (m *memorySignInStore) SignInFailures(_ context.Context, keys []string, since time.Time) (map[string]shop.SignInFailures, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]shop.SignInFailures{}
+	for _, k := range keys {
+		if f, ok := m.fails[k]; ok && !f.Last.Before(since) {
+			out[k] = f
+		}
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.fails, key)
+	return out, nil
+}
+
+func (m *memorySignInStore) AddSignInFailure(_ context.Context, keys []string, now, restart time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fails == nil || len(m.fails) > 100_000 {
+		m.fails = map[string]shop.SignInFailures{}
+	}
+	for _, k := range keys {
+		f := m.fails[k]
+		if f.Last.Before(restart) {
+			f.Count = 0
+		}
+		f.Count++
+		f.Last = now
+		m.fails[k] = f
+	}
+	return nil
+}
+
+func (m *memorySignInStore) ClearSignInFailures(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.fails, key)
 	return nil
 }
 

@@ -91,6 +91,9 @@ func (s *Server) engine() *gin.Engine {
 	s.store = s.sessionStore()
 	s.throttle.now = s.now
 	s.throttle.store = s.SignInStore
+	if s.throttle.store == nil {
+		s.throttle.store = &memorySignInStore{}
+	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true

@@ -11,7 +11,7 @@ import (
 func TestLoginThrottle_InProcess(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	th := &loginThrottle{now: func() time.Time { return now }}
+	th := &loginThrottle{now: func() time.Time { return now }, store: &memorySignInStore{}}
 	wait := func(ip, email string) time.Duration {
 		t.Helper()
 		d, err := th.wait(ctx, ip, email)
