@@ -121,7 +121,7 @@ func (b bare) filterOf(q url.Values) (shop.PurchaseFilter, error) {
 
 // page sends the page's statements and returns the number of purchases on it.
 func (b bare) page(ctx context.Context, f shop.PurchaseFilter) (int, error) {
-	list, load, err := mysql.PurchasePageStatements(f)
+	list, load, err := mysql.PurchasePageStatements(ctx, b.db, f)
 	if err != nil {
 		return 0, err
 	}
@@ -198,7 +198,7 @@ func (b bare) time(ctx context.Context, f shop.PurchaseFilter, d time.Duration) 
 // getOne sends the statements FindPurchaseByID sends for one purchase: the row, then
 // its collections.
 func (b bare) getOne(ctx context.Context, id int64) error {
-	_, load, err := mysql.PurchasePageStatements(shop.PurchaseFilter{AccountID: b.account, PerPage: 1})
+	_, load, err := mysql.PurchasePageStatements(ctx, b.db, shop.PurchaseFilter{AccountID: b.account, PerPage: 1})
 	if err != nil {
 		return err
 	}
@@ -265,7 +265,7 @@ func (b bare) deepCursor(ctx context.Context, f shop.PurchaseFilter) (cursor str
 	for p := 1; len(ids) < deepDepth+101; p++ {
 		h := g
 		h.PerPage, h.Page = shop.MaxPerPage, p
-		list, _, err := mysql.PurchasePageStatements(h)
+		list, _, err := mysql.PurchasePageStatements(ctx, b.db, h)
 		if err != nil {
 			return "", 0, false, err
 		}

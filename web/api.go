@@ -81,7 +81,7 @@ func (s *Server) listPurchases(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.Purchases.FindPurchases(c.Request.Context(), f)
+	page, err := s.Purchases.FindPurchaseDocuments(c.Request.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (s *Server) listPurchases(c *gin.Context) error {
 	if page.Total >= 0 {
 		c.Header("X-Total-Count", strconv.FormatInt(page.Total, 10))
 	}
-	writeJSON(c, http.StatusOK, page.Purchases)
+	writeDocuments(c, page.Documents)
 	return nil
 }
 
@@ -113,11 +113,11 @@ func (s *Server) getPurchase(c *gin.Context) error {
 	if err := noParams(c); err != nil {
 		return err
 	}
-	p, err := s.Purchases.FindPurchaseByID(c.Request.Context(), apiKey(c).AccountID, id)
+	doc, err := s.Purchases.FindPurchaseDocument(c.Request.Context(), apiKey(c).AccountID, id)
 	if err != nil {
 		return err
 	}
-	writeJSON(c, http.StatusOK, p)
+	c.Data(http.StatusOK, jsonType, append(doc, '\n'))
 	return nil
 }
 

@@ -93,7 +93,14 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations)
+	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations, goose.WithGoMigrations(
+		// After 00029 made the table: every existing purchase gets its document, built in
+		// Go by the one read path, in batches of their own transactions (resumable).
+		goose.NewGoMigration(30, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
+			_, err := backfillDocuments(ctx, sqlDB)
+			return err
+		}}, &goose.GoFunc{RunDB: func(context.Context, *sql.DB) error { return nil }}),
+	))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}

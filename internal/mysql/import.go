@@ -478,6 +478,12 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	for _, c := range b.Customers {
 		t.accounts[c.AccountID] = true
 	}
+	// Documents embed their customer: a customer that this batch changes changes the
+	// documents of its other purchases too.
+	changedCustomers, err := t.changedCustomers(ctx, b.Customers)
+	if err != nil {
+		return fmt.Errorf("compare customers: %w", err)
+	}
 	if len(b.Customers) > 0 {
 		args := make([]any, 0, 8*len(b.Customers))
 		for _, c := range b.Customers {
@@ -507,7 +513,7 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	ids := make([]int64, len(b.Purchases))
 	var itemIDs, txnIDs []int64
 	args := make([]any, 0, importPurchaseCols*len(b.Purchases))
-	var items, keys, coupons, fields, txns []any
+	var items, keys, coupons, fields, txns, products []any
 	for i, p := range b.Purchases {
 		ids[i] = p.ID
 		var customerID any
@@ -524,7 +530,12 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 			importStr(p.BillingFirstname), importStr(p.BillingLastname), importStr(p.BillingStreet), importStr(p.BillingStreet2),
 			importStr(p.BillingCity), importStr(p.BillingState), importStr(p.BillingZipCode), importStr(p.BillingCountryCode),
 			importStr(p.BillingCardType), importStr(p.BillingCardNumber), importStr(p.IPAddress), p.MarketingOptin)
+		seen := map[int64]bool{}
 		for _, li := range p.LineItems {
+			if !seen[li.ProductID] {
+				seen[li.ProductID] = true
+				products = append(products, p.AccountID, li.ProductID, p.CreatedAt.Time, p.ID)
+			}
 			itemIDs = append(itemIDs, li.ID)
 			items = append(items, li.ID, p.ID, li.ProductID, string(li.Price), li.Quantity, string(li.Subtotal), string(li.Tax),
 				string(li.Discount), string(li.Total), li.ProductName, li.DownloadLimit, li.DownloadCount, importTime(li.ExpiresAt), li.HasAllKeys)
@@ -549,7 +560,7 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	// Foreign key checks are off, so nothing cascades: product keys go explicitly.
 	// One lookup finds what exists; a batch of new purchases deletes nothing.
 	found, err := t.lookupUnion(ctx, []unionPart{
-		{"id, id FROM purchases WHERE id IN %s", ids},
+		{"id, account_id FROM purchases WHERE id IN %s", ids},
 		{"id, purchase_id FROM line_items WHERE id IN %s", itemIDs},
 		{"id, purchase_id FROM transactions WHERE id IN %s", txnIDs},
 	})
@@ -588,6 +599,30 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 			return fmt.Errorf("replace %s: %w", d.table, err)
 		}
 	}
+	// The product paths and documents of replaced purchases go with their old account
+	// (an import may move a purchase); the new ones are written below.
+	oldByAccount := map[int64][]int64{}
+	for id, account := range found[0] {
+		oldByAccount[account] = append(oldByAccount[account], id)
+	}
+	newAccount := make(map[int64]int64, len(b.Purchases))
+	for _, p := range b.Purchases {
+		newAccount[p.ID] = p.AccountID
+	}
+	for account, old := range oldByAccount {
+		if err := t.deleteInAccount(ctx, "purchase_products", account, old); err != nil {
+			return fmt.Errorf("replace purchase_products: %w", err)
+		}
+		var moved []int64
+		for _, id := range old {
+			if newAccount[id] != account {
+				moved = append(moved, id)
+			}
+		}
+		if err := t.deleteInAccount(ctx, "purchase_documents", account, moved); err != nil {
+			return fmt.Errorf("replace purchase_documents: %w", err)
+		}
+	}
 	if err := t.insertRows(ctx, importPurchaseInsert, importPurchaseCols, importPurchaseUpdate, args); err != nil {
 		return fmt.Errorf("upsert purchases: %w", err)
 	}
@@ -595,21 +630,149 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		head string
 		cols int
 		args []any
+		tail string
 	}{
+		{"INSERT INTO purchase_products (account_id, product_id, created_at, purchase_id)", 4, products, "ON DUPLICATE KEY UPDATE purchase_id = purchase_id"},
 		{"INSERT INTO line_items (id, purchase_id, product_id, price, quantity, subtotal, tax, discount, total, product_name, " +
-			"download_limit, download_count, expires_at, has_all_keys)", 14, items},
-		{"INSERT INTO product_keys (line_item_id, position, purchase_id, key_value)", 4, keys},
-		{"INSERT INTO coupons (purchase_id, position, name, code, discount_amount, discount_type)", 6, coupons},
-		{"INSERT INTO custom_fields (purchase_id, position, label, response)", 4, fields},
+			"download_limit, download_count, expires_at, has_all_keys)", 14, items, ""},
+		{"INSERT INTO product_keys (line_item_id, position, purchase_id, key_value)", 4, keys, ""},
+		{"INSERT INTO coupons (purchase_id, position, name, code, discount_amount, discount_type)", 6, coupons, ""},
+		{"INSERT INTO custom_fields (purchase_id, position, label, response)", 4, fields, ""},
 		{"INSERT INTO transactions (id, purchase_id, action, amount, currency, gateway, is_success, reference, message, " +
-			"created_at, updated_at)", 11, txns},
+			"created_at, updated_at)", 11, txns, ""},
 	} {
 		if len(in.args) == 0 {
 			continue
 		}
-		if err := t.insertRows(ctx, in.head, in.cols, "", in.args); err != nil {
+		if err := t.insertRows(ctx, in.head, in.cols, in.tail, in.args); err != nil {
 			return fmt.Errorf("insert %s: %w", strings.Fields(in.head)[2], err)
 		}
 	}
+	if err := t.writeDocuments(ctx, b, changedCustomers); err != nil {
+		return fmt.Errorf("write documents: %w", err)
+	}
 	return nil
+}
+
+// deleteInAccount deletes the rows of an account's table whose purchase_id is in ids.
+func (t *importTx) deleteInAccount(ctx context.Context, table string, account int64, ids []int64) error {
+	for start := 0; start < len(ids); start += importMaxParams {
+		list, args := importInList(ids[start:min(start+importMaxParams, len(ids))])
+		if _, err := t.tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE account_id = ? AND purchase_id IN "+list,
+			append([]any{account}, args...)...); err != nil {
+			return translate(err)
+		}
+	}
+	return nil
+}
+
+// changedCustomers returns the customers of the batch that exist with other values
+// than the batch gives them, by account.
+func (t *importTx) changedCustomers(ctx context.Context, cs []importer.CustomerRow) (map[int64][]int64, error) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	byID := make(map[int64]*importer.CustomerRow, len(cs))
+	ids := make([]int64, len(cs))
+	for i := range cs {
+		byID[cs[i].ID] = &cs[i]
+		ids[i] = cs[i].ID
+	}
+	list, args := importInList(ids)
+	changed := map[int64][]int64{}
+	err := eachRow(ctx, t.tx, "SELECT id, account_id, firstname, lastname, email, receives_email, created_at, updated_at FROM customers WHERE id IN "+list, args,
+		func(rows *sql.Rows) error {
+			var (
+				c       shop.Customer
+				account int64
+			)
+			if err := rows.Scan(&c.ID, &account, &c.Firstname, &c.Lastname, &c.Email, &c.ReceivesEmail, &c.CreatedAt, &c.UpdatedAt); err != nil {
+				return err
+			}
+			n := byID[c.ID]
+			if account != n.AccountID || !sameCustomer(c, n.Customer) {
+				changed[n.AccountID] = append(changed[n.AccountID], c.ID)
+			}
+			return nil
+		})
+	return changed, err
+}
+
+func sameCustomer(a, b shop.Customer) bool {
+	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	return eq(a.Firstname, b.Firstname) && eq(a.Lastname, b.Lastname) && eq(a.Email, b.Email) &&
+		a.ReceivesEmail == b.ReceivesEmail && a.CreatedAt.Unix() == b.CreatedAt.Unix() && a.UpdatedAt.Unix() == b.UpdatedAt.Unix()
+}
+
+// writeDocuments stores the documents of the batch's purchases, built from what the
+// batch wrote (each with its customer as the batch leaves it), and rebuilds from their
+// rows those of other purchases whose customer the batch changed.
+func (t *importTx) writeDocuments(ctx context.Context, b *importer.PurchaseBatch, changedCustomers map[int64][]int64) error {
+	customers := make(map[int64]*shop.Customer, len(b.Customers))
+	for i := range b.Customers {
+		customers[b.Customers[i].ID] = &b.Customers[i].Customer
+	}
+	inBatch := make(map[int64]bool, len(b.Purchases))
+	byAccount := map[int64][]*shop.Purchase{}
+	for _, p := range b.Purchases {
+		inBatch[p.ID] = true
+		d := *p
+		if d.Customer != nil {
+			d.Customer = customers[d.Customer.ID]
+		}
+		normalizeDocument(&d)
+		byAccount[p.AccountID] = append(byAccount[p.AccountID], &d)
+	}
+	for account, ps := range byAccount {
+		if err := storeDocuments(ctx, t.tx, account, ps); err != nil {
+			return err
+		}
+	}
+	for account, custIDs := range changedCustomers {
+		list, args := importInList(custIDs)
+		var others []int64
+		err := eachRow(ctx, t.tx, "SELECT id FROM purchases WHERE account_id = ? AND customer_id IN "+list, append([]any{account}, args...),
+			func(rows *sql.Rows) error {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					return err
+				}
+				if !inBatch[id] {
+					others = append(others, id)
+				}
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+		if err := writeDocuments(ctx, t.tx, account, others); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// normalizeDocument gives an imported purchase the empty collections the read path
+// gives a purchase without any, so that its document is what the API answers.
+func normalizeDocument(p *shop.Purchase) {
+	if p.CustomFields == nil {
+		p.CustomFields = []shop.CustomField{}
+	}
+	if p.Coupons == nil {
+		p.Coupons = []shop.Coupon{}
+	}
+	if p.Transactions == nil {
+		p.Transactions = []shop.Transaction{}
+	}
+	if p.LineItems == nil {
+		p.LineItems = []shop.LineItem{}
+	}
+	items := make([]shop.LineItem, len(p.LineItems))
+	copy(items, p.LineItems)
+	for i := range items {
+		if items[i].ProductKeys == nil {
+			items[i].ProductKeys = []string{}
+		}
+	}
+	p.LineItems = items
 }

@@ -140,7 +140,9 @@ func purchaseConditions(f shop.PurchaseFilter) sq.And {
 		where = append(where, sq.Eq{"p.status": st})
 	}
 	if f.ProductID != 0 {
-		where = append(where, sq.Expr("EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id AND li.product_id = ?)", f.ProductID))
+		// One primary-key probe of the product's ordered path per purchase.
+		where = append(where, sq.Expr("EXISTS (SELECT 1 FROM purchase_products pp WHERE pp.account_id = p.account_id "+
+			"AND pp.product_id = ? AND pp.created_at = p.created_at AND pp.purchase_id = p.id)", f.ProductID))
 	}
 	if f.StorefrontID != 0 {
 		where = append(where, sq.Eq{"p.storefront_id": f.StorefrontID})
@@ -167,14 +169,7 @@ func purchaseConditions(f shop.PurchaseFilter) sq.And {
 		where = append(where, sq.Expr("p.created_at < ?", clampTime(*f.CreatedBefore)))
 	}
 	if f.Total != "" {
-		// A string compared with DECIMAL would be compared as a double: cast it so the
-		// comparison is exact.
-		ops := map[shop.TotalOp]string{shop.TotalEq: "=", shop.TotalNe: "<>", shop.TotalGt: ">", shop.TotalLt: "<"}
-		op, ok := ops[f.TotalOp]
-		if !ok {
-			op = "="
-		}
-		where = append(where, sq.Expr("p.total "+op+" CAST(? AS DECIMAL(65,30))", f.Total))
+		where = append(where, totalCondition(f))
 	}
 	if f.Unshipped != nil {
 		where = append(where, sq.Eq{"p.to_ship": *f.Unshipped})
@@ -182,22 +177,33 @@ func purchaseConditions(f shop.PurchaseFilter) sq.And {
 	return where
 }
 
-// keysetCondition selects the rows after c in the chosen order, in the expanded form
-// MariaDB range-optimises (DEPENDENCIES.md).
-func keysetCondition(table string, c *shop.Cursor, desc bool) sq.Sqlizer {
+// totalCondition compares the purchase total with the filter's. A string compared with
+// DECIMAL would be compared as a double: it is cast so the comparison is exact.
+func totalCondition(f shop.PurchaseFilter) sq.Sqlizer {
+	ops := map[shop.TotalOp]string{shop.TotalEq: "=", shop.TotalNe: "<>", shop.TotalGt: ">", shop.TotalLt: "<"}
+	op, ok := ops[f.TotalOp]
+	if !ok {
+		op = "="
+	}
+	return sq.Expr("p.total "+op+" CAST(? AS DECIMAL(65,30))", f.Total)
+}
+
+// keysetCondition selects the rows after c in the chosen order, on the list-order
+// columns of the table walked, in the expanded form MariaDB range-optimises.
+func keysetCondition(createdAt, id string, c *shop.Cursor, desc bool) sq.Sqlizer {
 	cmp := ">"
 	if desc {
 		cmp = "<"
 	}
 	at := clampTime(c.CreatedAt)
-	return sq.Expr(fmt.Sprintf("(%[1]s.created_at %[2]s ? OR (%[1]s.created_at = ? AND %[1]s.id %[2]s ?))", table, cmp), at, at, c.ID)
+	return sq.Expr(fmt.Sprintf("(%[1]s %[3]s ? OR (%[1]s = ? AND %[2]s %[3]s ?))", createdAt, id, cmp), at, at, c.ID)
 }
 
-func orderBy(table string, desc bool) string {
+func orderBy(createdAt, id string, desc bool) string {
 	if desc {
-		return table + ".created_at DESC, " + table + ".id DESC"
+		return createdAt + " DESC, " + id + " DESC"
 	}
-	return table + ".created_at ASC, " + table + ".id ASC"
+	return createdAt + " ASC, " + id + " ASC"
 }
 
 func perPage(n int) int {
@@ -226,45 +232,49 @@ type queryer interface {
 // findPurchases is the one read path of purchases.
 func (db *DB) findPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (*shop.PurchasePage, error) {
 	n := perPage(f.PerPage)
-	where := purchaseConditions(f)
 	page := &shop.PurchasePage{Total: -1}
-	// Another account's storefront matches nothing (D2); asking the storefront first
-	// saves walking all of its purchases to find that none is the account's.
-	if mine, err := ownStorefront(ctx, q, f); err != nil || !mine {
-		if f.IncludeCount {
-			page.Total = 0
-		}
-		page.Purchases = []*shop.Purchase{}
-		return page, err
+	rows, err := pageIDs(ctx, q, f, n, &page.Total)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return readPurchases(ctx, q, page, f.AccountID, ids, n, f.SkipCollection)
+}
+
+// pageIDs chooses the filter's access path and reads the ids of its page from it, n+1
+// of them in list order with their creation times (the cursor of the next page), and
+// the size of the filtered set into total when asked for.
+func pageIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, n int, total *int64) ([]shop.Cursor, error) {
+	path, err := planPurchases(ctx, q, f)
+	if err != nil {
+		return nil, err
 	}
 	if f.IncludeCount {
-		query, args, err := sq.Select("COUNT(*)").From("purchases p").Where(where).ToSql()
+		query, args, err := planSelect(f, path, "COUNT(*)").sel.ToSql()
 		if err != nil {
 			return nil, err
 		}
-		if err := q.QueryRowContext(ctx, query, args...).Scan(&page.Total); err != nil {
+		if err := q.QueryRowContext(ctx, query, args...).Scan(total); err != nil {
 			return nil, translate(err)
 		}
 	}
-	// First the ids of the page, from a narrow statement the optimiser serves straight
-	// off an index in list order; then the rows themselves by primary key.
-	query, args, err := purchaseListQuery(f, n)
+	query, args, err := purchaseListQuery(f, n, path)
 	if err != nil {
 		return nil, err
 	}
-	var ids []int64
+	var out []shop.Cursor
 	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var c shop.Cursor
+		if err := rows.Scan(&c.ID, &c.CreatedAt); err != nil {
 			return err
 		}
-		ids = append(ids, id)
+		out = append(out, c)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return readPurchases(ctx, q, page, f.AccountID, ids, n, f.SkipCollection)
+	return out, err
 }
 
 // readPurchases reads the purchases with the given ids (at most n+1, in list order)
@@ -310,46 +320,6 @@ func readPurchases(ctx context.Context, q queryer, page *shop.PurchasePage, acco
 	return page, nil
 }
 
-// ownStorefront reports whether the filter's storefront, if it names one, is the
-// account's.
-func ownStorefront(ctx context.Context, q queryer, f shop.PurchaseFilter) (bool, error) {
-	if f.StorefrontID == 0 {
-		return true, nil
-	}
-	err := checkStorefront(ctx, q, f.AccountID, f.StorefrontID)
-	if shop.ErrorCode(err) == shop.ENotFound {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-// purchaseListQuery builds the statement that selects the ids of one page of purchases:
-// n+1 of them, so that the caller knows whether more follow.
-func purchaseListQuery(f shop.PurchaseFilter, n int) (string, []any, error) {
-	where := purchaseConditions(f)
-	if f.After != nil {
-		where = append(where, keysetCondition("p", f.After, f.Desc))
-	}
-	from := "purchases p"
-	if f.StorefrontID != 0 && f.IDs == nil && len(f.Statuses) == 0 && f.ProductID == 0 && f.CustomerID == 0 && f.SubscriberID == 0 &&
-		f.EmailPrefix == "" && f.FirstPrefix == "" && f.LastPrefix == "" && f.Total == "" && f.Unshipped == nil {
-		// The storefront's own index serves every page of a storefront (and its dates)
-		// in order. Left to choose, MariaDB 10.11 reads a cursor page by "ref" on the
-		// account's index and walks every newer row down to the cursor: 35,522 rows at
-		// depth 20,000 (31 ms) where this index reads 101 (0.1 ms).
-		from = "purchases p FORCE INDEX (purchases_storefront_created)"
-	}
-	sel := sq.Select("p.id").
-		From(from).
-		Where(where).
-		OrderBy(orderBy("p", f.Desc)).
-		Limit(uint64(n + 1))
-	if f.Page > 1 {
-		sel = sel.Offset(uint64(f.Page-1) * uint64(n))
-	}
-	return sel.ToSql()
-}
-
 // purchaseRowsQuery builds the statement that reads the purchases with the given ids,
 // with their customers.
 func purchaseRowsQuery(accountID int64, ids []int64) (string, []any, error) {
@@ -368,9 +338,13 @@ type Statement struct {
 // of the filter, for a benchmark to send the same SQL: list selects the n+1 ids of the
 // page; load, given those ids, returns the statement reading the rows and the five
 // reading their nested collections (findPurchases reads collections of the first n).
-func PurchasePageStatements(f shop.PurchaseFilter) (list Statement, load func(ids []int64) ([]Statement, error), err error) {
+func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilter) (list Statement, load func(ids []int64) ([]Statement, error), err error) {
 	n := perPage(f.PerPage)
-	list.Query, list.Args, err = purchaseListQuery(f, n)
+	path, err := planPurchases(ctx, db, f)
+	if err != nil {
+		return list, nil, err
+	}
+	list.Query, list.Args, err = purchaseListQuery(f, n, path)
 	load = func(ids []int64) ([]Statement, error) {
 		var rows Statement
 		var err error
@@ -410,7 +384,11 @@ func collectionQueries(ids []int64) []Statement {
 // ExplainPurchases returns MariaDB's EXPLAIN of the statement that lists a page of
 // purchases for the filter: one line per table with the index it uses.
 func (db *DB) ExplainPurchases(ctx context.Context, f shop.PurchaseFilter) ([]map[string]string, error) {
-	query, args, err := purchaseListQuery(f, perPage(f.PerPage))
+	path, err := planPurchases(ctx, db.DB, f)
+	if err != nil {
+		return nil, err
+	}
+	query, args, err := purchaseListQuery(f, perPage(f.PerPage), path)
 	if err != nil {
 		return nil, err
 	}
@@ -574,10 +552,11 @@ func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(*
 // CountPurchases counts the purchases matching the filter, stopping at limit: a count
 // that stays cheap on large data ("10,000+"). capped is true when there are more.
 func (db *DB) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
-	if mine, err := ownStorefront(ctx, db.DB, f); err != nil || !mine {
+	path, err := planPurchases(ctx, db.DB, f)
+	if err != nil {
 		return 0, false, err
 	}
-	inner, args, err := sq.Select("1").From("purchases p").Where(purchaseConditions(f)).Limit(uint64(limit + 1)).ToSql()
+	inner, args, err := planSelect(f, path, "1").sel.Limit(uint64(limit + 1)).ToSql()
 	if err != nil {
 		return 0, false, err
 	}

@@ -210,6 +210,10 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	if err != nil {
 		return nil, err
 	}
+	// The stored document follows the rows, in the same transaction.
+	if err := storeDocuments(ctx, tx, req.AccountID, []*shop.Purchase{p}); err != nil {
+		return nil, err
+	}
 	subject, body := mail.ComposePurchaseReady(p, storefrontName, db.BaseURL)
 	if _, err := enqueueEmail(ctx, tx, req.AccountID, req.PurchaseID, to, subject, body, now); err != nil {
 		return nil, err

@@ -298,6 +298,18 @@ func (r *ReadRouter) FindPurchases(ctx context.Context, f shop.PurchaseFilter) (
 	return page, err
 }
 
+// FindPurchaseDocument implements shop.PurchaseService.
+func (r *ReadRouter) FindPurchaseDocument(ctx context.Context, accountID, id int64) (doc []byte, err error) {
+	err = r.read(ctx, accountID, func(db *DB) error { doc, err = db.FindPurchaseDocument(ctx, accountID, id); return err })
+	return doc, err
+}
+
+// FindPurchaseDocuments implements shop.PurchaseService.
+func (r *ReadRouter) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter) (page *shop.DocumentPage, err error) {
+	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = db.FindPurchaseDocuments(ctx, f); return err })
+	return page, err
+}
+
 // CountPurchases implements shop.PurchaseService.
 func (r *ReadRouter) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
 	err = r.read(ctx, f.AccountID, func(db *DB) error { n, capped, err = db.CountPurchases(ctx, f, limit); return err })

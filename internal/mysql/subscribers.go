@@ -118,14 +118,14 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 		}
 	}
 	if f.After != nil {
-		where = append(where, keysetCondition("sb", f.After, f.Desc))
+		where = append(where, keysetCondition("sb.created_at", "sb.id", f.After, f.Desc))
 	}
 	sel := sq.Select(subscriberColumns...).
 		From("subscribers sb").
 		Join("storefronts sf ON sf.id = sb.storefront_id").
 		LeftJoin("subscriptions ss ON ss.subscriber_id = sb.id").
 		Where(where).
-		OrderBy(orderBy("sb", f.Desc)).
+		OrderBy(orderBy("sb.created_at", "sb.id", f.Desc)).
 		Limit(uint64(n + 1))
 	if f.Page > 1 {
 		sel = sel.Offset(uint64(f.Page-1) * uint64(n))

@@ -3,6 +3,7 @@ package seed
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,10 +35,11 @@ var (
 	lineItemsTable = newTable("line_items",
 		"id", "purchase_id", "product_id", "price", "quantity", "subtotal", "tax", "discount", "total",
 		"product_name", "download_limit", "download_count", "expires_at", "has_all_keys")
-	productKeysTable  = newTable("product_keys", "line_item_id", "position", "purchase_id", "key_value")
-	couponsTable      = newTable("coupons", "purchase_id", "position", "name", "code", "discount_amount", "discount_type")
-	customFieldsTable = newTable("custom_fields", "purchase_id", "position", "label", "response")
-	transactionsTable = newTable("transactions",
+	purchaseProductsTable = newTable("purchase_products", "account_id", "product_id", "created_at", "purchase_id")
+	productKeysTable      = newTable("product_keys", "line_item_id", "position", "purchase_id", "key_value")
+	couponsTable          = newTable("coupons", "purchase_id", "position", "name", "code", "discount_amount", "discount_type")
+	customFieldsTable     = newTable("custom_fields", "purchase_id", "position", "label", "response")
+	transactionsTable     = newTable("transactions",
 		"id", "purchase_id", "action", "amount", "currency", "gateway", "is_success", "reference", "message",
 		"created_at", "updated_at")
 )
@@ -121,6 +123,8 @@ type generator struct {
 
 	customers, subscribers, subscriptions, purchases, lineItems *batch
 	productKeys, coupons, customFields, transactions            *batch
+	purchaseProducts                                            *batch
+	chunk                                                       *chunk
 
 	lines []line // reused per purchase
 }
@@ -150,16 +154,18 @@ func newGenerator(seed int64, now time.Time, sfs []*storefront, next ids) *gener
 	g.coupons = newBatch(couponsTable)
 	g.customFields = newBatch(customFieldsTable)
 	g.transactions = newBatch(transactionsTable)
+	g.purchaseProducts = newBatch(purchaseProductsTable)
 	return g
 }
 
 func (g *generator) batches() []*batch {
 	return []*batch{g.customers, g.subscribers, g.subscriptions, g.purchases, g.lineItems,
-		g.productKeys, g.coupons, g.customFields, g.transactions}
+		g.productKeys, g.coupons, g.customFields, g.transactions, g.purchaseProducts}
 }
 
 // beginChunk directs the following rows into c.
 func (g *generator) beginChunk(c *chunk) {
+	g.chunk = c
 	for _, b := range g.batches() {
 		b.reset(c)
 	}
@@ -731,7 +737,15 @@ func (g *generator) purchase(t time.Time) {
 		billFirst, billLast, bill.street, nullStr(bill.street2), bill.city, nullStr(bill.state), bill.zip, ctry.code,
 		cardType, cardNumber, ipAddress(r), r.IntN(100) < 35)
 
-	// Line items with downloads and keys.
+	g.chunk.addPurchase(acct.id, pid)
+
+	// Line items with downloads and keys; the product filter's path holds each product
+	// of the purchase once.
+	for i := range lines {
+		if !slices.ContainsFunc(lines[:i], func(o line) bool { return o.p.id == lines[i].p.id }) {
+			g.purchaseProducts.add(acct.id, lines[i].p.id, t, pid)
+		}
+	}
 	var expires any
 	if sf.dlDays > 0 {
 		expires = t.Add(time.Duration(sf.dlDays) * 24 * time.Hour)

@@ -47,9 +47,16 @@ type chunk struct {
 	rows  map[string]int64
 	// purchases and subscribers count the generated objects, for progress reports.
 	purchases, subscribers int
+	// documents lists the purchases of the chunk by account: their stored documents are
+	// written from their rows in the chunk's transaction.
+	documents map[int64][]int64
 }
 
-func newChunk() *chunk { return &chunk{rows: map[string]int64{}} }
+func newChunk() *chunk { return &chunk{rows: map[string]int64{}, documents: map[int64][]int64{}} }
+
+func (c *chunk) addPurchase(account, id int64) {
+	c.documents[account] = append(c.documents[account], id)
+}
 
 // batch gathers rows of one table into statements of bounded size, appending each
 // full statement to its chunk.

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"storefront/internal/mysql"
 )
 
 // Options says how much to generate.
@@ -243,6 +245,12 @@ func writeChunk(ctx context.Context, conn *sql.Conn, c *chunk) error {
 		if _, err := tx.ExecContext(ctx, s.query, s.args...); err != nil {
 			_ = tx.Rollback()
 			return fmt.Errorf("%.40s…: %w", s.query, err)
+		}
+	}
+	for account, ids := range c.documents {
+		if err := mysql.WriteDocuments(ctx, tx, account, ids); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("documents: %w", err)
 		}
 	}
 	return tx.Commit()

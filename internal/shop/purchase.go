@@ -236,6 +236,16 @@ type PurchasePage struct {
 	Total int64
 }
 
+// DocumentPage is one page of purchases as the API answers them: each purchase's stored
+// JSON document (what GET /purchases/{id} answers), in list order.
+type DocumentPage struct {
+	Documents [][]byte
+	// Next is the position after which the next page starts, nil on the last page.
+	Next *Cursor
+	// Total is the size of the whole filtered set when asked for, else -1.
+	Total int64
+}
+
 // DefaultPerPage and MaxPerPage bound page sizes (D5, D10).
 const (
 	DefaultPerPage = 100
@@ -249,6 +259,12 @@ type PurchaseService interface {
 	FindPurchaseByID(ctx context.Context, accountID, id int64) (*Purchase, error)
 	// FindPurchases returns one page of the account's purchases matching the filter.
 	FindPurchases(ctx context.Context, f PurchaseFilter) (*PurchasePage, error)
+	// FindPurchaseDocument returns one purchase of the account as its stored JSON
+	// document. Returns ENotFound as FindPurchaseByID does.
+	FindPurchaseDocument(ctx context.Context, accountID, id int64) ([]byte, error)
+	// FindPurchaseDocuments returns one page of the account's purchases matching the
+	// filter as their stored JSON documents.
+	FindPurchaseDocuments(ctx context.Context, f PurchaseFilter) (*DocumentPage, error)
 	// CountPurchases counts matches up to limit; capped is true when there are more.
 	CountPurchases(ctx context.Context, f PurchaseFilter, limit int64) (n int64, capped bool, err error)
 	// FindPurchaseActivity returns a purchase's timeline, newest first.
