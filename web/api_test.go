@@ -276,6 +276,7 @@ func TestAPI(t *testing.T) {
 		fmt.Sprintf(`UPDATE purchases SET created_at = '2026-03-01 05:00:00' WHERE id = %d`, edgeID),
 		fmt.Sprintf(`UPDATE purchases SET created_at = '2026-03-01 04:59:59' WHERE id = %d`, beforeEdgeID),
 	)
+	e.rebuild()
 
 	all := e.walk("/api/v2/purchases?per_page=500", e.rw)
 	if len(all) < 200 {

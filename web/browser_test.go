@@ -375,6 +375,7 @@ func pickPurchase(t *testing.T, e *apiEnv, used map[int64]bool, status string) (
 		if _, err := e.db.Exec(`UPDATE purchases SET status = ? WHERE id = ?`, status, id); err != nil {
 			t.Fatal(err)
 		}
+		e.rebuild()
 		return id, email
 	}
 	t.Fatalf("no purchase left to use: %v", rows.Err())

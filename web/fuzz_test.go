@@ -82,6 +82,7 @@ func refundedPurchase(tb testing.TB, e *apiEnv) int64 {
 	if _, err := e.db.Exec(`UPDATE purchases SET status = 'RFD' WHERE id = ?`, id); err != nil {
 		tb.Fatal(err)
 	}
+	e.rebuild()
 	return id
 }
 

@@ -583,6 +583,7 @@ func TestHostile_HeaderInjection(t *testing.T) {
 	if _, err := e.db.Exec(`UPDATE purchases SET buyer_email = ? WHERE id = ?`, "victim@example.com"+evil, id); err != nil {
 		t.Fatal(err)
 	}
+	e.rebuild()
 	r = e.do("POST", path, e.rw, nil, nil)
 	if r.status != 400 {
 		t.Fatalf("reactivation to a stored address with a line break: got %d %s, want 400", r.status, r.body)

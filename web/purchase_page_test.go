@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"storefront/internal/mysql"
 )
 
 // htmlPage is a parsed HTML answer.
@@ -159,6 +162,16 @@ func (e *apiEnv) richPurchase(used map[int64]bool) int64 {
 func (e *apiEnv) exec(query string, args ...any) {
 	e.t.Helper()
 	if _, err := e.db.Exec(query, args...); err != nil {
+		e.t.Fatal(err)
+	}
+	e.rebuild()
+}
+
+// rebuild brings the stored documents and product paths up to date with rows the test
+// changed directly.
+func (e *apiEnv) rebuild() {
+	e.t.Helper()
+	if err := mysql.RebuildDerived(context.Background(), e.db.DB); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -33,6 +33,7 @@ func (e *apiEnv) purchaseWithStatus(status string, skip map[int64]bool) int64 {
 		if _, err := e.db.Exec("UPDATE purchases SET status = ? WHERE id = ?", status, id); err != nil {
 			e.t.Fatal(err)
 		}
+		e.rebuild()
 		return id
 	}
 	e.t.Fatal("no purchase left to use")
@@ -362,6 +363,7 @@ func dbtest_exec(t *testing.T, e *apiEnv, stmts ...string) {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
+	e.rebuild()
 }
 
 func TestAPI_RateLimit(t *testing.T) {

@@ -43,6 +43,7 @@ func loadTenancyIDs(t *testing.T, e *apiEnv) tenancyIDs {
 	if _, err := e.db.Exec(`UPDATE purchases SET status = 'ERR' WHERE id = ?`, ids.purchase); err != nil {
 		t.Fatal(err)
 	}
+	e.rebuild()
 	return ids
 }
 

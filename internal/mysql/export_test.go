@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"fmt"
 
 	"storefront/internal/shop"
 )
@@ -28,4 +29,70 @@ func (db *DB) FindPurchasesCounted(ctx context.Context, f shop.PurchaseFilter) (
 	c := &countingQueryer{queryer: db.DB}
 	page, err := db.findPurchases(ctx, c, f)
 	return page, c.n, err
+}
+
+// DerivedMismatches rebuilds, from the normalised rows, every purchase's document and
+// its product-path rows, and lists what differs from what is stored: purchases whose
+// stored document is missing or different, stored documents of no purchase, and
+// product-path rows missing or extra.
+func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
+	var out []string
+	byAccount := map[int64][]int64{}
+	err := eachRow(ctx, db.DB, "SELECT account_id, id FROM purchases ORDER BY id", nil, func(rows *sql.Rows) error {
+		var a, id int64
+		if err := rows.Scan(&a, &id); err != nil {
+			return err
+		}
+		byAccount[a] = append(byAccount[a], id)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for account, ids := range byAccount {
+		page, err := readPurchases(ctx, db.DB, &shop.PurchasePage{}, account, ids, len(ids), false)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range page.Purchases {
+			want, err := purchaseDocument(p)
+			if err != nil {
+				return nil, err
+			}
+			var got []byte
+			err = db.QueryRowContext(ctx, "SELECT document FROM purchase_documents WHERE account_id = ? AND purchase_id = ?", account, p.ID).Scan(&got)
+			if err == sql.ErrNoRows {
+				out = append(out, fmt.Sprintf("purchase %d: no document", p.ID))
+				continue
+			} else if err != nil {
+				return nil, err
+			}
+			if string(got) != string(want) {
+				out = append(out, fmt.Sprintf("purchase %d: stored document\n%s\nrebuilt\n%s", p.ID, got, want))
+			}
+		}
+	}
+	for _, q := range []struct{ what, query string }{
+		{"document of no purchase", `SELECT d.purchase_id FROM purchase_documents d
+			LEFT JOIN purchases p ON p.account_id = d.account_id AND p.id = d.purchase_id WHERE p.id IS NULL`},
+		{"product path row missing", `SELECT DISTINCT p.id FROM purchases p JOIN line_items li ON li.purchase_id = p.id
+			LEFT JOIN purchase_products pp ON pp.account_id = p.account_id AND pp.product_id = li.product_id
+			AND pp.created_at = p.created_at AND pp.purchase_id = p.id WHERE pp.purchase_id IS NULL`},
+		{"product path row extra", `SELECT pp.purchase_id FROM purchase_products pp
+			LEFT JOIN purchases p ON p.account_id = pp.account_id AND p.id = pp.purchase_id AND p.created_at = pp.created_at
+			WHERE p.id IS NULL OR NOT EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id AND li.product_id = pp.product_id)`},
+	} {
+		err := eachRow(ctx, db.DB, q.query, nil, func(rows *sql.Rows) error {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			out = append(out, fmt.Sprintf("purchase %d: %s", id, q.what))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -154,7 +154,7 @@ func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (acces
 	}
 	counts := map[accessPath]int64{}
 	for _, p := range rangePaths(f) {
-		inner, args, err := sq.Select("1").From("purchases p FORCE INDEX ("+pathIndexes[p]+")").
+		inner, args, err := sq.Select("1").From("purchases p FORCE INDEX (" + pathIndexes[p] + ")").
 			Where(sq.And{sq.Eq{"p.account_id": f.AccountID}, rangeCondition(f, p)}).
 			Limit(sortLimit + 1).ToSql()
 		if err != nil {
