@@ -119,11 +119,17 @@ func (b bare) filterOf(q url.Values) (shop.PurchaseFilter, error) {
 	return filter.Purchases(q, b.account, time.Now(), b.loc)
 }
 
-// page sends the page's statements and returns the number of purchases on it.
+// page sends the page's statements (the plan's counts, the ids, the documents) and
+// returns the number of purchases on it.
 func (b bare) page(ctx context.Context, f shop.PurchaseFilter) (int, error) {
-	list, load, err := mysql.PurchasePageStatements(ctx, b.db, f)
+	plan, list, load, err := mysql.PurchasePageStatements(ctx, b.db, f)
 	if err != nil {
 		return 0, err
+	}
+	for _, s := range plan {
+		if err := b.each(ctx, s, nil); err != nil {
+			return 0, err
+		}
 	}
 	var ids []int64
 	if err := b.each(ctx, list, func(cols []sql.RawBytes) error {
@@ -195,10 +201,10 @@ func (b bare) time(ctx context.Context, f shop.PurchaseFilter, d time.Duration) 
 	return ts[len(ts)/2], nil
 }
 
-// getOne sends the statements FindPurchaseByID sends for one purchase: the row, then
-// its collections.
+// getOne sends the statement GET /purchases/{id} sends: one primary-key read of the
+// purchase's stored document.
 func (b bare) getOne(ctx context.Context, id int64) error {
-	_, load, err := mysql.PurchasePageStatements(ctx, b.db, shop.PurchaseFilter{AccountID: b.account, PerPage: 1})
+	_, _, load, err := mysql.PurchasePageStatements(ctx, b.db, shop.PurchaseFilter{AccountID: b.account, PerPage: 1})
 	if err != nil {
 		return err
 	}
@@ -265,7 +271,7 @@ func (b bare) deepCursor(ctx context.Context, f shop.PurchaseFilter) (cursor str
 	for p := 1; len(ids) < deepDepth+101; p++ {
 		h := g
 		h.PerPage, h.Page = shop.MaxPerPage, p
-		list, _, err := mysql.PurchasePageStatements(ctx, b.db, h)
+		_, list, _, err := mysql.PurchasePageStatements(ctx, b.db, h)
 		if err != nil {
 			return "", 0, false, err
 		}

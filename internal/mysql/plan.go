@@ -145,6 +145,15 @@ func rangeCondition(f shop.PurchaseFilter, p accessPath) sq.Sqlizer {
 	panic(fmt.Sprintf("rangeCondition: %v is not a range path", p))
 }
 
+// rangeCount builds the statement that counts the matches of a range path's condition
+// alone, from its index, up to sortLimit+1.
+func rangeCount(f shop.PurchaseFilter, p accessPath) (string, []any, error) {
+	inner, args, err := sq.Select("1").From("purchases p FORCE INDEX (" + pathIndexes[p] + ")").
+		Where(sq.And{sq.Eq{"p.account_id": f.AccountID}, rangeCondition(f, p)}).
+		Limit(sortLimit + 1).ToSql()
+	return "SELECT COUNT(*) FROM (" + inner + ") t", args, err
+}
+
 // planPurchases chooses the access path of the filter, counting the matches of its
 // range conditions from their indexes (at most sortLimit+1 entries each) when the
 // rule needs them.
@@ -154,14 +163,12 @@ func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (acces
 	}
 	counts := map[accessPath]int64{}
 	for _, p := range rangePaths(f) {
-		inner, args, err := sq.Select("1").From("purchases p FORCE INDEX (" + pathIndexes[p] + ")").
-			Where(sq.And{sq.Eq{"p.account_id": f.AccountID}, rangeCondition(f, p)}).
-			Limit(sortLimit + 1).ToSql()
+		query, args, err := rangeCount(f, p)
 		if err != nil {
 			return 0, err
 		}
 		var n int64
-		if err := q.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+inner+") t", args...).Scan(&n); err != nil {
+		if err := q.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 			return 0, translate(err)
 		}
 		counts[p] = n

@@ -334,26 +334,35 @@ type Statement struct {
 	Args  []any
 }
 
-// PurchasePageStatements returns the statements that FindPurchases sends for one page
-// of the filter, for a benchmark to send the same SQL: list selects the n+1 ids of the
-// page; load, given those ids, returns the statement reading the rows and the five
-// reading their nested collections (findPurchases reads collections of the first n).
-func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilter) (list Statement, load func(ids []int64) ([]Statement, error), err error) {
+// PurchasePageStatements returns the statements that the API sends for one page of
+// the filter (FindPurchaseDocuments), for a benchmark to send the same SQL: plan counts
+// the matches of the filter's range conditions when the plan rule needs them (it has
+// been run once here to choose the path); list selects the n+1 ids of the page; load,
+// given those ids, returns the statement reading the first n documents.
+func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilter) (plan []Statement, list Statement, load func(ids []int64) ([]Statement, error), err error) {
 	n := perPage(f.PerPage)
 	path, err := planPurchases(ctx, db, f)
 	if err != nil {
-		return list, nil, err
+		return nil, list, nil, err
+	}
+	if needsCounts(f) {
+		for _, p := range rangePaths(f) {
+			var s Statement
+			if s.Query, s.Args, err = rangeCount(f, p); err != nil {
+				return nil, list, nil, err
+			}
+			plan = append(plan, s)
+		}
 	}
 	list.Query, list.Args, err = purchaseListQuery(f, n, path)
 	load = func(ids []int64) ([]Statement, error) {
-		var rows Statement
+		var docs Statement
 		var err error
-		if rows.Query, rows.Args, err = purchaseRowsQuery(f.AccountID, ids); err != nil {
-			return nil, err
-		}
-		return append([]Statement{rows}, collectionQueries(ids[:min(len(ids), n)])...), nil
+		docs.Query, docs.Args, err = sq.Select("purchase_id", "document").From("purchase_documents").
+			Where(sq.And{sq.Eq{"account_id": f.AccountID}, sq.Eq{"purchase_id": ids[:min(len(ids), n)]}}).ToSql()
+		return []Statement{docs}, err
 	}
-	return list, load, err
+	return plan, list, load, err
 }
 
 // collectionQueries builds the statements that read the nested collections of the
