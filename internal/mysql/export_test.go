@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"storefront/internal/shop"
@@ -95,4 +96,46 @@ func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// AnalyzeList runs the list statement of the filter's page under ANALYZE and returns
+// the plan's path and the index entries (or rows) it read, over all tables.
+func (db *DB) AnalyzeList(ctx context.Context, f shop.PurchaseFilter) (string, float64, error) {
+	path, err := planPurchases(ctx, db.DB, f)
+	if err != nil {
+		return "", 0, err
+	}
+	query, args, err := purchaseListQuery(f, perPage(f.PerPage), path)
+	if err != nil {
+		return "", 0, err
+	}
+	var out string
+	if err := db.QueryRowContext(ctx, "ANALYZE FORMAT=JSON "+query, args...).Scan(&out); err != nil {
+		return "", 0, err
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		return "", 0, err
+	}
+	var read float64
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if t, ok := v["table"].(map[string]any); ok {
+				rows, _ := t["r_rows"].(float64)
+				loops, _ := t["r_loops"].(float64)
+				read += rows * loops
+			}
+			for _, c := range v {
+				walk(c)
+			}
+		case []any:
+			for _, c := range v {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	return path.String(), read, nil
 }

@@ -25,7 +25,7 @@ var tenantTables = map[string]bool{
 	"subscriptions": true, "purchases": true, "line_items": true, "product_keys": true, "coupons": true,
 	"custom_fields": true, "transactions": true, "api_keys": true, "users": true, "user_sessions": true,
 	"purchase_activity": true, "subscriber_activity": true, "email_outbox": true, "idempotency_keys": true,
-	"read_fences": true, "api_rate_buckets": true,
+	"read_fences": true, "api_rate_buckets": true, "purchase_products": true, "purchase_documents": true,
 }
 
 // unscoped are the statements on tenant tables that carry neither the account nor the
@@ -74,6 +74,10 @@ var unscoped = map[string]string{
 	// Operators' commands across accounts (storefront seed/import, the overview).
 	"SELECT COUNT(*) FROM accounts": "demo data check at start",
 	"SELECT s.id, s.account_id, s.name, s.currency, s.download_limit, s.download_days, s.past_due_grace_days, (SELECT COUNT(*) FROM purchases p WHERE p.storefront_id = s.id), (SELECT COUNT(*) FROM subscribers sb WHERE sb.storefront_id = s.id) FROM storefronts s ORDER BY s.id": "operator overview; scatter under sharding",
+	// Operators' repair of what is derived from purchases (RebuildDerived), across accounts.
+	"DELETE FROM purchase_products": "repair across accounts, per shard",
+	"INSERT IGNORE INTO purchase_products (account_id, product_id, created_at, purchase_id) SELECT p.account_id, li.product_id, p.created_at, p.id FROM purchases p JOIN line_items li ON li.purchase_id = p.id": "repair across accounts, per shard",
+	"DELETE FROM purchase_documents": "repair across accounts, per shard",
 	// Shared rate limit: keyed by the API key, whose account is known.
 	"INSERT INTO api_rate_buckets (key_id, tokens, refilled_at) VALUES (?, (@sf_left := ? - (@sf_taken := ?)), ?) ON DUPLICATE KEY UPDATE tokens = (@sf_left := ": "bucket of the authenticated key",
 }

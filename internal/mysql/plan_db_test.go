@@ -1,0 +1,94 @@
+package mysql_test
+
+import (
+	"context"
+	"testing"
+
+	"storefront/internal/dbtest"
+	"storefront/internal/seed"
+	"storefront/internal/shop"
+)
+
+// TestPlans_BoundedReads runs list pages of every kind of filter under ANALYZE on
+// seeded data and checks how many index entries each read: an ordered path reads a
+// page's worth whatever the number of matches, another account's identifiers read an
+// empty range, and the sorted and walked ranges stay under their bounds.
+func TestPlans_BoundedReads(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 6000, Subscribers: 300, Seed: 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	one := func(query string, args ...any) int64 {
+		t.Helper()
+		var n int64
+		if err := db.QueryRow(query, args...).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		return n
+	}
+	// Products of account 1 by popularity, and identifiers of account 2.
+	popular := one(`SELECT li.product_id FROM line_items li JOIN purchases p ON p.id = li.purchase_id WHERE p.account_id = 1
+		GROUP BY li.product_id ORDER BY COUNT(*) DESC LIMIT 1`)
+	rare := one(`SELECT li.product_id FROM line_items li JOIN purchases p ON p.id = li.purchase_id WHERE p.account_id = 1
+		GROUP BY li.product_id ORDER BY COUNT(*), li.product_id LIMIT 1`)
+	otherProduct := one(`SELECT li.product_id FROM line_items li JOIN purchases p ON p.id = li.purchase_id WHERE p.account_id = 2
+		GROUP BY li.product_id ORDER BY COUNT(*) DESC LIMIT 1`)
+	otherStorefront := one("SELECT id FROM storefronts WHERE account_id = 2 LIMIT 1")
+	otherCustomer := one("SELECT customer_id FROM purchases WHERE account_id = 2 AND customer_id IS NOT NULL GROUP BY customer_id ORDER BY COUNT(*) DESC LIMIT 1")
+	otherSubscriber := one("SELECT subscriber_id FROM purchases WHERE account_id = 2 AND subscriber_id IS NOT NULL GROUP BY subscriber_id ORDER BY COUNT(*) DESC LIMIT 1")
+	storefront := one("SELECT storefront_id FROM purchases WHERE account_id = 1 GROUP BY storefront_id ORDER BY COUNT(*) DESC LIMIT 1")
+	var rarePrefix string
+	if err := db.QueryRow(`SELECT LEFT(buyer_email, 3) FROM purchases WHERE account_id = 1 GROUP BY LEFT(buyer_email, 3)
+		HAVING COUNT(*) BETWEEN 3 AND 30 ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&rarePrefix); err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+
+	const page = 101 // a page of 100 and the one that tells whether more follow
+	for _, tc := range []struct {
+		name     string
+		f        shop.PurchaseFilter
+		path     string
+		maxReads float64
+	}{
+		{"popular product", shop.PurchaseFilter{ProductID: popular, Desc: true}, "product", page},
+		{"rare product", shop.PurchaseFilter{ProductID: rare}, "product", page},
+		{"another account's product", shop.PurchaseFilter{ProductID: otherProduct, Desc: true}, "product", 0},
+		{"another account's storefront", shop.PurchaseFilter{StorefrontID: otherStorefront}, "storefront", 0},
+		{"another account's customer", shop.PurchaseFilter{CustomerID: otherCustomer}, "customer", 0},
+		{"another account's subscriber", shop.PurchaseFilter{SubscriberID: otherSubscriber}, "subscriber", 0},
+		{"storefront", shop.PurchaseFilter{StorefrontID: storefront, Desc: true}, "storefront", page},
+		{"refunded", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{shop.PurchaseRefunded}}, "status", page},
+		{"unshipped", shop.PurchaseFilter{Unshipped: &yes, Desc: true}, "ship", page},
+		{"no filter", shop.PurchaseFilter{Desc: true}, "list", page},
+		// A prefix matching few purchases is read from its index and sorted.
+		{"rare e-mail prefix", shop.PurchaseFilter{EmailPrefix: rarePrefix}, "email prefix", 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.f.AccountID = 1
+			path, read, err := db.AnalyzeList(ctx, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %v entries", path, read)
+			if path != tc.path {
+				t.Errorf("path: got %s, want %s", path, tc.path)
+			}
+			if read > tc.maxReads {
+				t.Errorf("entries read: got %v, want at most %v", read, tc.maxReads)
+			}
+		})
+	}
+	// The product path with another condition joins purchases: still one entry of the
+	// path and one row per purchase looked at, in order.
+	t.Run("product with a storefront", func(t *testing.T) {
+		path, read, err := db.AnalyzeList(ctx, shop.PurchaseFilter{AccountID: 1, ProductID: popular, StorefrontID: storefront, Desc: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path != "product" || read > 2*page {
+			t.Errorf("got %s reading %v, want product reading at most %d", path, read, 2*page)
+		}
+	})
+}
