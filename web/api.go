@@ -81,6 +81,7 @@ func (s *Server) listPurchases(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	f.IncludeCount = f.IncludeCount || countsAsDPD(f.Page)
 	page, err := s.Purchases.FindPurchases(c.Request.Context(), f)
 	if err != nil {
 		return err
@@ -88,11 +89,26 @@ func (s *Server) listPurchases(c *gin.Context) error {
 	if page.Next != nil {
 		s.linkNext(c, filter.EncodeCursor(*page.Next, filter.KindPurchase, f.Desc))
 	}
-	if page.Total >= 0 {
-		c.Header("X-Total-Count", strconv.FormatInt(page.Total, 10))
-	}
+	setCount(c, page.Total)
 	writeJSON(c, http.StatusOK, page.Purchases)
 	return nil
+}
+
+// countsAsDPD reports whether a list request is counted because it asks, as DPD
+// clients do, for the first page by number: they read the size of the whole list from
+// that page's Dpd-Collection-Count header. Any other page is counted only with
+// include_count, since counting a large set is costly.
+func countsAsDPD(page int) bool { return page == 1 }
+
+// setCount sends the size of the whole filtered list, when it was counted (total >= 0),
+// under both names clients read: X-Total-Count and DPD's Dpd-Collection-Count.
+func setCount(c *gin.Context, total int64) {
+	if total < 0 {
+		return
+	}
+	n := strconv.FormatInt(total, 10)
+	c.Header("X-Total-Count", n)
+	c.Header("Dpd-Collection-Count", n)
 }
 
 // linkNext sets the Link header (RFC 8288) to the next page: the same request with the
@@ -131,6 +147,7 @@ func (s *Server) listSubscribers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	f.IncludeCount = f.IncludeCount || countsAsDPD(f.Page)
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err
@@ -138,9 +155,7 @@ func (s *Server) listSubscribers(c *gin.Context) error {
 	if page.Next != nil {
 		s.linkNext(c, filter.EncodeCursor(*page.Next, filter.KindSubscriber, f.Desc))
 	}
-	if page.Total >= 0 {
-		c.Header("X-Total-Count", strconv.FormatInt(page.Total, 10))
-	}
+	setCount(c, page.Total)
 	writeJSON(c, http.StatusOK, page.Subscribers)
 	return nil
 }
