@@ -81,6 +81,7 @@ func (s *Server) listPurchases(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	f.IncludeCount = f.IncludeCount || countsAsDPD(f.Page)
 	page, err := s.Purchases.FindPurchaseDocuments(c.Request.Context(), f)
 	if err != nil {
 		return err
@@ -88,11 +89,26 @@ func (s *Server) listPurchases(c *gin.Context) error {
 	if page.Next != nil {
 		s.linkNext(c, filter.EncodeCursor(*page.Next, filter.KindPurchase, f.Desc))
 	}
-	if page.Total >= 0 {
-		c.Header("X-Total-Count", strconv.FormatInt(page.Total, 10))
-	}
+	setCount(c, page.Total)
 	writeDocuments(c, page.Documents)
 	return nil
+}
+
+// countsAsDPD reports whether a list request is counted because it asks, as DPD
+// clients do, for the first page by number: they read the size of the whole list from
+// that page's Dpd-Collection-Count header. Any other page is counted only with
+// include_count, since counting a large set is costly.
+func countsAsDPD(page int) bool { return page == 1 }
+
+// setCount sends the size of the whole filtered list, when it was counted (total >= 0),
+// under both names clients read: X-Total-Count and DPD's Dpd-Collection-Count.
+func setCount(c *gin.Context, total int64) {
+	if total < 0 {
+		return
+	}
+	n := strconv.FormatInt(total, 10)
+	c.Header("X-Total-Count", n)
+	c.Header("Dpd-Collection-Count", n)
 }
 
 // linkNext sets the Link header (RFC 8288) to the next page: the same request with the
@@ -131,6 +147,7 @@ func (s *Server) listSubscribers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	f.IncludeCount = f.IncludeCount || countsAsDPD(f.Page)
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err
@@ -138,9 +155,7 @@ func (s *Server) listSubscribers(c *gin.Context) error {
 	if page.Next != nil {
 		s.linkNext(c, filter.EncodeCursor(*page.Next, filter.KindSubscriber, f.Desc))
 	}
-	if page.Total >= 0 {
-		c.Header("X-Total-Count", strconv.FormatInt(page.Total, 10))
-	}
+	setCount(c, page.Total)
 	writeJSON(c, http.StatusOK, page.Subscribers)
 	return nil
 }
@@ -290,7 +305,8 @@ func idempotencyKey(r *http.Request) (string, error) {
 }
 
 // readReactivateParams reads customer_email and refulfill from a form-encoded or JSON
-// body, or from the query string (D9). Unknown parameters are refused.
+// body, or from the query string (D9). Unknown parameters are refused. Values are read
+// as sent; a blank one is the same as none.
 func readReactivateParams(r *http.Request) (email string, refulfill bool, err error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -321,7 +337,8 @@ func readReactivateParams(r *http.Request) (email string, refulfill bool, err er
 			params[k] = v
 		}
 	case ct == "application/x-www-form-urlencoded" || ct == "" || ct == "text/plain":
-		form, err := url.ParseQuery(string(trimmed))
+		// The body as sent: a line break after a value is part of the value.
+		form, err := url.ParseQuery(string(body))
 		if err != nil {
 			return "", false, shop.Errorf(shop.EInvalid, "The body is not form-encoded.")
 		}
@@ -347,7 +364,11 @@ func readReactivateParams(r *http.Request) (email string, refulfill bool, err er
 		if email, err = paramString("customer_email", v); err != nil {
 			return "", false, err
 		}
-		email = strings.TrimSpace(email)
+		// Read literally (D7, D9): "ann@example.com\n" is no address, and is refused
+		// rather than trimmed into one. A blank value is the same as none.
+		if strings.TrimSpace(email) == "" {
+			email = ""
+		}
 		if email != "" && !shop.ValidEmail(email) {
 			return "", false, shop.ParamErrorf(shop.EInvalid, "customer_email", "customer_email must be one e-mail address such as ann@example.com.")
 		}
@@ -397,7 +418,8 @@ func paramString(name string, v any) (string, error) {
 }
 
 // paramBool reads refulfill: 1/0/true/false in a form; in JSON also a boolean or the
-// numbers 1 and 0 (D9).
+// numbers 1 and 0 (D9). A string is read literally: blank is the same as none, and
+// anything else must be one of the words exactly, without surrounding blanks.
 func paramBool(name string, v any) (bool, error) {
 	switch v := v.(type) {
 	case []string:
@@ -405,7 +427,7 @@ func paramBool(name string, v any) (bool, error) {
 		if err != nil || s == "" {
 			return false, err
 		}
-		return filter.ParseBool(name, strings.TrimSpace(s))
+		return filter.ParseBool(name, s)
 	case json.RawMessage:
 		switch string(v) {
 		case "true", "1":
@@ -418,7 +440,8 @@ func paramBool(name string, v any) (bool, error) {
 			if strings.TrimSpace(s) == "" {
 				return false, nil
 			}
-			return filter.ParseBool(name, strings.TrimSpace(s))
+			// " 1" is none of the accepted words.
+			return filter.ParseBool(name, s)
 		}
 	}
 	return false, shop.ParamErrorf(shop.EInvalid, name, "%s must be true, false, 1 or 0.", name)

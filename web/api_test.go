@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -171,6 +172,26 @@ func wantError(t testing.TB, r response, status int, word, code, param string) e
 		t.Fatal("no X-Request-Id")
 	}
 	return eb
+}
+
+// rawResponseHead sends a GET over a bare connection and returns the status line and
+// header lines as they came over the wire, in the spelling the server wrote.
+func rawResponseHead(t testing.TB, e *apiEnv, path, key string) string {
+	t.Helper()
+	u, _ := url.Parse(e.url)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	auth := base64.StdEncoding.EncodeToString([]byte("demo:" + key))
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Basic %s\r\nConnection: close\r\n\r\n", path, u.Host, auth)
+	b, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(b), "\r\n\r\n")
+	return head + "\r\n"
 }
 
 // purchase is the parts of a purchase JSON the tests look at; raw keeps the rest.
@@ -583,6 +604,60 @@ func TestAPI(t *testing.T) {
 		if e.get("/api/v2/purchases?per_page=5", e.ro).header.Get("X-Total-Count") != "" {
 			t.Fatal("X-Total-Count sent without include_count")
 		}
+		// DPD clients ask for page=1 and read the size of the list from that page's
+		// Dpd-Collection-Count; every other request is counted only with include_count.
+		cursor := ""
+		if m := linkRe.FindStringSubmatch(e.get("/api/v2/purchases?per_page=5", e.ro).header.Get("Link")); m != nil {
+			u, _ := url.Parse(m[1])
+			cursor = u.Query().Get("cursor")
+		}
+		for _, tc := range []struct {
+			query string
+			count int // -1: no count
+		}{
+			{"page=1", len(all)},
+			{"page=1&per_page=5&status=ACT", wantCount},
+			{"page=1&include_count=0", len(all)},
+			{"page=1&include_count=1", len(all)},
+			{"page=2&include_count=1", len(all)},
+			{"include_count=true&status=act", wantCount},
+			{"per_page=5", -1},
+			{"page=2", -1},
+			{"page=2&include_count=0", -1},
+			{"cursor=" + cursor, -1},
+			{"page=1&status=ACT&storefront_id=3", 0},
+		} {
+			r := e.get("/api/v2/purchases?"+tc.query, e.ro)
+			want := ""
+			if tc.count >= 0 {
+				want = fmt.Sprint(tc.count)
+			}
+			if r.status != 200 || r.header.Get("Dpd-Collection-Count") != want || r.header.Get("X-Total-Count") != want {
+				t.Errorf("%s: got %d, Dpd-Collection-Count %q, X-Total-Count %q; want both %q", tc.query, r.status,
+					r.header.Get("Dpd-Collection-Count"), r.header.Get("X-Total-Count"), want)
+			}
+		}
+		// What the DPD v2 PHP client does: count() reads the header of page 1, and the
+		// iteration asks for page 2, 3, ... until one comes back empty.
+		r = e.get("/api/v2/purchases?page=1", e.ro)
+		counted := r.header.Get("Dpd-Collection-Count")
+		seen := 0
+		for n := 1; ; n++ {
+			var page []purchase
+			e.get(fmt.Sprintf("/api/v2/purchases?page=%d", n), e.ro).json(t, &page)
+			if len(page) == 0 {
+				break
+			}
+			seen += len(page)
+		}
+		if counted != fmt.Sprint(seen) || seen != len(all) {
+			t.Fatalf("a DPD client counts %q and iterates %d purchases; the account has %d", counted, seen, len(all))
+		}
+		// The name is sent in the exact spelling the PHP client looks up.
+		raw := rawResponseHead(t, e, "/api/v2/purchases?page=1&per_page=1", e.ro)
+		if !strings.Contains(raw, "\r\nDpd-Collection-Count: "+fmt.Sprint(len(all))+"\r\n") {
+			t.Fatalf("the response head lacks Dpd-Collection-Count: %d as spelt:\n%s", len(all), raw)
+		}
 		empty := e.get("/api/v2/purchases?status=ACT&storefront_id=3", e.ro)
 		if empty.status != 200 || strings.TrimSpace(string(empty.body)) != "[]" || empty.header.Get("Link") != "" {
 			t.Fatalf("empty result: got %d %s", empty.status, empty.body)
@@ -662,6 +737,30 @@ func TestAPI(t *testing.T) {
 		}
 		if !slices.Equal(walked, want) {
 			t.Fatalf("cursor walk: got %v, want %v", walked, want)
+		}
+		// Counted on page=1 (DPD clients) and with include_count, never otherwise.
+		for _, tc := range []struct {
+			query string
+			count int
+		}{
+			{"page=1", len(subs)},
+			{"page=1&per_page=2", len(subs)},
+			{"page=3&per_page=2&include_count=1", len(subs)},
+			{"include_count=1", len(subs)},
+			{"page=1&username=" + url.QueryEscape(upper), 1},
+			{"", -1},
+			{"page=2&per_page=2", -1},
+			{"per_page=7", -1},
+		} {
+			r := e.get("/api/v2/storefronts/1/subscribers?"+tc.query, e.ro)
+			want := ""
+			if tc.count >= 0 {
+				want = fmt.Sprint(tc.count)
+			}
+			if r.status != 200 || r.header.Get("Dpd-Collection-Count") != want || r.header.Get("X-Total-Count") != want {
+				t.Errorf("%s: got %d, Dpd-Collection-Count %q, X-Total-Count %q; want both %q", tc.query, r.status,
+					r.header.Get("Dpd-Collection-Count"), r.header.Get("X-Total-Count"), want)
+			}
 		}
 	})
 

@@ -543,6 +543,8 @@ func TestHostile_HeaderInjection(t *testing.T) {
 		"victim@example.com\r\nBcc: thief@evil.test", "victim@example.com\nBcc: thief@evil.test", "victim@example.com\rBcc: thief@evil.test",
 		"victim@example.com\r\n\r\nbody", "victim@example.com%0d%0aBcc:thief@evil.test", "victim@example.com, thief@evil.test",
 		"victim@example.com\x00thief@evil.test", "Victim <victim@example.com>", "victim@example.com>\r\nX-Injected: 1",
+		// A line break at either end is refused too, not trimmed away (D9).
+		"victim@example.com\n", "victim@example.com\r\n", "\nvictim@example.com",
 	} {
 		cases += 3
 		wantError(t, e.do("POST", path, e.rw, strings.NewReader(url.Values{"customer_email": {addr}}.Encode()),
@@ -636,4 +638,261 @@ func TestBrowser_HostileData(t *testing.T) {
 		t.Errorf("htmx filter: a payload ran (window.__xss = %v)", got)
 	}
 	t.Logf("%d pages opened with hostile data", len(paths)+1)
+}
+
+// blankVariants are the ways a value can carry blanks around it: a space, a tab, a
+// line break, a no-break space (all of which strings.TrimSpace would remove), before
+// or after.
+func blankVariants(v string) []string {
+	return []string{" " + v, v + " ", "\t" + v, v + "\n", "\r\n" + v, "\u00a0" + v}
+}
+
+// purchaseSnapshot is everything a reactivation changes about a purchase: its row,
+// its line items, its activity, its idempotency keys and its queued e-mails.
+func purchaseSnapshot(t *testing.T, e *apiEnv, id int64) string {
+	t.Helper()
+	var row, items string
+	var activity, keys, outbox int
+	if err := e.db.QueryRow(`SELECT CONCAT_WS('|', status, updated_at) FROM purchases WHERE id = ? AND account_id = 1`, id).Scan(&row); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.QueryRow(`SELECT GROUP_CONCAT(CONCAT_WS(':', li.id, li.download_count, li.download_limit, IFNULL(li.expires_at, '-'),
+		(SELECT COUNT(*) FROM product_keys k WHERE k.line_item_id = li.id)) ORDER BY li.id) FROM line_items li WHERE li.purchase_id = ?`, id).Scan(&items); err != nil {
+		t.Fatal(err)
+	}
+	e.db.QueryRow(`SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = ?`, id).Scan(&activity)
+	e.db.QueryRow(`SELECT COUNT(*) FROM idempotency_keys WHERE account_id = 1 AND purchase_id = ?`, id).Scan(&keys)
+	e.db.QueryRow(`SELECT COUNT(*) FROM email_outbox WHERE account_id = 1 AND purchase_id = ?`, id).Scan(&outbox)
+	return fmt.Sprintf("purchase %s; line items %s; activity %d; idempotency keys %d; outbox %d", row, items, activity, keys, outbox)
+}
+
+// TestHostile_LiteralInput: the API reads every value as sent (D6, D7, D9). A value of
+// only blanks is absent; any other keeps its blanks: an id, number or keyword with
+// blanks around it is a 400 naming the parameter, text with them matches only text
+// that has them, and a reactivation address with a line break is refused with nothing
+// sent and nothing changed, never trimmed into an address of its own.
+func TestHostile_LiteralInput(t *testing.T) {
+	e := newAPI(t, 0)
+	cases := 0
+
+	var productID, customerID, subscriberID, purchaseID, storefrontSub int64
+	var username string
+	if err := e.db.QueryRow(`SELECT p.id, p.customer_id, p.subscriber_id, (SELECT MIN(li.product_id) FROM line_items li WHERE li.purchase_id = p.id)
+		FROM purchases p WHERE p.account_id = 1 AND p.storefront_id = 1 AND p.customer_id IS NOT NULL AND p.subscriber_id IS NOT NULL
+		AND EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id) ORDER BY p.id LIMIT 1`).Scan(&purchaseID, &customerID, &subscriberID, &productID); err != nil {
+		t.Fatalf("the seed has no purchase with a customer, a subscriber and a line item: %v", err)
+	}
+	if err := e.db.QueryRow(`SELECT id, username FROM subscribers WHERE storefront_id = 1 ORDER BY id LIMIT 1`).Scan(&storefrontSub, &username); err != nil {
+		t.Fatal(err)
+	}
+	nextCursor := func(path string) string {
+		t.Helper()
+		m := linkRe.FindStringSubmatch(e.get(path, e.ro).header.Get("Link"))
+		if m == nil {
+			t.Fatalf("%s: no Link to take a cursor from", path)
+		}
+		u, _ := url.Parse(m[1])
+		return u.Query().Get("cursor")
+	}
+	purchaseCursor := nextCursor("/api/v2/purchases?per_page=1")
+	subscriberCursor := nextCursor("/api/v2/storefronts/1/subscribers?per_page=1")
+
+	t.Run("QueryValues", func(t *testing.T) {
+		e := e.with(t)
+		sub := "/api/v2/storefronts/1/subscribers"
+		for _, tc := range []struct {
+			path, name, value, extra string
+		}{
+			{"/api/v2/purchases", "product_id", fmt.Sprint(productID), ""},
+			{"/api/v2/purchases", "storefront_id", "1", ""},
+			{"/api/v2/purchases", "customer_id", fmt.Sprint(customerID), ""},
+			{"/api/v2/purchases", "subscriber_id", fmt.Sprint(subscriberID), ""},
+			{"/api/v2/purchases", "per_page", "10", ""},
+			{"/api/v2/purchases", "page", "2", ""},
+			{"/api/v2/purchases", "total", "10", ""},
+			{"/api/v2/purchases", "total_op", "gt", "total=10"},
+			{"/api/v2/purchases", "status", "act", ""},
+			{"/api/v2/purchases", "order", "DESC", ""},
+			{"/api/v2/purchases", "ship", "true", ""},
+			{"/api/v2/purchases", "include_count", "1", ""},
+			{"/api/v2/purchases", "cursor", purchaseCursor, ""},
+			{sub, "per_page", "10", ""},
+			{sub, "page", "1", ""},
+			{sub, "order", "desc", ""},
+			{sub, "include_count", "TRUE", ""},
+			{sub, "cursor", subscriberCursor, ""},
+			{sub + "/verify", "id", fmt.Sprint(storefrontSub), ""},
+			{sub + "/verify", "subscriber_id", fmt.Sprint(storefrontSub), ""},
+		} {
+			q := func(v string) string {
+				s := url.Values{tc.name: {v}}.Encode()
+				if tc.extra != "" {
+					s += "&" + tc.extra
+				}
+				return tc.path + "?" + s
+			}
+			// As sent without blanks the value is good: the blanks alone are refused.
+			cases++
+			if r := e.get(q(tc.value), e.ro); r.status != 200 {
+				t.Fatalf("%s: got %d %s, want 200", q(tc.value), r.status, r.body)
+			}
+			for _, v := range blankVariants(tc.value) {
+				cases++
+				t.Run(fmt.Sprintf("%s/%q", tc.name, v), func(t *testing.T) {
+					wantError(t, e.get(q(v), e.ro), 400, "INVALID", "invalid_parameter", tc.name)
+				})
+			}
+		}
+		// A blank item inside a status list is no code either; an empty one names
+		// nothing, and a value of only blanks is the same as none (D7).
+		cases += 3
+		wantError(t, e.get("/api/v2/purchases?status=ACT,%20RFD", e.ro), 400, "INVALID", "invalid_parameter", "status")
+		for _, p := range []string{"/api/v2/purchases?status=ACT,,RFD,&product_id=%20%09&per_page=%0A", sub + "/verify?id=%20&username=" + url.QueryEscape(username)} {
+			if r := e.get(p, e.ro); r.status != 200 {
+				t.Errorf("%s: got %d %s, want 200", p, r.status, r.body)
+			}
+		}
+	})
+
+	t.Run("PathIDs", func(t *testing.T) {
+		e := e.with(t)
+		for _, tc := range []struct {
+			path  string // {id} is the id
+			id    int64
+			param string
+		}{
+			{"/api/v2/purchases/{id}", purchaseID, "id"},
+			{"/api/v2/storefronts/{id}/subscribers", 1, "storefront_id"},
+			{"/api/v2/storefronts/{id}/subscribers/verify?username=" + url.QueryEscape(username), 1, "storefront_id"},
+			{"/api/v2/storefronts/1/subscribers/{id}", storefrontSub, "id"},
+		} {
+			cases++
+			clean := strings.Replace(tc.path, "{id}", fmt.Sprint(tc.id), 1)
+			if r := e.get(clean, e.ro); r.status != 200 {
+				t.Fatalf("%s: got %d, want 200", clean, r.status)
+			}
+			for _, v := range blankVariants(fmt.Sprint(tc.id)) {
+				cases++
+				p := strings.Replace(tc.path, "{id}", url.PathEscape(v), 1)
+				t.Run(p, func(t *testing.T) { wantError(t, e.get(p, e.ro), 400, "INVALID", "invalid_parameter", tc.param) })
+			}
+		}
+		for _, v := range blankVariants(fmt.Sprint(purchaseID)) {
+			cases++
+			wantError(t, e.do("POST", "/api/v2/purchases/"+url.PathEscape(v)+"/reactivate", e.rw, nil, nil), 400, "INVALID", "invalid_parameter", "id")
+		}
+	})
+
+	t.Run("Text", func(t *testing.T) {
+		e := e.with(t)
+		// Two buyers: one whose address and names start with a space, one without.
+		var spaced, plain int64
+		if err := e.db.QueryRow(`SELECT MIN(id), MAX(id) FROM (SELECT id FROM purchases WHERE account_id = 1 ORDER BY id DESC LIMIT 2) two`).Scan(&spaced, &plain); err != nil {
+			t.Fatal(err)
+		}
+		dbtest_exec(t, e,
+			fmt.Sprintf(`UPDATE purchases SET buyer_email = ' 1literal@example.com', buyer_firstname = ' Literal', buyer_lastname = 'Literal ' WHERE id = %d`, spaced),
+			fmt.Sprintf(`UPDATE purchases SET buyer_email = '1literal@example.com', buyer_firstname = 'Literal', buyer_lastname = 'Literalx' WHERE id = %d`, plain))
+		for _, tc := range []struct {
+			query string
+			want  []int64
+		}{
+			{"customer_email=%201", []int64{spaced}},
+			{"customer_email=1literal", []int64{plain}},
+			{"customer_first_name=%20literal", []int64{spaced}},
+			{"customer_first_name=literal", []int64{plain}},
+			{"customer_last_name=Literal%20", []int64{spaced}},
+			{"customer_last_name=literal", []int64{spaced, plain}},
+		} {
+			cases++
+			var got []int64
+			for _, p := range e.walk("/api/v2/purchases?per_page=500&"+tc.query, e.ro) {
+				got = append(got, p.ID)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("%s: got %v, want %v", tc.query, got, tc.want)
+			}
+		}
+		// A username is compared as sent: blanks around it are not the stored name's.
+		for _, v := range []string{" " + username, username + " ", username + "\n", "\t" + username} {
+			cases += 3
+			if r := e.get("/api/v2/storefronts/1/subscribers?username="+url.QueryEscape(v), e.ro); r.status != 200 || strings.TrimSpace(string(r.body)) != "[]" {
+				t.Errorf("username=%q: got %d %.200s, want 200 []", v, r.status, r.body)
+			}
+			wantError(t, e.get("/api/v2/storefronts/1/subscribers/verify?username="+url.QueryEscape(v), e.ro), 404, "NOTFOUND", "not_found", "")
+			wantError(t, e.get(fmt.Sprintf("/api/v2/storefronts/1/subscribers/verify?id=%d&username=%s", storefrontSub, url.QueryEscape(v)), e.ro), 404, "NOTFOUND", "not_found", "")
+		}
+		cases++
+		if r := e.get("/api/v2/storefronts/1/subscribers/verify?username="+url.QueryEscape(username), e.ro); r.status != 200 {
+			t.Errorf("verify %q: got %d, want 200", username, r.status)
+		}
+	})
+
+	t.Run("Reactivate", func(t *testing.T) {
+		e := e.with(t)
+		id := e.purchaseWithStatus("PND", map[int64]bool{})
+		dbtest_exec(t, e, fmt.Sprintf("UPDATE line_items SET download_count = 9, download_limit = 1, expires_at = '2020-01-01' WHERE purchase_id = %d", id))
+		path := fmt.Sprintf("/api/v2/purchases/%d/reactivate", id)
+		jsonCT := map[string]string{"Content-Type": "application/json"}
+		formCT := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+		before := purchaseSnapshot(t, e, id)
+		mails := len(e.smtp.Messages())
+		for _, tc := range []struct {
+			name   string
+			path   string
+			body   string
+			header map[string]string
+			param  string
+		}{
+			{"FormTrailingLF", path, "customer_email=victim%40example.com%0A", formCT, "customer_email"},
+			{"FormTrailingCRLF", path, "customer_email=victim%40example.com%0D%0A", formCT, "customer_email"},
+			{"FormLFInside", path, "customer_email=victim%40exam%0Aple.com", formCT, "customer_email"},
+			{"FormLeadingLF", path, "customer_email=%0Avictim%40example.com", formCT, "customer_email"},
+			{"FormRawLineBreakAfterBody", path, "customer_email=victim%40example.com\n", formCT, "customer_email"},
+			{"FormLeadingSpace", path, "customer_email=%20victim%40example.com", formCT, "customer_email"},
+			{"FormTrailingTab", path, "customer_email=victim%40example.com%09", formCT, "customer_email"},
+			{"JSONTrailingLF", path, `{"customer_email":"victim@example.com\n"}`, jsonCT, "customer_email"},
+			{"JSONTrailingCRLF", path, `{"customer_email":"victim@example.com\r\n"}`, jsonCT, "customer_email"},
+			{"JSONLFInside", path, `{"customer_email":"victim@\nexample.com"}`, jsonCT, "customer_email"},
+			{"JSONLeadingSpace", path, `{"customer_email":" victim@example.com"}`, jsonCT, "customer_email"},
+			{"QueryTrailingLF", path + "?customer_email=victim%40example.com%0A", "", nil, "customer_email"},
+			{"WithIdempotencyKey", path, "customer_email=victim%40example.com%0A", map[string]string{"Content-Type": form, "Idempotency-Key": "literal-1"}, "customer_email"},
+			{"JSONRefulfillLeadingSpace", path, `{"refulfill":" 1"}`, jsonCT, "refulfill"},
+			{"JSONRefulfillTrailingTab", path, `{"refulfill":"1\t"}`, jsonCT, "refulfill"},
+			{"JSONRefulfillPaddedWord", path, `{"refulfill":" true "}`, jsonCT, "refulfill"},
+			{"FormRefulfillLeadingSpace", path, "refulfill=%201", formCT, "refulfill"},
+			{"FormRefulfillTrailingLF", path, "refulfill=1%0A", formCT, "refulfill"},
+			{"QueryRefulfillTrailingSpace", path + "?refulfill=true%20", "", nil, "refulfill"},
+		} {
+			cases++
+			t.Run(tc.name, func(t *testing.T) {
+				var body io.Reader
+				if tc.body != "" {
+					body = strings.NewReader(tc.body)
+				}
+				wantError(t, e.do("POST", tc.path, e.rw, body, tc.header), 400, "INVALID", "invalid_parameter", tc.param)
+				if after := purchaseSnapshot(t, e, id); after != before {
+					t.Fatalf("the refused request changed the purchase:\n before %s\n after  %s", before, after)
+				}
+			})
+		}
+		// Nothing was queued (the snapshot counts the outbox). The SMTP server gets
+		// only the e-mail of the reactivation that follows, with blank values, which
+		// are the same as none: to the purchase's own address.
+		cases++
+		r := e.do("POST", path, e.rw, strings.NewReader(`{"customer_email":" \t ","refulfill":"  "}`), jsonCT)
+		if r.status != 200 {
+			t.Fatalf("blank customer_email and refulfill (the same as none): got %d %s", r.status, r.body)
+		}
+		msgs := e.smtp.Wait(mails+1, 30*time.Second)
+		var own string
+		e.db.QueryRow(`SELECT COALESCE(NULLIF(c.email, ''), p.buyer_email) FROM purchases p LEFT JOIN customers c ON c.id = p.customer_id WHERE p.id = ?`, id).Scan(&own)
+		if len(msgs) != mails+1 || msgs[len(msgs)-1].To != own {
+			t.Fatalf("after the refused requests: %d new e-mails, the last to %q; want 1, to the purchase's own %q", len(msgs)-mails, msgs[len(msgs)-1].To, own)
+		}
+		if after := purchaseSnapshot(t, e, id); after == before {
+			t.Fatal("the accepted reactivation changed nothing: the snapshot does not see a reactivation")
+		}
+	})
+	t.Logf("%d literal-input cases", cases)
 }

@@ -387,11 +387,45 @@ func TestOpenAPIParameterValuesParse(t *testing.T) {
 					t.Errorf("%s: documented value %s=%q is refused: %v", key, p.Name, v, err)
 				}
 			}
+			// Values are literal: a documented keyword with blanks around it is no
+			// keyword, for the parser and for the document's own patterns.
+			for _, v := range enumValues(doc, p.Schema) {
+				for _, padded := range []string{" " + v, v + " ", "\t" + v, v + "\n"} {
+					checked++
+					if err := parse(url.Values{p.Name: {padded}}); shop.ErrorParam(err) != p.Name {
+						t.Errorf("%s: %s=%q is accepted (%v); values are read as sent", key, p.Name, padded, err)
+					}
+					for _, pat := range schemaPatterns(doc, p.Schema) {
+						if regexp.MustCompile(pat).MatchString(padded) {
+							t.Errorf("%s: the pattern %s of %s matches %q, which the parser refuses", key, pat, p.Name, padded)
+						}
+					}
+				}
+			}
 		}
 	}
 	if checked < 20 {
 		t.Errorf("only %d documented values were tried", checked)
 	}
+}
+
+// schemaPatterns collects the patterns of a schema and of its alternatives and items.
+func schemaPatterns(doc *oaDoc, s *oaSchema) []string {
+	s, _ = doc.schema(s)
+	if s == nil {
+		return nil
+	}
+	var out []string
+	if s.Pattern != "" {
+		out = append(out, s.Pattern)
+	}
+	for _, a := range append(slices.Clone(s.AnyOf), s.OneOf...) {
+		out = append(out, schemaPatterns(doc, a)...)
+	}
+	if s.Items != nil {
+		out = append(out, schemaPatterns(doc, s.Items)...)
+	}
+	return out
 }
 
 // schemaExamples returns the examples of a parameter schema as query values: a string
@@ -502,7 +536,7 @@ func TestOpenAPIErrors(t *testing.T) {
 	}
 	for _, path := range []string{"/purchases", "/storefronts/{storefront_id}/subscribers"} {
 		r, _ := doc.response(doc.Paths.Values[path].Get.Responses.Values["200"])
-		for _, h := range []string{"Link", "X-Total-Count", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+		for _, h := range []string{"Link", "X-Total-Count", "Dpd-Collection-Count", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
 			if r.Headers.Values[h] == nil {
 				t.Errorf("GET %s 200: header %s is not documented", path, h)
 			}

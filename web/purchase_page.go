@@ -124,6 +124,13 @@ func (s *Server) reactivatePurchase(c *gin.Context) {
 	}
 	// The form as sent, to show it again when something is wrong.
 	sent, _ := url.ParseQuery(string(body))
+	// Spaces typed around the address or a value mean nothing to a person; the API
+	// reads its parameters literally. A line break is never trimmed: it is refused.
+	for _, vs := range sent {
+		for i := range vs {
+			vs[i] = strings.Trim(vs[i], " \t")
+		}
+	}
 	typed := sent.Get("customer_email")
 	wantRefulfill := sent.Get("refulfill") != "" && sent.Get("refulfill") != "0" && !strings.EqualFold(sent.Get("refulfill"), "false")
 

@@ -521,6 +521,22 @@ func TestPurchasePage(t *testing.T) {
 		e.waitMailTo("nojs@example.org", 0)
 	})
 
+	t.Run("TypedSpacesTrimmed", func(t *testing.T) {
+		// The form forgives what a person types around the address and the tick box
+		// value; the API, given the same, answers 400.
+		e := e.with(t)
+		id := e.purchaseWithStatus("ERR", used)
+		r := staff.post(fmt.Sprintf("/purchases/%d/reactivate", id), url.Values{"customer_email": {"  typed@example.org\t"}, "refulfill": {" 1 "}})
+		if r.status != http.StatusSeeOther {
+			t.Fatalf("got %d %s, want 303", r.status, r.body)
+		}
+		if st := e.purchaseState(id); !strings.HasPrefix(st, "ACT ") {
+			t.Fatalf("state %s, want ACT", st)
+		}
+		e.waitMailTo("typed@example.org", 0)
+		wantError(t, e.reactivate(id, e.rw, url.Values{"customer_email": {"  typed@example.org\t"}}.Encode(), form, nil), 400, "INVALID", "invalid_parameter", "customer_email")
+	})
+
 	t.Run("SubmittedTwiceReactivatesOnce", func(t *testing.T) {
 		e := e.with(t)
 		id := e.purchaseWithStatus("PND", used)
@@ -648,7 +664,8 @@ func TestPurchasePage(t *testing.T) {
 		e := e.with(t)
 		id := e.purchaseWithStatus("ACT", used)
 		before := e.purchaseState(id)
-		for _, bad := range []string{"not-an-address", "a@b.com\r\nBcc: x@evil.test", "Ann <ann@example.com>"} {
+		// A line break at the end is refused too: the form trims typed spaces only.
+		for _, bad := range []string{"not-an-address", "a@b.com\r\nBcc: x@evil.test", "Ann <ann@example.com>", "a@b.com\n", "a@b.com\r\n"} {
 			r := staff.post(fmt.Sprintf("/purchases/%d/reactivate", id), url.Values{"customer_email": {bad}, "refulfill": {"1"}})
 			if r.status != http.StatusBadRequest {
 				t.Fatalf("%q: got %d, want 400", bad, r.status)

@@ -44,9 +44,10 @@ func (s *Server) purchasesPage(c *gin.Context) {
 	now := s.now()
 
 	q := c.Request.URL.Query()
+	trimFields(q)
 	// The form always sends the operator of its Total select; without an amount it
 	// means nothing (the API, sent total_op alone, answers 400).
-	if strings.TrimSpace(q.Get("total")) == "" {
+	if q.Get("total") == "" {
 		q.Del("total_op")
 	}
 	shown := cloneValues(q)
@@ -289,6 +290,17 @@ func cleanURL(path string, q url.Values) string {
 		return path
 	}
 	return path + "?" + v.Encode()
+}
+
+// trimFields trims the blanks around every value of a dashboard query: a person's stray
+// space in a search field means nothing. The API, which shares the parser, reads its
+// parameters literally.
+func trimFields(q url.Values) {
+	for _, vs := range q {
+		for i := range vs {
+			vs[i] = strings.TrimSpace(vs[i])
+		}
+	}
 }
 
 func cloneValues(v url.Values) url.Values {

@@ -38,11 +38,14 @@ var VerifyParams = []string{"username", "id", "subscriber_id"}
 const MaxTextLen = 255
 
 // values is a request's parameters after the common checks: every name known, every
-// blank value dropped.
+// blank value dropped, every other value as sent.
 type values map[string][]string
 
 // Check rejects parameters not in allowed (even when empty) and returns the rest with
-// blank values dropped, as D7 says: an empty field is the same as none.
+// blank values dropped, as D7 says: an empty field is the same as none. A value that is
+// not all blanks is kept as sent, surrounding blanks included: the API reads it
+// literally (" 1" is no id). A form that wants to forgive stray blanks trims its own
+// fields before it builds the query.
 func Check(v url.Values, allowed []string) (values, error) {
 	names := make([]string, 0, len(v))
 	for name := range v {
@@ -70,8 +73,9 @@ func Check(v url.Values, allowed []string) (values, error) {
 	return out, nil
 }
 
-// one returns the single value of a parameter, "" when absent. The same parameter
-// given twice with different values is an error: which one was meant is unknowable.
+// one returns the single value of a parameter as sent, "" when absent. The same
+// parameter given twice with different values is an error: which one was meant is
+// unknowable.
 func (v values) one(name string) (string, error) {
 	vs := v[name]
 	if len(vs) == 0 {
@@ -82,7 +86,7 @@ func (v values) one(name string) (string, error) {
 			return "", shop.ParamErrorf(shop.EInvalid, name, "%s is given more than once with different values.", name)
 		}
 	}
-	return strings.TrimSpace(vs[0]), nil
+	return vs[0], nil
 }
 
 // ParseID reads a positive id in plain decimal (D6).
@@ -128,7 +132,8 @@ func (v values) text(name string) (string, error) {
 }
 
 // ParseDate reads free-form date text as PHP's strtotime() does, relative to now in
-// loc unless the text names a zone (D7).
+// loc unless the text names a zone (D7). The text goes to the parser as sent, which,
+// like PHP's, passes over white space between and around its words.
 func ParseDate(name, s string, now time.Time, loc *time.Location) (time.Time, error) {
 	t, err := strtotime.Parse(s, now.In(loc))
 	if err != nil {
@@ -240,7 +245,9 @@ func EncodeCursor(c shop.Cursor, kind byte, desc bool) string {
 func DecodeCursor(s string, kind byte) (shop.Cursor, bool, error) {
 	bad := shop.ParamErrorf(shop.EInvalid, "cursor", "The cursor was not issued by this service; take it from the Link header of the previous page.")
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) != 27 || b[0] != 1 || b[1] != kind || b[2] > 1 {
+	// The decoder passes over line breaks; a cursor is only ever the exact text
+	// EncodeCursor wrote.
+	if err != nil || len(b) != 27 || b[0] != 1 || b[1] != kind || b[2] > 1 || base64.RawURLEncoding.EncodeToString(b) != s {
 		return shop.Cursor{}, false, bad
 	}
 	mac := hmac.New(sha256.New, cursorKey)
@@ -267,12 +274,13 @@ func Purchases(q url.Values, accountID int64, now time.Time, loc *time.Location)
 	seen := map[shop.PurchaseStatus]bool{}
 	for _, s := range v["status"] {
 		for _, part := range strings.Split(s, ",") {
-			part = strings.TrimSpace(part)
-			if part == "" {
+			// An empty item ("ACT," or "ACT,,RFD") names nothing; an item with blanks
+			// around a code ("ACT, RFD") is no code.
+			if strings.TrimSpace(part) == "" {
 				continue
 			}
 			st, ok := shop.ParsePurchaseStatus(part)
-			if !ok {
+			if !ok || string(st) != strings.ToUpper(part) {
 				return f, shop.ParamErrorf(shop.EInvalid, "status", "%q is not a purchase status; use ACT, PND, RFD, ERR, CAN or HLD.", clip(part))
 			}
 			if !seen[st] {

@@ -57,6 +57,12 @@ func TestPurchases(t *testing.T) {
 		{"ship=0", shop.PurchaseFilter{Unshipped: &no}},
 		{"order=DESC&per_page=500&page=3&include_count=1", shop.PurchaseFilter{Desc: true, PerPage: 500, Page: 3, IncludeCount: true}},
 		{"order=asc&per_page=1", shop.PurchaseFilter{PerPage: 1}},
+		// Free text is literal too: a prefix with a leading space matches only values
+		// that start with one (D7).
+		{"customer_email=%201&customer_first_name=%09Ann&customer_last_name=Lee%20",
+			shop.PurchaseFilter{EmailPrefix: " 1", FirstPrefix: "\tAnn", LastPrefix: "Lee "}},
+		// Keywords keep any letter case; an empty item of a status list names nothing.
+		{"status=ACT,,rfd,", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"ACT", "RFD"}}},
 		// Blank values are the same as none (D7), for every known parameter.
 		{"status=&product_id=&storefront_id=+&customer_id=&subscriber_id=&customer_email=&customer_first_name=&customer_last_name=" +
 			"&date_min=&date_max=&total=&total_op=&ship=&order=&per_page=&cursor=&page=&include_count=", shop.PurchaseFilter{}},
@@ -110,6 +116,24 @@ func TestPurchases(t *testing.T) {
 		{"customer_email=" + strings.Repeat("a", 256), shop.EInvalid, "customer_email"},
 		{"customer_email=%FF", shop.EInvalid, "customer_email"},
 		{"ship=1&ship=0", shop.EInvalid, "ship"},
+		// Values are literal (D6, D7): blanks around a value that is not all blanks
+		// are part of it, so none of these is an id, a number or a keyword.
+		{"product_id=%201", shop.EInvalid, "product_id"},
+		{"customer_id=1%20", shop.EInvalid, "customer_id"},
+		{"storefront_id=%091", shop.EInvalid, "storefront_id"},
+		{"subscriber_id=1%0A", shop.EInvalid, "subscriber_id"},
+		{"subscriber_id=%C2%A01", shop.EInvalid, "subscriber_id"},
+		{"per_page=%2010", shop.EInvalid, "per_page"},
+		{"page=2%20", shop.EInvalid, "page"},
+		{"total=%2010", shop.EInvalid, "total"},
+		{"total=10&total_op=gt%20", shop.EInvalid, "total_op"},
+		{"status=%20ACT", shop.EInvalid, "status"},
+		{"status=ACT,%20RFD", shop.EInvalid, "status"},
+		{"status=ACT%09", shop.EInvalid, "status"},
+		{"order=%20desc", shop.EInvalid, "order"},
+		{"ship=1%20", shop.EInvalid, "ship"},
+		{"include_count=%201", shop.EInvalid, "include_count"},
+		{"cursor=%20AQ", shop.EInvalid, "cursor"},
 	}
 	for _, tc := range bad {
 		t.Run("Err/"+tc.query[:min(len(tc.query), 40)], func(t *testing.T) {
@@ -165,6 +189,15 @@ func TestCursor(t *testing.T) {
 			t.Fatalf("got %v, want a cursor error", err)
 		}
 	})
+	t.Run("ErrNotAsIssued", func(t *testing.T) {
+		// The base64 decoder passes over line breaks; a cursor is taken only as issued.
+		s := EncodeCursor(c, KindPurchase, false)
+		for _, v := range []string{s + "\n", "\r\n" + s, s[:5] + "\n" + s[5:], " " + s, s + "="} {
+			if _, _, err := DecodeCursor(v, KindPurchase); shop.ErrorParam(err) != "cursor" {
+				t.Fatalf("%q: got %v, want a cursor error", v, err)
+			}
+		}
+	})
 	t.Run("ErrOtherKind", func(t *testing.T) {
 		if _, _, err := DecodeCursor(EncodeCursor(c, KindSubscriber, false), KindPurchase); err == nil {
 			t.Fatal("a subscriber cursor was accepted for purchases")
@@ -199,6 +232,11 @@ func TestVerify(t *testing.T) {
 		{"", VerifyQuery{}, shop.EMissing},
 		{"username=&id=", VerifyQuery{}, shop.EMissing},
 		{"id=x", VerifyQuery{}, shop.EInvalid},
+		// Literal values (D6, D7): " 1" is no id; a username is matched as sent.
+		{"id=%201", VerifyQuery{}, shop.EInvalid},
+		{"subscriber_id=12%20", VerifyQuery{}, shop.EInvalid},
+		{"id=%09", VerifyQuery{}, shop.EMissing},
+		{"username=%20a@b.com", VerifyQuery{Username: " a@b.com"}, ""},
 		{"user=a", VerifyQuery{}, shop.EUnknownParam},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
@@ -209,6 +247,46 @@ func TestVerify(t *testing.T) {
 			}
 			if err == nil && got != tc.want {
 				t.Fatalf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSubscribers(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  shop.SubscriberFilter
+		param string
+	}{
+		{"username=a@b.com&per_page=10&page=1", shop.SubscriberFilter{Username: "a@b.com", PerPage: 10, Page: 1}, ""},
+		// Literal: the username keeps its blanks; a number with blanks is no number.
+		{"username=%20a@b.com", shop.SubscriberFilter{Username: " a@b.com"}, ""},
+		{"username=a@b.com%0A", shop.SubscriberFilter{Username: "a@b.com\n"}, ""},
+		{"username=%20%09", shop.SubscriberFilter{}, ""},
+		{"per_page=%2010", shop.SubscriberFilter{}, "per_page"},
+		{"page=1%20", shop.SubscriberFilter{}, "page"},
+		{"order=desc%20", shop.SubscriberFilter{}, "order"},
+		{"include_count=true%20", shop.SubscriberFilter{}, "include_count"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			v, _ := url.ParseQuery(tc.query)
+			got, err := Subscribers(v, 7, 3)
+			if tc.param != "" {
+				if shop.ErrorCode(err) != shop.EInvalid || shop.ErrorParam(err) != tc.param {
+					t.Fatalf("got %v, want invalid_parameter %s", err, tc.param)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("got error %v", err)
+			}
+			want := tc.want
+			want.AccountID, want.StorefrontID = 7, 3
+			if want.PerPage == 0 {
+				want.PerPage = shop.DefaultPerPage
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("got %+v, want %+v", got, want)
 			}
 		})
 	}

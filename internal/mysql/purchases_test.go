@@ -400,9 +400,13 @@ func TestSubscriberService(t *testing.T) {
 		}
 	})
 	t.Run("UsernameExact", func(t *testing.T) {
-		page, err := db.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 1, StorefrontID: 10, Username: "sub@example.co"})
-		if err != nil || len(page.Subscribers) != 0 {
-			t.Fatalf("got %v, %v; want none", page, err)
+		// Blanks are part of a username: the column's PAD SPACE collation would let
+		// "sub@example.com " equal "Sub@Example.com".
+		for _, u := range []string{"sub@example.co", "sub@example.com ", " sub@example.com", "sub@example.com\t"} {
+			page, err := db.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 1, StorefrontID: 10, Username: u})
+			if err != nil || len(page.Subscribers) != 0 {
+				t.Fatalf("%q: got %v, %v; want none", u, page, err)
+			}
 		}
 	})
 	t.Run("ByID", func(t *testing.T) {

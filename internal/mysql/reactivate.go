@@ -75,7 +75,12 @@ func (db *DB) reactivate(ctx context.Context, tx *sql.Tx, req shop.ReactivateReq
 	now := db.Now().UTC().Truncate(time.Second)
 	var reqHash []byte
 	if req.IdempotencyKey != "" {
-		h := sha256.Sum256([]byte(fmt.Sprintf("%q|%v", strings.TrimSpace(req.CustomerEmail), req.Refulfill)))
+		// Blank is the same as no address; any other address counts as given.
+		email := req.CustomerEmail
+		if strings.TrimSpace(email) == "" {
+			email = ""
+		}
+		h := sha256.Sum256([]byte(fmt.Sprintf("%q|%v", email, req.Refulfill)))
 		reqHash = h[:]
 		if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE account_id = ? AND purchase_id = ? AND idem_key = ? AND created_at <= ?",
 			req.AccountID, req.PurchaseID, req.IdempotencyKey, now.Add(-idempotencyWindow)); err != nil {
@@ -167,9 +172,14 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	if !status.Reactivatable() {
 		return nil, shop.Errorf(shop.EConflict, "Purchase %d is %s (%s) and cannot be reactivated; only ACT, PND and ERR purchases can.", req.PurchaseID, status, strings.ToLower(status.Label()))
 	}
-	to := strings.TrimSpace(req.CustomerEmail)
+	// The given address is taken as given: one with a line break or blanks around it is
+	// refused, never trimmed into another that the caller did not write.
+	to := req.CustomerEmail
 	switch {
-	case to != "":
+	case strings.TrimSpace(to) != "":
+		if !shop.ValidEmail(to) {
+			return nil, shop.ParamErrorf(shop.EInvalid, "customer_email", "customer_email must be one e-mail address such as ann@example.com.")
+		}
 	case customerEmail.Valid && strings.TrimSpace(customerEmail.String) != "":
 		to = strings.TrimSpace(customerEmail.String)
 	case buyerEmail.Valid && strings.TrimSpace(buyerEmail.String) != "":

@@ -275,7 +275,9 @@ type PurchaseService interface {
 type ReactivateRequest struct {
 	AccountID  int64
 	PurchaseID int64
-	// CustomerEmail is where the e-mail goes; "" means the purchase's own address.
+	// CustomerEmail is where the e-mail goes, taken as given (an address with a line
+	// break or surrounding blanks is an EInvalid error); "" or blank means the
+	// purchase's own address.
 	CustomerEmail string
 	// Refulfill runs fulfilment again: missing product keys are generated.
 	Refulfill bool
@@ -309,6 +311,7 @@ type PurchaseWriter interface {
 	// Reactivate reactivates a purchase in one transaction and queues its e-mail.
 	// Returns ENotFound for a purchase not in the account, EConflict when its status
 	// forbids it, EIdempotency when the key was used with other parameters, and
-	// EMissing when there is no address to send to.
+	// EMissing when there is no address to send to, EInvalid when the address to send
+	// to is not one valid e-mail address.
 	Reactivate(ctx context.Context, req ReactivateRequest) (*ReactivateResult, error)
 }

@@ -1,0 +1,61 @@
+package mysql_test
+
+import (
+	"context"
+	"testing"
+
+	"storefront/internal/shop"
+)
+
+func TestPurchaseService_Reactivate(t *testing.T) {
+	db, f := loadFixture(t)
+	ctx := context.Background()
+	// A pending purchase of account 1: reactivation would make it ACT.
+	var p *shop.Purchase
+	for _, c := range f.purchases {
+		if c.AccountID == 1 && c.Status == shop.PurchasePending && c.BuyerEmail != nil && shop.ValidEmail(*c.BuyerEmail) {
+			p = c
+			break
+		}
+	}
+	if p == nil {
+		t.Fatal("the fixture has no pending purchase of account 1 with a valid address")
+	}
+	state := func() (status string, outbox, activity int) {
+		t.Helper()
+		if err := db.QueryRow("SELECT status FROM purchases WHERE id = ? AND account_id = 1", p.ID).Scan(&status); err != nil {
+			t.Fatal(err)
+		}
+		db.QueryRow("SELECT COUNT(*) FROM email_outbox WHERE account_id = 1 AND purchase_id = ?", p.ID).Scan(&outbox)
+		db.QueryRow("SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = ?", p.ID).Scan(&activity)
+		return
+	}
+
+	t.Run("ErrInvalidAddressTakenAsGiven", func(t *testing.T) {
+		// The address is not trimmed into another: each is refused, nothing changes.
+		for _, addr := range []string{"victim@example.com\n", "victim@example.com\r\n", "victim@example.com\r\nBcc: x@evil.test", " victim@example.com", "victim@example.com\t"} {
+			st0, out0, act0 := state()
+			_, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, CustomerEmail: addr, Actor: "test", IdempotencyKey: "k-" + addr})
+			if shop.ErrorCode(err) != shop.EInvalid || shop.ErrorParam(err) != "customer_email" {
+				t.Fatalf("%q: got %v, want invalid customer_email", addr, err)
+			}
+			if st, out, act := state(); st != st0 || out != out0 || act != act0 {
+				t.Fatalf("%q: status %s→%s, outbox %d→%d, activity %d→%d; want nothing changed", addr, st0, st, out0, out, act0, act)
+			}
+		}
+	})
+
+	t.Run("OKBlankMeansOwnAddress", func(t *testing.T) {
+		res, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, CustomerEmail: " \t", Actor: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := *p.BuyerEmail
+		if p.Customer != nil && p.Customer.Email != nil && *p.Customer.Email != "" {
+			want = *p.Customer.Email
+		}
+		if res.To != want {
+			t.Fatalf("sent to %q, want the purchase's own %q", res.To, want)
+		}
+	})
+}
