@@ -502,7 +502,7 @@ func TestOpenAPIErrors(t *testing.T) {
 	}
 	for _, path := range []string{"/purchases", "/storefronts/{storefront_id}/subscribers"} {
 		r, _ := doc.response(doc.Paths.Values[path].Get.Responses.Values["200"])
-		for _, h := range []string{"Link", "X-Total-Count", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+		for _, h := range []string{"Link", "X-Total-Count", "Dpd-Collection-Count", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
 			if r.Headers.Values[h] == nil {
 				t.Errorf("GET %s 200: header %s is not documented", path, h)
 			}
