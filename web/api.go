@@ -29,7 +29,7 @@ func (s *Server) api(h apiHandler) gin.HandlerFunc {
 	}
 }
 
-// apiRoutes registers the routes of the JSON API (interface.md 4, decisions.md D1).
+// apiRoutes registers the routes of the JSON API (docs/API.md#routes).
 func (s *Server) apiRoutes(r *gin.Engine) {
 	g := r.Group("/api/v2")
 	g.GET("", s.api(s.ping))
@@ -57,7 +57,8 @@ func (s *Server) ping(c *gin.Context) error {
 	return nil
 }
 
-// pathID reads a path id (D6): malformed is 400, well-formed is looked up (404 if unknown).
+// pathID reads a path id (docs/API.md#reading-parameters): malformed is 400, well-formed
+// is looked up (404 if unknown).
 func pathID(c *gin.Context, name string) (int64, error) {
 	return filter.ParseID(name, c.Param(name))
 }
@@ -165,7 +166,7 @@ func (s *Server) getSubscriber(c *gin.Context) error {
 	return nil
 }
 
-// verifyBody is the answer of verify (D8).
+// verifyBody is the answer of verify (docs/API.md#verify).
 type verifyBody struct {
 	Status           *shop.SubscriptionStatus `json:"status"`
 	ID               int64                    `json:"id"`
@@ -193,7 +194,7 @@ func (s *Server) verifySubscriber(c *gin.Context) error {
 			return err
 		}
 		if vq.Username != "" {
-			// Both given: they must name the same subscriber (D8).
+			// Both given: they must name the same subscriber.
 			page, err := s.Subscribers.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: key.AccountID, StorefrontID: sf, Username: vq.Username, PerPage: shop.MaxPerPage})
 			if err != nil {
 				return err
@@ -226,7 +227,8 @@ func (s *Server) verifySubscriber(c *gin.Context) error {
 	return nil
 }
 
-// reactivateParams are the parameters of reactivate (D9).
+// reactivateParams are the parameters of reactivate
+// (docs/API.md#post-apiv2purchasesidreactivate).
 var reactivateParams = []string{"customer_email", "refulfill"}
 
 func (s *Server) reactivate(c *gin.Context) error {
@@ -238,7 +240,8 @@ func (s *Server) reactivate(c *gin.Context) error {
 		return err
 	}
 	key := apiKey(c)
-	// An unknown purchase is a 404 before its parameters are looked at (D9's order).
+	// An unknown purchase is a 404 before its parameters are looked at (the documented
+	// order of checks).
 	if _, err := s.Purchases.FindPurchaseByID(c.Request.Context(), key.AccountID, id); err != nil {
 		return err
 	}
@@ -268,7 +271,7 @@ func (s *Server) reactivate(c *gin.Context) error {
 }
 
 // idempotencyKey reads the Idempotency-Key header: 1 to 255 printable ASCII characters;
-// empty is the same as none (D9).
+// empty is the same as none.
 func idempotencyKey(r *http.Request) (string, error) {
 	vs := r.Header.Values("Idempotency-Key")
 	if len(vs) > 1 {
@@ -290,7 +293,7 @@ func idempotencyKey(r *http.Request) (string, error) {
 }
 
 // readReactivateParams reads customer_email and refulfill from a form-encoded or JSON
-// body, or from the query string (D9). Unknown parameters are refused.
+// body, or from the query string. Unknown parameters are refused.
 func readReactivateParams(r *http.Request) (email string, refulfill bool, err error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -397,7 +400,7 @@ func paramString(name string, v any) (string, error) {
 }
 
 // paramBool reads refulfill: 1/0/true/false in a form; in JSON also a boolean or the
-// numbers 1 and 0 (D9).
+// numbers 1 and 0.
 func paramBool(name string, v any) (bool, error) {
 	switch v := v.(type) {
 	case []string:

@@ -473,7 +473,7 @@ func TestHostile_ImportedData(t *testing.T) {
 			if bytes.Contains(r.body, []byte("<script>")) {
 				t.Errorf("%s: JSON carries raw <script> (want \\u003c)", path)
 			}
-			// What was imported comes back unchanged (D11).
+			// What was imported comes back unchanged (docs/API.md#import-documents).
 			var v any
 			r.json(t, &v)
 			if !strings.Contains(jsonNoEscape(t, v), strings.Trim(jsonNoEscape(t, xssPayload), `"`)) {

@@ -57,7 +57,8 @@ func TestPurchases(t *testing.T) {
 		{"ship=0", shop.PurchaseFilter{Unshipped: &no}},
 		{"order=DESC&per_page=500&page=3&include_count=1", shop.PurchaseFilter{Desc: true, PerPage: 500, Page: 3, IncludeCount: true}},
 		{"order=asc&per_page=1", shop.PurchaseFilter{PerPage: 1}},
-		// Blank values are the same as none (D7), for every known parameter.
+		// Blank values are the same as none (docs/API.md#reading-parameters), for every
+		// known parameter.
 		{"status=&product_id=&storefront_id=+&customer_id=&subscriber_id=&customer_email=&customer_first_name=&customer_last_name=" +
 			"&date_min=&date_max=&total=&total_op=&ship=&order=&per_page=&cursor=&page=&include_count=", shop.PurchaseFilter{}},
 	}

@@ -92,7 +92,7 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 		where = append(where, sq.Eq{"sb.id": id})
 	}
 	if f.Username != "" {
-		// = under utf8mb4_unicode_ci ignores letter case and accents (D8).
+		// = under utf8mb4_unicode_ci ignores letter case and accents.
 		where = append(where, sq.Eq{"sb.username": f.Username})
 	}
 	if f.UsernamePrefix != "" {
