@@ -505,30 +505,11 @@ func TestAPIDocLinks(t *testing.T) {
 			t.Errorf("docs/API.md links to #%s, which is no heading of it", m[1])
 		}
 	}
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", "node_modules", "bench-out", ".devdata":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		switch filepath.Ext(path) {
-		case ".go", ".md", ".templ", ".sql":
-		default:
-			return nil
-		}
+	for path, text := range repoTextFiles(t) {
 		if filepath.Base(path) == "API.md" {
-			return nil
+			continue
 		}
-		text, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		for _, m := range apiDocLink.FindAllStringSubmatch(string(text), -1) {
+		for _, m := range apiDocLink.FindAllStringSubmatch(text, -1) {
 			if !strings.Contains(m[0], "API.md#") {
 				continue // a link within that file
 			}
@@ -537,12 +518,66 @@ func TestAPIDocLinks(t *testing.T) {
 				t.Errorf("%s refers to docs/API.md#%s, which is no heading of it", path, m[1])
 			}
 		}
+	}
+	if links < 10 {
+		t.Errorf("only %d links to docs/API.md sections were found", links)
+	}
+}
+
+// repoTextFiles returns the source and documentation files of the repository, by path
+// relative to this package, leaving out dependencies, build output and test data.
+func repoTextFiles(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "testdata", "bench-out", ".devdata", "dist":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".md", ".templ", ".sql", ".sh", ".py", ".json":
+		default:
+			if d.Name() != "Makefile" {
+				return nil
+			}
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out[path] = string(text)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if links < 10 {
-		t.Errorf("only %d links to docs/API.md sections were found", links)
+	if len(out) < 50 {
+		t.Fatalf("only %d files were found from %s; the walk is broken", len(out), "..")
+	}
+	return out
+}
+
+// outsideReference names a document that is not in the repository: the contract and
+// notes the project was started from. The repository explains itself in docs/API.md.
+var outsideReference = regexp.MustCompile(`decisions\.md|DEPENDENCIES\.md|interface\.md|\bD(?:1[01]|[1-9])\b`)
+
+// TestAPIDocNoOutsideReferences: no file refers to decisions.md (or its sections D1 to
+// D11), interface.md or DEPENDENCIES.md, which the repository does not hold.
+func TestAPIDocNoOutsideReferences(t *testing.T) {
+	for path, text := range repoTextFiles(t) {
+		if filepath.Base(path) == "apidoc_test.go" {
+			continue // names them to find them
+		}
+		for i, line := range strings.Split(text, "\n") {
+			if m := outsideReference.FindString(line); m != "" {
+				t.Errorf("%s:%d names %s, which is not in the repository; point at docs/API.md or say it in place", path, i+1, m)
+			}
+		}
 	}
 }
