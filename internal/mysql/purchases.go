@@ -123,8 +123,8 @@ func clampTime(t time.Time) time.Time {
 	return t.UTC()
 }
 
-// purchaseConditions turns the filters of D7 into WHERE conditions on purchases p.
-// Every condition carries the account (D2).
+// purchaseConditions turns the filters of GET /api/v2/purchases into WHERE conditions
+// on purchases p. Every condition carries the account (docs/API.md#accounts-and-tenancy).
 func purchaseConditions(f shop.PurchaseFilter) sq.And {
 	where := sq.And{sq.Eq{"p.account_id": f.AccountID}}
 	if f.IDs != nil {
@@ -183,7 +183,9 @@ func purchaseConditions(f shop.PurchaseFilter) sq.And {
 }
 
 // keysetCondition selects the rows after c in the chosen order, in the expanded form
-// MariaDB range-optimises (DEPENDENCIES.md).
+// created_at > ? OR (created_at = ? AND id > ?) (< for newest first): MariaDB 10.11 does
+// not range-optimise the row constructor (created_at, id) > (?, ?) and scans the whole
+// index instead (36-57 ms at 100,000 rows, against ~0.5 ms).
 func keysetCondition(table string, c *shop.Cursor, desc bool) sq.Sqlizer {
 	cmp := ">"
 	if desc {
@@ -228,7 +230,7 @@ func (db *DB) findPurchases(ctx context.Context, q queryer, f shop.PurchaseFilte
 	n := perPage(f.PerPage)
 	where := purchaseConditions(f)
 	page := &shop.PurchasePage{Total: -1}
-	// Another account's storefront matches nothing (D2); asking the storefront first
+	// Another account's storefront matches nothing; asking the storefront first
 	// saves walking all of its purchases to find that none is the account's.
 	if mine, err := ownStorefront(ctx, q, f); err != nil || !mine {
 		if f.IncludeCount {
