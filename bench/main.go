@@ -1,9 +1,10 @@
 // Command bench measures the storefront server against the floor of what the database
 // itself needs for the same answers, and prints one markdown table (docs/PERFORMANCE.md):
 //
-//   - GET /api/v2/purchases for each filter of decisions.md D7 and five combinations,
-//     on the first page, a deep cursor page and page 200: latency at 1 and 32 clients,
-//     beside the median time of the same SQL sent by a minimal database/sql loop;
+//   - GET /api/v2/purchases for each of its filters (docs/API.md#get-apiv2purchases)
+//     and five combinations, on the first page, a deep cursor page and page 200:
+//     latency at 1 and 32 clients, beside the median time of the same SQL sent by a
+//     minimal database/sql loop;
 //   - GET /api/v2/purchases/:id requests/s beside a bare Gin handler serving the same
 //     bytes from memory;
 //   - the dashboard's purchases fragment (an htmx request);

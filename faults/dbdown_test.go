@@ -33,14 +33,14 @@ const (
 
 var phaseNames = []string{"up", "stopping", "down", "starting", "back"}
 
-// TestDatabaseDown stops the database under load and starts it again. The server runs
-// in this process (web.Server on mysql.DB, with the mail sender), so that its
-// goroutines and connection pool can be counted. While the database is down every
-// request — API lists, single purchases, reactivations and dashboard pages — is
-// answered 503 with Retry-After (the API with D4's JSON body); no request fails any
-// other way, before, during or after. Once mariadbd answers again the service must
-// answer every request within 5 s without being restarted, and once the load stops
-// no goroutine or database connection is left over.
+// TestDatabaseDown stops the database under load and starts it again. The server runs in
+// this process (web.Server on mysql.DB, with the mail sender), so that its goroutines and
+// connection pool can be counted. While the database is down every request — API lists,
+// single purchases, reactivations and dashboard pages — is answered 503 with Retry-After
+// (the API with its JSON error, docs/API.md#errors); no request fails any other way,
+// before, during or after. Once mariadbd answers again the service must answer every
+// request within 5 s without being restarted, and once the load stops no goroutine or
+// database connection is left over.
 func TestDatabaseDown(t *testing.T) {
 	f := seeded(t, 3000)
 	db, err := mysql.Open(context.Background(), f.db.DSN())

@@ -170,7 +170,7 @@ func TestKillDuringImport(t *testing.T) {
 	}
 }
 
-// importDoc generates import documents (D11) from the records of
+// importDoc generates import documents (docs/API.md#import-documents) from the records of
 // internal/mysql/testdata/import/full.json: its accounts, storefronts and subscribers,
 // then its purchases over and over with fresh ids.
 type importDoc struct {

@@ -42,7 +42,8 @@ type outcome struct {
 	body       string // of a non-2xx answer, cut short
 }
 
-// listQuery returns the query of a list request with varied filters (D7).
+// listQuery returns the query of a list request with varied filters
+// (docs/API.md#get-apiv2purchases).
 func (tr *traffic) listQuery(r *rand.Rand) string {
 	v := url.Values{}
 	sf := tr.ids.storefronts[r.IntN(len(tr.ids.storefronts))]

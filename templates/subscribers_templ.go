@@ -1130,7 +1130,7 @@ type SubscriberField struct {
 	ISO   string
 }
 
-// EntitlementView is the entitlement decision (D8) in words.
+// EntitlementView is the entitlement decision (docs/API.md#entitlement) in words.
 type EntitlementView struct {
 	Receiving bool
 	// Headline is "Receiving service" or "Not receiving service".

@@ -29,7 +29,7 @@ func (s *Server) api(h apiHandler) gin.HandlerFunc {
 	}
 }
 
-// apiRoutes registers the routes of the JSON API (interface.md 4, decisions.md D1).
+// apiRoutes registers the routes of the JSON API (docs/API.md#routes).
 func (s *Server) apiRoutes(r *gin.Engine) {
 	g := r.Group("/api/v2")
 	g.GET("", s.api(s.ping))
@@ -57,7 +57,8 @@ func (s *Server) ping(c *gin.Context) error {
 	return nil
 }
 
-// pathID reads a path id (D6): malformed is 400, well-formed is looked up (404 if unknown).
+// pathID reads a path id (docs/API.md#reading-parameters): malformed is 400, well-formed
+// is looked up (404 if unknown).
 func pathID(c *gin.Context, name string) (int64, error) {
 	return filter.ParseID(name, c.Param(name))
 }
@@ -180,7 +181,7 @@ func (s *Server) getSubscriber(c *gin.Context) error {
 	return nil
 }
 
-// verifyBody is the answer of verify (D8).
+// verifyBody is the answer of verify (docs/API.md#verify).
 type verifyBody struct {
 	Status           *shop.SubscriptionStatus `json:"status"`
 	ID               int64                    `json:"id"`
@@ -208,7 +209,7 @@ func (s *Server) verifySubscriber(c *gin.Context) error {
 			return err
 		}
 		if vq.Username != "" {
-			// Both given: they must name the same subscriber (D8).
+			// Both given: they must name the same subscriber.
 			page, err := s.Subscribers.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: key.AccountID, StorefrontID: sf, Username: vq.Username, PerPage: shop.MaxPerPage})
 			if err != nil {
 				return err
@@ -241,7 +242,8 @@ func (s *Server) verifySubscriber(c *gin.Context) error {
 	return nil
 }
 
-// reactivateParams are the parameters of reactivate (D9).
+// reactivateParams are the parameters of reactivate
+// (docs/API.md#post-apiv2purchasesidreactivate).
 var reactivateParams = []string{"customer_email", "refulfill"}
 
 func (s *Server) reactivate(c *gin.Context) error {
@@ -253,7 +255,8 @@ func (s *Server) reactivate(c *gin.Context) error {
 		return err
 	}
 	key := apiKey(c)
-	// An unknown purchase is a 404 before its parameters are looked at (D9's order).
+	// An unknown purchase is a 404 before its parameters are looked at (the documented
+	// order of checks).
 	if _, err := s.Purchases.FindPurchaseByID(c.Request.Context(), key.AccountID, id); err != nil {
 		return err
 	}
@@ -283,7 +286,7 @@ func (s *Server) reactivate(c *gin.Context) error {
 }
 
 // idempotencyKey reads the Idempotency-Key header: 1 to 255 printable ASCII characters;
-// empty is the same as none (D9).
+// empty is the same as none.
 func idempotencyKey(r *http.Request) (string, error) {
 	vs := r.Header.Values("Idempotency-Key")
 	if len(vs) > 1 {
@@ -305,8 +308,8 @@ func idempotencyKey(r *http.Request) (string, error) {
 }
 
 // readReactivateParams reads customer_email and refulfill from a form-encoded or JSON
-// body, or from the query string (D9). Unknown parameters are refused. Values are read
-// as sent; a blank one is the same as none.
+// body, or from the query string. Unknown parameters are refused. Values are read as
+// sent; a blank one is the same as none.
 func readReactivateParams(r *http.Request) (email string, refulfill bool, err error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -364,7 +367,7 @@ func readReactivateParams(r *http.Request) (email string, refulfill bool, err er
 		if email, err = paramString("customer_email", v); err != nil {
 			return "", false, err
 		}
-		// Read literally (D7, D9): "ann@example.com\n" is no address, and is refused
+		// Read literally (docs/API.md#reading-parameters): "ann@example.com\n" is no address, and is refused
 		// rather than trimmed into one. A blank value is the same as none.
 		if strings.TrimSpace(email) == "" {
 			email = ""
@@ -418,8 +421,8 @@ func paramString(name string, v any) (string, error) {
 }
 
 // paramBool reads refulfill: 1/0/true/false in a form; in JSON also a boolean or the
-// numbers 1 and 0 (D9). A string is read literally: blank is the same as none, and
-// anything else must be one of the words exactly, without surrounding blanks.
+// numbers 1 and 0. A string is read literally: blank is the same as none, and anything
+// else must be one of the words exactly, without surrounding blanks.
 func paramBool(name string, v any) (bool, error) {
 	switch v := v.(type) {
 	case []string:

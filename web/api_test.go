@@ -121,7 +121,7 @@ func (r response) json(t testing.TB, v any) {
 	}
 }
 
-// errorBody is the D4 error shape.
+// errorBody is the shape of an API error (docs/API.md#errors).
 type errorBody struct {
 	Status string `json:"status"`
 	Error  struct {
@@ -157,7 +157,7 @@ func (e *apiEnv) do(method, path, key string, body io.Reader, header map[string]
 
 func (e *apiEnv) get(path, key string) response { return e.do("GET", path, key, nil, nil) }
 
-// wantError checks a D4 error answer.
+// wantError checks an API error answer.
 func wantError(t testing.TB, r response, status int, word, code, param string) errorBody {
 	t.Helper()
 	if r.status != status {
@@ -324,7 +324,7 @@ func TestAPI(t *testing.T) {
 			t.Fatalf("Bearer: got %v %v", res.StatusCode, err)
 		}
 		res.Body.Close()
-		// Last use is recorded (D3).
+		// Last use is recorded.
 		var used int
 		e.db.QueryRow("SELECT COUNT(*) FROM api_keys WHERE account_id = 1 AND last_used_at = ?", now).Scan(&used)
 		if used != 2 {
@@ -396,7 +396,7 @@ func TestAPI(t *testing.T) {
 		r := e.get(fmt.Sprintf("/api/v2/purchases/%d", id), e.ro)
 		var one json.RawMessage
 		r.json(t, &one)
-		// A list element equals the single object (D5).
+		// A list element equals the single object (docs/API.md#lists-and-paging).
 		list := e.get("/api/v2/purchases?per_page=1", e.ro)
 		var elems []json.RawMessage
 		list.json(t, &elems)
@@ -493,7 +493,7 @@ func TestAPI(t *testing.T) {
 			{"customer_email=a&total=20&total_op=gt&status=ACT,PND", func(p purchase) bool {
 				return prefix(p.BuyerEmail, "a") && cmp(p.Total, "20") > 0 && (p.Status == "ACT" || p.Status == "PND")
 			}},
-			// Blank values mean no filter (D7).
+			// Blank values mean no filter (docs/API.md#reading-parameters).
 			{"status=&customer_email=&ship=&total_op=", func(p purchase) bool { return true }},
 		}
 		for _, tc := range cases {

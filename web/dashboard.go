@@ -420,7 +420,7 @@ func staticFiles() gin.HandlerFunc {
 	}
 }
 
-// requireOwner lets only owners through (D3: owners manage users and keys).
+// requireOwner lets only owners through (owners manage users and keys).
 func (s *Server) requireOwner(c *gin.Context) {
 	if u := currentUser(c); u == nil || !u.IsOwner() {
 		s.pageError(c, shop.Errorf(shop.EForbidden, "Only the account's owners can manage users and API keys."))

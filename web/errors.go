@@ -11,7 +11,7 @@ import (
 	"storefront/internal/shop"
 )
 
-// errorKind is how one error code is answered (decisions.md D4).
+// errorKind is how one error code is answered (docs/API.md#errors).
 type errorKind struct {
 	status int
 	word   string
@@ -42,7 +42,7 @@ func errStatus(err error) int {
 	return http.StatusInternalServerError
 }
 
-// apiErrorBody is the JSON of an error (D4).
+// apiErrorBody is the JSON of an error.
 type apiErrorBody struct {
 	Status string      `json:"status"`
 	Error  apiErrorObj `json:"error"`

@@ -13,8 +13,8 @@ import (
 )
 
 // The fuzz targets below send arbitrary input through the whole handler (routing,
-// middleware, parsing, the database): the answer is never a 5xx and never a panic,
-// and every 4xx of the API is D4's JSON with a message. Run one with
+// middleware, parsing, the database): the answer is never a 5xx and never a panic, and
+// every 4xx of the API is its JSON error with a message (docs/API.md#errors). Run one with
 //
 //	go test -run XXX -fuzz=FuzzAPIQuery -fuzztime=5m ./web
 //
@@ -35,7 +35,8 @@ func fuzzRequest(method, path, query string, body string) *http.Request {
 	return req
 }
 
-// checkAPIAnswer fails on a 5xx and on a 4xx that is not D4's JSON with a message.
+// checkAPIAnswer fails on a 5xx and on a 4xx that is not the API's JSON error with a
+// message.
 func checkAPIAnswer(t *testing.T, what string, rec *httptest.ResponseRecorder) {
 	t.Helper()
 	if rec.Code >= 500 {
@@ -52,7 +53,7 @@ func checkAPIAnswer(t *testing.T, what string, rec *httptest.ResponseRecorder) {
 		t.Fatalf("%s: %d is not JSON: %v: %s", what, rec.Code, err, rec.Body)
 	}
 	if eb.Status == "" || eb.Error.Code == "" || strings.TrimSpace(eb.Error.Message) == "" {
-		t.Fatalf("%s: %d without D4's status, code and message: %s", what, rec.Code, rec.Body)
+		t.Fatalf("%s: %d without an error's status, code and message: %s", what, rec.Code, rec.Body)
 	}
 	if !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
 		t.Fatalf("%s: %d with Content-Type %q", what, rec.Code, rec.Header().Get("Content-Type"))

@@ -473,7 +473,7 @@ func TestHostile_ImportedData(t *testing.T) {
 			if bytes.Contains(r.body, []byte("<script>")) {
 				t.Errorf("%s: JSON carries raw <script> (want \\u003c)", path)
 			}
-			// What was imported comes back unchanged (D11).
+			// What was imported comes back unchanged (docs/API.md#import-documents).
 			var v any
 			r.json(t, &v)
 			if !strings.Contains(jsonNoEscape(t, v), strings.Trim(jsonNoEscape(t, xssPayload), `"`)) {
@@ -543,7 +543,7 @@ func TestHostile_HeaderInjection(t *testing.T) {
 		"victim@example.com\r\nBcc: thief@evil.test", "victim@example.com\nBcc: thief@evil.test", "victim@example.com\rBcc: thief@evil.test",
 		"victim@example.com\r\n\r\nbody", "victim@example.com%0d%0aBcc:thief@evil.test", "victim@example.com, thief@evil.test",
 		"victim@example.com\x00thief@evil.test", "Victim <victim@example.com>", "victim@example.com>\r\nX-Injected: 1",
-		// A line break at either end is refused too, not trimmed away (D9).
+		// A line break at either end is refused too, not trimmed away (docs/API.md#reactivation).
 		"victim@example.com\n", "victim@example.com\r\n", "\nvictim@example.com",
 	} {
 		cases += 3
@@ -666,7 +666,7 @@ func purchaseSnapshot(t *testing.T, e *apiEnv, id int64) string {
 	return fmt.Sprintf("purchase %s; line items %s; activity %d; idempotency keys %d; outbox %d", row, items, activity, keys, outbox)
 }
 
-// TestHostile_LiteralInput: the API reads every value as sent (D6, D7, D9). A value of
+// TestHostile_LiteralInput: the API reads every value as sent (docs/API.md#reading-parameters). A value of
 // only blanks is absent; any other keeps its blanks: an id, number or keyword with
 // blanks around it is a 400 naming the parameter, text with them matches only text
 // that has them, and a reactivation address with a line break is refused with nothing
@@ -744,7 +744,7 @@ func TestHostile_LiteralInput(t *testing.T) {
 			}
 		}
 		// A blank item inside a status list is no code either; an empty one names
-		// nothing, and a value of only blanks is the same as none (D7).
+		// nothing, and a value of only blanks is the same as none (docs/API.md#reading-parameters).
 		cases += 3
 		wantError(t, e.get("/api/v2/purchases?status=ACT,%20RFD", e.ro), 400, "INVALID", "invalid_parameter", "status")
 		for _, p := range []string{"/api/v2/purchases?status=ACT,,RFD,&product_id=%20%09&per_page=%0A", sub + "/verify?id=%20&username=" + url.QueryEscape(username)} {

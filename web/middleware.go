@@ -23,7 +23,7 @@ const (
 	ctxAPIKey    = "api_key"
 )
 
-// Limits of decisions.md D10.
+// Size limits of API requests (docs/API.md#limits).
 const (
 	MaxQueryBytes = 8 << 10
 	MaxBodyBytes  = 64 << 10
@@ -62,9 +62,9 @@ func isAPI(path string) bool { return path == "/api" || strings.HasPrefix(path, 
 // isAPIv2 reports whether the path is under /api/v2, where credentials are asked first.
 func isAPIv2(path string) bool { return path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") }
 
-// apiGate marks requests that write (shop.WithPrimaryReads) and runs, for /api/v2
-// paths, the checks that come before routing in D4's order: size limits (414, 413),
-// then credentials (401), then the key's rate limit (429).
+// apiGate marks requests that write (shop.WithPrimaryReads) and runs, for /api/v2 paths,
+// the checks that come before routing (docs/API.md#order-of-checks): size limits (414,
+// 413), then credentials (401), then the key's rate limit (429).
 func (s *Server) apiGate(c *gin.Context) {
 	// A request that changes data reads what it changes from the primary database,
 	// never from a replica that may lag behind.
@@ -131,7 +131,8 @@ func (s *Server) abortAPI(c *gin.Context, err error) {
 	c.Abort()
 }
 
-// authenticate reads HTTP Basic api_username:KEY or Bearer KEY (D3).
+// authenticate reads HTTP Basic api_username:KEY or Bearer KEY
+// (docs/API.md#authentication).
 func (s *Server) authenticate(ctx context.Context, r *http.Request) (*shop.APIKey, error) {
 	unauth := shop.Errorf(shop.EUnauthenticated, "Send your API user name and key with HTTP Basic authentication, or the key as a Bearer token.")
 	h := r.Header.Get("Authorization")

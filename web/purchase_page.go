@@ -34,8 +34,9 @@ type purchaseTimeline interface {
 	FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error)
 }
 
-// purchasePage shows one purchase: every field, the reactivation form and the
-// activity. Another account's purchase is a 404 like a missing one (D2).
+// purchasePage shows one purchase: every field, the reactivation form and the activity.
+// Another account's purchase is a 404 like a missing one
+// (docs/API.md#accounts-and-tenancy).
 func (s *Server) purchasePage(c *gin.Context) {
 	id, err := pathID(c, "id")
 	if err != nil {
@@ -80,11 +81,11 @@ func (s *Server) purchaseActivity(c *gin.Context) {
 	renderStatus(c, http.StatusOK, templates.PurchaseTimeline(t, false))
 }
 
-// reactivatePurchase reactivates a purchase from the dashboard with the service call
-// the API makes (D9). htmx gets the panel with the outcome and, out of band, the parts
-// of the page that changed; a plain form post is redirected back to the page with a
-// flash message. Problems with the input or the purchase's state are shown in the
-// panel, never as a bare error page.
+// reactivatePurchase reactivates a purchase from the dashboard with the service call the
+// API makes (docs/API.md#reactivation). htmx gets the panel with the outcome and, out of
+// band, the parts of the page that changed; a plain form post is redirected back to the
+// page with a flash message. Problems with the input or the purchase's state are shown in
+// the panel, never as a bare error page.
 func (s *Server) reactivatePurchase(c *gin.Context) {
 	user := currentUser(c)
 	if !user.CanReactivate() {
@@ -282,7 +283,8 @@ func (s *Server) purchaseView(c *gin.Context, id int64) (*templates.PurchaseView
 }
 
 // defaultRecipient is where the e-mail goes when Send to is left blank: the customer
-// record's address, else the buyer's (the rule of the Reactivate service, D9).
+// record's address, else the buyer's (the rule of the Reactivate service,
+// docs/API.md#reactivation).
 func defaultRecipient(p *shop.Purchase) string {
 	if p.Customer != nil && p.Customer.Email != nil && strings.TrimSpace(*p.Customer.Email) != "" {
 		return strings.TrimSpace(*p.Customer.Email)
@@ -374,7 +376,7 @@ func yesNo(b bool) string {
 	return "No"
 }
 
-// purchaseDetail lays out every field of interface.md 2.3 in groups.
+// purchaseDetail lays out every field of a purchase (docs/API.md#purchase) in groups.
 func purchaseDetail(p *shop.Purchase, sf *shop.Storefront, loc *time.Location) templates.PurchaseDetail {
 	cur := p.Currency
 	d := templates.PurchaseDetail{ID: p.ID, Status: string(p.Status), StatusText: p.Status.Label()}

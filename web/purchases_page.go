@@ -31,8 +31,9 @@ func (s *Server) dashboardRoutes(d *gin.RouterGroup) {
 	s.accountRoutes(d.Group("/", s.requireOwner))
 }
 
-// purchasesPage lists purchases with the filters of D7, read by the same parser as the
-// API. An htmx request gets the results fragment, anything else the whole page.
+// purchasesPage lists purchases with the filters of GET /api/v2/purchases, read by the
+// same parser as the API. An htmx request gets the results fragment, anything else the
+// whole page.
 func (s *Server) purchasesPage(c *gin.Context) {
 	user := currentUser(c)
 	acct, err := s.account(c)

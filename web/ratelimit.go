@@ -9,8 +9,8 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// limiter holds one token bucket per API key (D10): perMinute requests a minute with
-// bursts up to burst.
+// limiter holds one token bucket per API key (docs/API.md#limits): perMinute requests a
+// minute with bursts up to burst.
 type limiter struct {
 	perMinute int
 	burst     int

@@ -106,7 +106,7 @@ func TestAPI_Reactivate(t *testing.T) {
 		var salt string
 		e.db.QueryRow("SELECT salt FROM purchases WHERE id = ?", id).Scan(&salt)
 
-		// Given address, then the customer's, then the buyer's (D9).
+		// Given address, then the customer's, then the buyer's.
 		r := e.reactivate(id, e.rw, "customer_email=someone.else%40example.org", form, nil)
 		if r.status != 200 {
 			t.Fatalf("got %d %s", r.status, r.body)
@@ -295,7 +295,7 @@ func TestAPI_Reactivate(t *testing.T) {
 		e := e.with(t)
 		id := e.purchaseWithStatus("ACT", used)
 		path := fmt.Sprintf("/api/v2/purchases/%d/reactivate", id)
-		// D9's order: scope, then path id, then body, then state.
+		// The order of checks: scope, then path id, then body, then state.
 		wantError(t, e.reactivate(id, e.ro, "", form, nil), 403, "FORBIDDEN", "forbidden", "")
 		wantError(t, e.do("POST", "/api/v2/purchases/x/reactivate", e.ro, nil, nil), 403, "FORBIDDEN", "forbidden", "")
 		wantError(t, e.do("POST", "/api/v2/purchases/x/reactivate", e.rw, nil, nil), 400, "INVALID", "invalid_parameter", "id")
@@ -320,7 +320,7 @@ func TestAPI_Reactivate(t *testing.T) {
 				wantError(t, e.reactivate(id, e.rw, tc.body, tc.ct, nil), 400, "INVALID", tc.code, tc.param)
 			})
 		}
-		// Accepted spellings (D9).
+		// Accepted spellings.
 		for _, tc := range []struct{ body, ct string }{
 			{"refulfill=TRUE", form}, {"refulfill=0", form}, {`{"refulfill":1}`, "application/json"}, {`{"refulfill":false}`, "application/json"},
 			{`{}`, "application/json"}, {"", ""}, {"refulfill=&customer_email=", form},
@@ -398,7 +398,7 @@ func TestAPI_RateLimit(t *testing.T) {
 }
 
 // FuzzAPI feeds arbitrary query strings to the running router: the answer is never a
-// 500, and every error answer is D4's JSON.
+// 500, and every error answer is the API's JSON error.
 func FuzzAPI(f *testing.F) {
 	for _, s := range []string{
 		"status=ACT,rfd&per_page=3", "date_min=last+monday&date_max=%40170000", "total=1.5&total_op=gt", "cursor=AQ",
@@ -427,7 +427,7 @@ func FuzzAPI(f *testing.F) {
 			t.Fatalf("%s?%s: %d %s", path, query, rec.Code, rec.Body)
 		}
 		if strings.HasPrefix(path, "/api/") && rec.Code >= 400 && !strings.Contains(rec.Body.String(), `"error":{"code":"`) {
-			t.Fatalf("%s?%s: %d without a D4 body: %s", path, query, rec.Code, rec.Body)
+			t.Fatalf("%s?%s: %d without an error body: %s", path, query, rec.Code, rec.Body)
 		}
 	})
 }

@@ -58,7 +58,7 @@ func (s *Server) now() time.Time {
 }
 
 // APIBurst is how many requests a key may make at once before the per-minute rate
-// applies (D10).
+// applies (docs/API.md#limits).
 const APIBurst = 60
 
 // Handler builds the HTTP handler.

@@ -274,7 +274,7 @@ func storefrontCurrency(sf *shop.Storefront) string {
 	return *sf.Currency
 }
 
-// periodUnitName names a period unit (D6), singular and plural.
+// periodUnitName names a period unit (D, W, M, Y), singular and plural.
 func periodUnitName(unit string, n int64) string {
 	names := map[string][2]string{"D": {"day", "days"}, "W": {"week", "weeks"}, "M": {"month", "months"}, "Y": {"year", "years"}}
 	nm, ok := names[unit]
@@ -310,8 +310,8 @@ func subscriberParamLabel(param string) string {
 	return ""
 }
 
-// subscriberPage shows one subscriber: the entitlement of D8, the subscription, the
-// activity and the purchases.
+// subscriberPage shows one subscriber: the entitlement (docs/API.md#entitlement), the
+// subscription, the activity and the purchases.
 func (s *Server) subscriberPage(c *gin.Context) {
 	ctx := c.Request.Context()
 	sf, sfs, err := s.storefrontOf(c)
@@ -389,7 +389,8 @@ func subscriberTimeField(label string, t *shop.Time, loc *time.Location) templat
 	return templates.SubscriberField{Label: label, Value: templates.FormatTime(t.Time, loc), ISO: t.UTC().Format(time.RFC3339)}
 }
 
-// subscriptionFields lists every field of interface.md 2.2; null is "—".
+// subscriptionFields lists every field of a subscription (docs/API.md#subscription); null
+// is "—".
 func subscriptionFields(sub *shop.Subscription, currency string, loc *time.Location) []templates.SubscriberField {
 	money := func(m *shop.Money) string {
 		if m == nil {
@@ -437,7 +438,7 @@ func subscriptionFields(sub *shop.Subscription, currency string, loc *time.Locat
 	}
 }
 
-// entitlementView puts the decision of D8 at now in words.
+// entitlementView puts the entitlement decision at now in words.
 func entitlementView(sub *shop.Subscription, sf *shop.Storefront, now time.Time, loc *time.Location) templates.EntitlementView {
 	e := shop.Entitle(sub, now)
 	v := templates.EntitlementView{Receiving: e.ReceivingService, Reason: e.Reason, Headline: "Not receiving service"}

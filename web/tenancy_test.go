@@ -74,7 +74,7 @@ func purchaseFingerprint(t *testing.T, e *apiEnv, id int64) string {
 }
 
 // sameAsMissing checks that an answer about another account's object is the answer
-// about an object that does not exist: 404 not_found (D2).
+// about an object that does not exist: 404 not_found (docs/API.md#accounts-and-tenancy).
 func sameAsMissing(t *testing.T, got, missing response) {
 	t.Helper()
 	if got.status != http.StatusNotFound || missing.status != http.StatusNotFound {
@@ -93,7 +93,7 @@ const missingID = 8_999_999_999
 
 var purchaseLink = regexp.MustCompile(`href="/purchases/(\d+)"`)
 
-// TestTenancy tries every route of the engine as another account (D2): a key or user
+// TestTenancy tries every route of the engine as another account: a key or user
 // of account 2 on account 1's objects gets 404, as for a missing object, and changes
 // nothing; a viewer cannot reactivate (403), nor can a read key (403). A route the
 // table below does not know fails the test, so that a new route is not forgotten.

@@ -1,6 +1,6 @@
 // Command storefront serves the storefront dashboard and JSON API, and offers the
 // commands that look after its database: migrate, import, seed, apikey create and
-// user create (decisions.md D11).
+// user create (README.md, Configuration and Commands).
 package main
 
 import (

@@ -126,7 +126,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 }
 
 // sweepPastDue closes PAST_DUE subscriptions past their grace period at start and
-// every five minutes (D8).
+// every five minutes (docs/API.md#entitlement).
 func (e *env) sweepPastDue(ctx context.Context, db *mysql.DB) {
 	t := time.NewTicker(5 * time.Minute)
 	defer t.Stop()

@@ -1,4 +1,5 @@
-// Package config reads storefront's settings from the environment (decisions.md D11).
+// Package config reads storefront's settings from the environment (README.md,
+// Configuration).
 package config
 
 import (
@@ -11,7 +12,7 @@ import (
 	"strings"
 )
 
-// Config holds every setting of D11.
+// Config holds every setting of README.md's Configuration table.
 type Config struct {
 	// DSN names the database; empty means a private MariaDB in DataDir.
 	DSN string

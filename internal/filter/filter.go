@@ -1,6 +1,7 @@
-// Package filter reads the query parameters of the list routes (decisions.md D5, D7,
-// D8) into shop filters. It is pure: url.Values in, a filter or a parameter error out,
-// so that the JSON API and the dashboard share one grammar.
+// Package filter reads the query parameters of the list routes (docs/API.md#routes,
+// #reading-parameters, #lists-and-paging) into shop filters. It is pure: url.Values in, a
+// filter or a parameter error out, so that the JSON API and the dashboard share one
+// grammar.
 package filter
 
 import (
@@ -42,10 +43,10 @@ const MaxTextLen = 255
 type values map[string][]string
 
 // Check rejects parameters not in allowed (even when empty) and returns the rest with
-// blank values dropped, as D7 says: an empty field is the same as none. A value that is
-// not all blanks is kept as sent, surrounding blanks included: the API reads it
-// literally (" 1" is no id). A form that wants to forgive stray blanks trims its own
-// fields before it builds the query.
+// blank values dropped, as docs/API.md#reading-parameters says: an empty field is the
+// same as none. A value that is not all blanks is kept as sent, surrounding blanks
+// included: the API reads it literally (" 1" is no id). A form that wants to forgive
+// stray blanks trims its own fields before it builds the query.
 func Check(v url.Values, allowed []string) (values, error) {
 	names := make([]string, 0, len(v))
 	for name := range v {
@@ -89,7 +90,7 @@ func (v values) one(name string) (string, error) {
 	return vs[0], nil
 }
 
-// ParseID reads a positive id in plain decimal (D6).
+// ParseID reads a positive id in plain decimal (docs/API.md#reading-parameters).
 func ParseID(name, s string) (int64, error) {
 	if s == "" || s[0] < '1' || s[0] > '9' || len(s) > 19 {
 		return 0, shop.ParamErrorf(shop.EInvalid, name, "%s must be a positive whole number, not %q.", name, clip(s))
@@ -132,8 +133,8 @@ func (v values) text(name string) (string, error) {
 }
 
 // ParseDate reads free-form date text as PHP's strtotime() does, relative to now in
-// loc unless the text names a zone (D7). The text goes to the parser as sent, which,
-// like PHP's, passes over white space between and around its words.
+// loc unless the text names a zone (docs/API.md#dates-in-filters). The text goes to the
+// parser as sent, which, like PHP's, passes over white space between and around its words.
 func ParseDate(name, s string, now time.Time, loc *time.Location) (time.Time, error) {
 	t, err := strtotime.Parse(s, now.In(loc))
 	if err != nil {
@@ -142,7 +143,8 @@ func ParseDate(name, s string, now time.Time, loc *time.Location) (time.Time, er
 	return t, nil
 }
 
-// Paging is the order and page parameters shared by the lists (D5).
+// Paging is the order and page parameters shared by the lists
+// (docs/API.md#lists-and-paging).
 type Paging struct {
 	Desc         bool
 	PerPage      int
@@ -383,7 +385,8 @@ func Subscribers(q url.Values, accountID, storefrontID int64) (shop.SubscriberFi
 	return f, nil
 }
 
-// VerifyQuery is who verify asks about: by username, by id, or both (D8).
+// VerifyQuery is who verify asks about: by username, by id, or both
+// (docs/API.md#get-apiv2storefrontsstorefront_idsubscribersverify).
 type VerifyQuery struct {
 	Username string
 	ID       int64

@@ -58,12 +58,13 @@ func TestPurchases(t *testing.T) {
 		{"order=DESC&per_page=500&page=3&include_count=1", shop.PurchaseFilter{Desc: true, PerPage: 500, Page: 3, IncludeCount: true}},
 		{"order=asc&per_page=1", shop.PurchaseFilter{PerPage: 1}},
 		// Free text is literal too: a prefix with a leading space matches only values
-		// that start with one (D7).
+		// that start with one (docs/API.md#reading-parameters).
 		{"customer_email=%201&customer_first_name=%09Ann&customer_last_name=Lee%20",
 			shop.PurchaseFilter{EmailPrefix: " 1", FirstPrefix: "\tAnn", LastPrefix: "Lee "}},
 		// Keywords keep any letter case; an empty item of a status list names nothing.
 		{"status=ACT,,rfd,", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"ACT", "RFD"}}},
-		// Blank values are the same as none (D7), for every known parameter.
+		// Blank values are the same as none (docs/API.md#reading-parameters), for every
+		// known parameter.
 		{"status=&product_id=&storefront_id=+&customer_id=&subscriber_id=&customer_email=&customer_first_name=&customer_last_name=" +
 			"&date_min=&date_max=&total=&total_op=&ship=&order=&per_page=&cursor=&page=&include_count=", shop.PurchaseFilter{}},
 	}
@@ -116,7 +117,7 @@ func TestPurchases(t *testing.T) {
 		{"customer_email=" + strings.Repeat("a", 256), shop.EInvalid, "customer_email"},
 		{"customer_email=%FF", shop.EInvalid, "customer_email"},
 		{"ship=1&ship=0", shop.EInvalid, "ship"},
-		// Values are literal (D6, D7): blanks around a value that is not all blanks
+		// Values are literal (docs/API.md#reading-parameters): blanks around a value that is not all blanks
 		// are part of it, so none of these is an id, a number or a keyword.
 		{"product_id=%201", shop.EInvalid, "product_id"},
 		{"customer_id=1%20", shop.EInvalid, "customer_id"},
@@ -232,7 +233,7 @@ func TestVerify(t *testing.T) {
 		{"", VerifyQuery{}, shop.EMissing},
 		{"username=&id=", VerifyQuery{}, shop.EMissing},
 		{"id=x", VerifyQuery{}, shop.EInvalid},
-		// Literal values (D6, D7): " 1" is no id; a username is matched as sent.
+		// Literal values (docs/API.md#reading-parameters): " 1" is no id; a username is matched as sent.
 		{"id=%201", VerifyQuery{}, shop.EInvalid},
 		{"subscriber_id=12%20", VerifyQuery{}, shop.EInvalid},
 		{"id=%09", VerifyQuery{}, shop.EMissing},

@@ -1,7 +1,7 @@
-// Package importer loads a storefront export document (decisions.md D11) into a
-// Store: it walks the JSON as a stream, decodes and validates records in Go, and
-// hands the Store validated batches to write inside one transaction, so that a file
-// is imported whole or not at all and memory does not grow with the file's size.
+// Package importer loads a storefront export document (docs/API.md#import-documents) into
+// a Store: it walks the JSON as a stream, decodes and validates records in Go, and hands
+// the Store validated batches to write inside one transaction, so that a file is imported
+// whole or not at all and memory does not grow with the file's size.
 //
 // The document is an object with the arrays "accounts", "storefronts",
 // "subscribers" and "purchases", in any order. A record may refer only to records

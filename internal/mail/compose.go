@@ -13,9 +13,9 @@ import (
 // MaxSubjectRunes bounds a composed subject; the outbox column holds 255 characters.
 const MaxSubjectRunes = 200
 
-// ComposePurchaseReady writes the "purchase ready" e-mail of a purchase (decisions.md D9):
-// a plain-text message greeting the buyer by first name when it is known, and listing
-// every line item with its product name, quantity, download link
+// ComposePurchaseReady writes the "purchase ready" e-mail of a purchase
+// (docs/API.md#reactivation): a plain-text message greeting the buyer by first name when
+// it is known, and listing every line item with its product name, quantity, download link
 // ({baseURL}/downloads/{salt}/{line item id}), download limit and expiry when there are
 // any, and all of its product keys.
 //

@@ -1,5 +1,5 @@
 // Package mail composes the e-mails storefront sends and delivers them from the
-// database outbox (decisions.md D9).
+// database outbox (docs/API.md#reactivation).
 //
 // An e-mail is queued as a row of the email_outbox table in the same transaction as
 // the change that causes it (a reactivation), so that it is sent if and only if the

@@ -123,8 +123,8 @@ func clampTime(t time.Time) time.Time {
 	return t.UTC()
 }
 
-// purchaseConditions turns the filters of D7 into WHERE conditions on purchases p.
-// Every condition carries the account (D2).
+// purchaseConditions turns the filters of GET /api/v2/purchases into WHERE conditions
+// on purchases p. Every condition carries the account (docs/API.md#accounts-and-tenancy).
 func purchaseConditions(f shop.PurchaseFilter) sq.And {
 	where := sq.And{sq.Eq{"p.account_id": f.AccountID}}
 	if f.IDs != nil {
@@ -189,7 +189,10 @@ func totalCondition(f shop.PurchaseFilter) sq.Sqlizer {
 }
 
 // keysetCondition selects the rows after c in the chosen order, on the list-order
-// columns of the table walked, in the expanded form MariaDB range-optimises.
+// columns of the table walked, in the expanded form created_at > ? OR (created_at = ?
+// AND id > ?) (< for newest first): MariaDB 10.11 does not range-optimise the row
+// constructor (created_at, id) > (?, ?) and scans the whole index instead (36-57 ms at
+// 100,000 rows, against ~0.5 ms).
 func keysetCondition(createdAt, id string, c *shop.Cursor, desc bool) sq.Sqlizer {
 	cmp := ">"
 	if desc {

@@ -107,7 +107,7 @@ func buildFixture() fixture {
 	return f
 }
 
-// document writes the fixture in the import format of decisions.md D11.
+// document writes the fixture in the import format (docs/API.md#import-documents).
 func (f fixture) document() []byte {
 	type sub struct {
 		shop.Subscriber

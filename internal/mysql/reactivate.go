@@ -15,14 +15,15 @@ import (
 	"storefront/internal/shop"
 )
 
-// idempotencyWindow is how long an Idempotency-Key answers with its first response (D9).
+// idempotencyWindow is how long an Idempotency-Key answers with its first response
+// (docs/API.md#reactivation).
 const idempotencyWindow = 24 * time.Hour
 
-// Reactivate reactivates a purchase (D9): in one transaction the status becomes ACT,
-// every line item's downloads are reset to the storefront's current limit and window,
-// missing product keys are generated when refulfilling, the activity is recorded and
-// the "purchase ready" e-mail is queued. With an idempotency key, a repeat within 24
-// hours answers as the first request did and changes nothing.
+// Reactivate reactivates a purchase (docs/API.md#reactivation): in one transaction the
+// status becomes ACT, every line item's downloads are reset to the storefront's current
+// limit and window, missing product keys are generated when refulfilling, the activity is
+// recorded and the "purchase ready" e-mail is queued. With an idempotency key, a repeat
+// within 24 hours answers as the first request did and changes nothing.
 func (db *DB) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
 	var res *shop.ReactivateResult
 	// A concurrent request with the same idempotency key loses the race on the unique

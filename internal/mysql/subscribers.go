@@ -92,9 +92,9 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 		where = append(where, sq.Eq{"sb.id": id})
 	}
 	if f.Username != "" {
-		// = under utf8mb4_unicode_ci ignores letter case and accents (D8); it also
-		// ignores trailing spaces (PAD SPACE), which the second test, with a mark after
-		// both sides, does not: "a@b.com " is no "a@b.com". The first serves the index.
+		// = under utf8mb4_unicode_ci ignores letter case and accents; it also ignores
+		// trailing spaces (PAD SPACE), which the second test, with a mark after both
+		// sides, does not: "a@b.com " is no "a@b.com". The first serves the index.
 		where = append(where, sq.Eq{"sb.username": f.Username}, sq.Expr("CONCAT(sb.username, '.') = CONCAT(?, '.')", f.Username))
 	}
 	if f.UsernamePrefix != "" {

@@ -13,10 +13,10 @@ import (
 const PastDueBatch = 1000
 
 // ClosePastDue closes PAST_DUE subscriptions whose payment has not arrived within the
-// storefront's grace period, counted from next_payment_at (D8): the status becomes
-// CLOSED, ended_at the end of the grace period, and the subscriber's activity records
-// it. Rows are claimed with SKIP LOCKED, so that several instances running the job at
-// once act on each subscription once. Returns how many it closed.
+// storefront's grace period, counted from next_payment_at (docs/API.md#entitlement): the
+// status becomes CLOSED, ended_at the end of the grace period, and the subscriber's
+// activity records it. Rows are claimed with SKIP LOCKED, so that several instances
+// running the job at once act on each subscription once. Returns how many it closed.
 func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 	now := db.Now().UTC().Truncate(time.Second)
 	closed := 0

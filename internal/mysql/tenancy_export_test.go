@@ -30,7 +30,8 @@ func (r *recordingQueryer) ExecContext(ctx context.Context, q string, args ...an
 }
 
 // BuiltStatements runs the read paths whose SQL is built at run time (squirrel) with
-// every filter of D7 and D8, and returns the statements they sent.
+// every filter of the purchase and subscriber lists, and returns the statements they
+// sent.
 func (db *DB) BuiltStatements(ctx context.Context, accountID, storefrontID, purchaseID int64) ([]string, error) {
 	r := &recordingQueryer{queryer: db.DB}
 	day := time.Now().Add(-30 * 24 * time.Hour)

@@ -18,8 +18,8 @@ import (
 	"storefront/internal/seed"
 )
 
-// tenantTables hold data of one account (decisions.md D2): the sharding key of
-// docs/SCALING.md is the account.
+// tenantTables hold data of one account (docs/API.md#accounts-and-tenancy): the sharding
+// key of docs/SCALING.md is the account.
 var tenantTables = map[string]bool{
 	"accounts": true, "storefronts": true, "products": true, "customers": true, "subscribers": true,
 	"subscriptions": true, "purchases": true, "line_items": true, "product_keys": true, "coupons": true,

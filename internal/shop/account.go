@@ -2,7 +2,8 @@ package shop
 
 import "context"
 
-// Account owns storefronts, API keys and dashboard users (decisions.md D2).
+// Account owns storefronts, API keys and dashboard users
+// (docs/API.md#accounts-and-tenancy).
 type Account struct {
 	ID          int64  `json:"id"`
 	Name        string `json:"name"`
@@ -21,14 +22,16 @@ type Storefront struct {
 	DownloadLimit int64 `json:"download_limit"`
 	// DownloadDays is how long downloads stay open after fulfilment; 0 means forever.
 	DownloadDays int64 `json:"download_days"`
-	// PastDueGraceDays is how long a PAST_DUE subscription keeps service (D8).
+	// PastDueGraceDays is how long a PAST_DUE subscription keeps service
+	// (docs/API.md#entitlement).
 	PastDueGraceDays int64 `json:"past_due_grace_days"`
 }
 
 // DefaultPastDueGraceDays is the grace period when a storefront names none.
 const DefaultPastDueGraceDays = 14
 
-// Roles of dashboard users (D3).
+// Roles of dashboard users: an owner may do everything and manages users and keys,
+// staff may also reactivate, a viewer only reads.
 const (
 	RoleOwner  = "owner"
 	RoleStaff  = "staff"
@@ -38,7 +41,7 @@ const (
 // ValidRole reports whether r is a dashboard role.
 func ValidRole(r string) bool { return r == RoleOwner || r == RoleStaff || r == RoleViewer }
 
-// API key scopes (D3).
+// API key scopes (docs/API.md#authentication).
 const (
 	ScopeRead      = "read"
 	ScopeReadWrite = "read_write"

@@ -8,7 +8,7 @@ import (
 	"fmt"
 )
 
-// Error codes. Each maps to one HTTP status in the web layer (decisions.md D4).
+// Error codes. Each maps to one HTTP status in the web layer (docs/API.md#errors).
 const (
 	EInvalid          = "invalid_parameter"
 	EMissing          = "missing_parameter"

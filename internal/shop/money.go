@@ -8,8 +8,9 @@ import (
 )
 
 // Money is an amount written as a decimal string with exactly the minor-unit digits of
-// its currency ("19.99" USD, "1200" JPY, "1.250" KWD), as decisions.md D6 requires. The
-// storage layer formats amounts read from DECIMAL columns into this form.
+// its currency ("19.99" USD, "1200" JPY, "1.250" KWD), as
+// docs/API.md#money-numbers-and-times says. The storage layer formats amounts read from
+// DECIMAL columns into this form.
 type Money string
 
 // MaxMoneyIntDigits bounds the integer part of an amount: amounts are stored as

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// PurchaseStatus is a purchase status code of interface.md 3.2.
+// PurchaseStatus is a purchase status code (docs/API.md#purchase).
 type PurchaseStatus string
 
 // Purchase statuses.
@@ -19,7 +19,7 @@ const (
 	PurchaseHeld     PurchaseStatus = "HLD"
 )
 
-// PurchaseStatuses lists every purchase status in the order of interface.md 3.2.
+// PurchaseStatuses lists every purchase status in the order the API documents them.
 var PurchaseStatuses = []PurchaseStatus{PurchaseActive, PurchasePending, PurchaseRefunded, PurchaseError, PurchaseCanceled, PurchaseHeld}
 
 // ParsePurchaseStatus reads a status code in any letter case.
@@ -33,7 +33,8 @@ func ParsePurchaseStatus(s string) (PurchaseStatus, bool) {
 	return "", false
 }
 
-// Reactivatable reports whether a purchase in this status may be reactivated (D9).
+// Reactivatable reports whether a purchase in this status may be reactivated
+// (docs/API.md#reactivation).
 func (s PurchaseStatus) Reactivatable() bool {
 	return s == PurchaseActive || s == PurchasePending || s == PurchaseError
 }
@@ -57,7 +58,7 @@ func (s PurchaseStatus) Label() string {
 	return string(s)
 }
 
-// Purchase is a purchase with every field of interface.md 2.3. Optional text is a
+// Purchase is a purchase with every field of docs/API.md#purchase. Optional text is a
 // *string so that null and "" stay apart.
 type Purchase struct {
 	ID                     int64          `json:"id"`
@@ -112,13 +113,13 @@ type Purchase struct {
 	Transactions           []Transaction  `json:"transactions"`
 
 	// SubscriberID links the purchase to the subscriber it pays for. The API does not
-	// show it; the import format carries it (decisions.md D11).
+	// show it; the import format carries it (docs/API.md#import-documents).
 	SubscriberID *int64 `json:"-"`
 	// AccountID is the account that owns the purchase's storefront.
 	AccountID int64 `json:"-"`
 }
 
-// Customer is an account's buyer record (interface.md 2.4).
+// Customer is an account's buyer record (docs/API.md#customer).
 type Customer struct {
 	ID            int64   `json:"id"`
 	Firstname     *string `json:"firstname"`
@@ -129,7 +130,7 @@ type Customer struct {
 	UpdatedAt     Time    `json:"updated_at"`
 }
 
-// LineItem is one product line of a purchase (interface.md 2.5).
+// LineItem is one product line of a purchase (docs/API.md#line-item).
 type LineItem struct {
 	ID            int64    `json:"id"`
 	PurchaseID    int64    `json:"purchase_id"`
@@ -161,7 +162,8 @@ const (
 )
 
 // Coupon is a coupon redeemed with a purchase (2.7). DiscountAmount is money for a
-// "money" coupon and a percentage, kept as given, for a "percent" one (D6).
+// "money" coupon and a percentage, kept as given, for a "percent" one
+// (docs/API.md#money-numbers-and-times).
 type Coupon struct {
 	Name           string `json:"name"`
 	Code           string `json:"code"`
@@ -187,7 +189,7 @@ type Transaction struct {
 // TotalOp compares a purchase total with a filter value.
 type TotalOp string
 
-// Total comparisons of decisions.md D7.
+// Total comparisons of the total_op parameter.
 const (
 	TotalEq TotalOp = "eq"
 	TotalNe TotalOp = "ne"
@@ -201,10 +203,10 @@ type Cursor struct {
 	ID        int64
 }
 
-// PurchaseFilter holds every filter of decisions.md D7 plus order and paging. The zero
-// value of each field means "no condition".
+// PurchaseFilter holds every filter of GET /api/v2/purchases plus order and paging. The
+// zero value of each field means "no condition".
 type PurchaseFilter struct {
-	AccountID      int64   // required: every query is scoped to one account (D2)
+	AccountID      int64   // required: every query is scoped to one account
 	IDs            []int64 // only these purchases; nil for no condition
 	Statuses       []PurchaseStatus
 	ProductID      int64
@@ -246,7 +248,7 @@ type DocumentPage struct {
 	Total int64
 }
 
-// DefaultPerPage and MaxPerPage bound page sizes (D5, D10).
+// DefaultPerPage and MaxPerPage bound page sizes (docs/API.md#lists-and-paging).
 const (
 	DefaultPerPage = 100
 	MaxPerPage     = 500
@@ -271,7 +273,7 @@ type PurchaseService interface {
 	FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]Activity, error)
 }
 
-// ReactivateRequest asks to reactivate a purchase (decisions.md D9).
+// ReactivateRequest asks to reactivate a purchase (docs/API.md#reactivation).
 type ReactivateRequest struct {
 	AccountID  int64
 	PurchaseID int64

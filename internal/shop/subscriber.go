@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// SubscriptionStatus is a subscription status of interface.md 3.1.
+// SubscriptionStatus is a subscription status (docs/API.md#subscription).
 type SubscriptionStatus string
 
 // Subscription statuses.
@@ -21,7 +21,7 @@ const (
 // SubscriptionStatuses lists every subscription status.
 var SubscriptionStatuses = []SubscriptionStatus{SubscriptionNew, SubscriptionTrial, SubscriptionActive, SubscriptionCanceled, SubscriptionClosed, SubscriptionPastDue}
 
-// Valid reports whether s is one of the statuses of interface.md 3.1.
+// Valid reports whether s is one of the subscription statuses.
 func (s SubscriptionStatus) Valid() bool {
 	for _, v := range SubscriptionStatuses {
 		if v == s {
@@ -31,12 +31,12 @@ func (s SubscriptionStatus) Valid() bool {
 	return false
 }
 
-// ValidPeriodUnit reports whether u is a unit of a subscription period (D6).
+// ValidPeriodUnit reports whether u is a unit of a subscription period: D, W, M or Y.
 func ValidPeriodUnit(u string) bool {
 	return u == "D" || u == "W" || u == "M" || u == "Y"
 }
 
-// Subscriber is a subscriber of a storefront (interface.md 2.1).
+// Subscriber is a subscriber of a storefront (docs/API.md#subscriber).
 type Subscriber struct {
 	ID           int64         `json:"id"`
 	CreatedAt    Time          `json:"created_at"`
@@ -46,12 +46,12 @@ type Subscriber struct {
 	Subscription *Subscription `json:"subscription"`
 
 	// StorefrontID is the storefront the subscriber belongs to; the API shows it
-	// through the path, the import format carries it (D11).
+	// through the path, the import format carries it (docs/API.md#import-documents).
 	StorefrontID int64 `json:"-"`
 }
 
-// Subscription is a subscriber's subscription record (interface.md 2.2). Trial fields of
-// a subscription without a trial are null (D6).
+// Subscription is a subscriber's subscription record (docs/API.md#subscription). Trial
+// fields of a subscription without a trial are null.
 type Subscription struct {
 	ID             int64              `json:"id"`
 	Status         SubscriptionStatus `json:"status"`
@@ -72,7 +72,7 @@ type Subscription struct {
 	NextPaymentAt  *Time              `json:"next_payment_at"`
 }
 
-// Entitlement reasons of decisions.md D8.
+// Entitlement reasons (docs/API.md#entitlement).
 const (
 	ReasonActive               = "active"
 	ReasonTrial                = "trial"
@@ -84,7 +84,8 @@ const (
 	ReasonNoSubscription       = "no_subscription"
 )
 
-// Entitlement is the answer to "does this subscriber receive service now?" (D8).
+// Entitlement is the answer to "does this subscriber receive service now?"
+// (docs/API.md#entitlement).
 type Entitlement struct {
 	ReceivingService bool
 	// AccessUntil is the end of the paid term of a CANCELED subscription, else nil.
@@ -92,7 +93,8 @@ type Entitlement struct {
 	Reason      string
 }
 
-// Entitle decides a subscriber's entitlement at the instant now, following D8.
+// Entitle decides a subscriber's entitlement at the instant now
+// (docs/API.md#entitlement).
 func Entitle(sub *Subscription, now time.Time) Entitlement {
 	if sub == nil {
 		return Entitlement{Reason: ReasonNoSubscription}
@@ -126,7 +128,7 @@ func Entitle(sub *Subscription, now time.Time) Entitlement {
 type SubscriberFilter struct {
 	AccountID    int64
 	StorefrontID int64
-	// Username is an exact match ignoring letter case and accents (D8); "" for none.
+	// Username is an exact match ignoring letter case and accents; "" for none.
 	Username string
 	// UsernamePrefix is a "starts with" match, for the dashboard's search.
 	UsernamePrefix string

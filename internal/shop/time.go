@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// Time is an instant written as UNIX seconds in JSON (interface.md: "Timestamps are UNIX
-// timestamps"). A field that may be absent is a *Time, and nil is written as null.
+// Time is an instant written as UNIX seconds in JSON
+// (docs/API.md#money-numbers-and-times). A field that may be absent is a *Time, and nil
+// is written as null.
 type Time struct {
 	time.Time
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// User is a dashboard user of one account (D3).
+// User is a dashboard user of one account.
 type User struct {
 	ID        int64
 	AccountID int64

@@ -1,4 +1,4 @@
-// Command explain prints, for every single filter of decisions.md D7, which index
+// Command explain prints, for every single filter of GET /api/v2/purchases, which index
 // MariaDB uses for the first page of purchases (newest first), and how long that page
 // takes: the check behind db/README.md's index plan.
 //
