@@ -51,4 +51,41 @@
       if (form) describeReactivation(form);
     });
   });
+
+  // Filter forms (<form data-filters hx-sync="this:queue last">) show the results of
+  // the filters as they are now. A request is not aborted when the filters change
+  // under it (htmx reports every abort as an error, htmx:sendAbort): it finishes, and
+  // its answer is dropped unless the form still holds the filters it asked for; the
+  // request queued after it asks for the newest ones. Leaving a field after typing
+  // (its change event) does not ask again for the results already on the page.
+  function filtersOf(form) {
+    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-filters")) return null;
+    var p = new URLSearchParams(new FormData(form));
+    p.sort();
+    return p.toString();
+  }
+  var shown = new WeakMap(); // form -> the filters of the results on the page
+  var asked = new WeakMap(); // request (XMLHttpRequest) -> [form, the filters it asked for]
+  document.addEventListener("htmx:load", function (ev) {
+    var root = ev.detail.elt;
+    if (!root.querySelectorAll) return;
+    var forms = Array.prototype.slice.call(root.querySelectorAll("form[data-filters]"));
+    if (root.matches && root.matches("form[data-filters]")) forms.push(root);
+    forms.forEach(function (form) { shown.set(form, filtersOf(form)); });
+  });
+  document.addEventListener("htmx:confirm", function (ev) {
+    var form = ev.detail.elt, f = filtersOf(form);
+    var trigger = ev.detail.triggeringEvent;
+    if (f !== null && f === shown.get(form) && !(trigger && trigger.type === "submit")) ev.preventDefault();
+  });
+  document.addEventListener("htmx:beforeRequest", function (ev) {
+    var f = filtersOf(ev.detail.elt);
+    if (f !== null) asked.set(ev.detail.xhr, [ev.detail.elt, f]);
+  });
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var a = asked.get(ev.detail.xhr);
+    if (!a) return;
+    if (filtersOf(a[0]) !== a[1]) ev.preventDefault();
+    else if (ev.detail.shouldSwap) shown.set(a[0], a[1]);
+  });
 })();

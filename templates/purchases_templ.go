@@ -177,7 +177,7 @@ func Purchases(v PurchasesView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"mb-4 flex items-end justify-between gap-4\"><h1 class=\"text-2xl font-semibold tracking-tight\">Purchases</h1></div><form id=\"filters\" action=\"/purchases\" method=\"get\" role=\"search\" aria-label=\"Filter purchases\" hx-get=\"/purchases\" hx-target=\"#results\" hx-trigger=\"input delay:350ms, change, submit\" hx-push-url=\"true\" hx-sync=\"this:replace\" hx-indicator=\"#results-loading\" class=\"mb-6 rounded-xl border border-slate-200 bg-white p-4 shadow-sm\"><div class=\"grid grid-cols-1 gap-3 sm:grid-cols-2 sm:gap-4 lg:grid-cols-4\"><fieldset class=\"sm:col-span-2 lg:col-span-4\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"mb-4 flex items-end justify-between gap-4\"><h1 class=\"text-2xl font-semibold tracking-tight\">Purchases</h1></div><form id=\"filters\" action=\"/purchases\" method=\"get\" role=\"search\" aria-label=\"Filter purchases\" hx-get=\"/purchases\" hx-target=\"#results\" hx-trigger=\"input delay:350ms, change, submit\" hx-push-url=\"true\" data-filters hx-sync=\"this:queue last\" hx-indicator=\"#results-loading\" class=\"mb-6 rounded-xl border border-slate-200 bg-white p-4 shadow-sm\"><div class=\"grid grid-cols-1 gap-3 sm:grid-cols-2 sm:gap-4 lg:grid-cols-4\"><fieldset class=\"sm:col-span-2 lg:col-span-4\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -122,7 +123,8 @@ type tab struct {
 }
 
 // newTab opens a tab in a fresh browser context. It accepts every JavaScript dialog
-// (hx-confirm) and records it, and records the console.
+// (hx-confirm) and records it, and records the console, which is checked once more
+// when the test ends.
 func newTab(t *testing.T, browser context.Context, base string) *tab {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
@@ -132,6 +134,9 @@ func newTab(t *testing.T, browser context.Context, base string) *tab {
 	if err := firstRun(ctx); err != nil {
 		t.Fatalf("open a tab: %v", err)
 	}
+	// What the pages write at the end of a test is checked too; this cleanup runs
+	// before the tab closes.
+	t.Cleanup(func() { tb.checkConsole(t) })
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
 	console := chromedp.Console(ctx)
 	wg.Add(2)
@@ -162,16 +167,60 @@ func newTab(t *testing.T, browser context.Context, base string) *tab {
 	return tb
 }
 
-// checkConsole fails the test for script errors and Content-Security-Policy
-// violations the pages reported since the last check.
-func (tb *tab) checkConsole(t *testing.T) {
+// failedLoad is a load that fails on purpose: the browser reports it in the console
+// as an error ("Failed to load resource: the server responded with a status of 403").
+type failedLoad struct {
+	status int64
+	url    string
+}
+
+func (f failedLoad) matches(m chromedp.ConsoleMessage) bool {
+	return m.Source == "network" && m.URL == f.url &&
+		strings.Contains(m.Text, fmt.Sprintf("status of %d ", f.status))
+}
+
+// consoleFailure reports whether a console message is one no page may write: an
+// uncaught exception, a failed console.assert, a console.error or console.warn call
+// (htmx reports its errors so), or a browser log entry of level warning or error
+// (Content-Security-Policy violations, failed loads).
+func consoleFailure(m chromedp.ConsoleMessage) bool {
+	switch m.Type {
+	case chromedp.ConsoleException, chromedp.ConsoleError, chromedp.ConsoleWarning, "assert":
+		return true
+	}
+	return false
+}
+
+// checkConsole fails the test for every error or warning the pages wrote to the
+// console since the last check. The expected failed loads must be among them (it
+// waits for them, as the browser reports them a moment after the page) and are not
+// failures.
+func (tb *tab) checkConsole(t *testing.T, expected ...failedLoad) {
 	t.Helper()
-	tb.mu.Lock()
-	msgs := tb.console
-	tb.console = nil
-	tb.mu.Unlock()
+	var msgs []chromedp.ConsoleMessage
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		tb.mu.Lock()
+		msgs = append(msgs, tb.console...)
+		tb.console = nil
+		tb.mu.Unlock()
+		missing := expected[:0:0]
+		for _, f := range expected {
+			if !slices.ContainsFunc(msgs, f.matches) {
+				missing = append(missing, f)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("browser console: no report of the failed loads %v", missing)
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 	for _, m := range msgs {
-		if m.IsException() || strings.Contains(m.Text, "Content Security Policy") {
+		if consoleFailure(m) && !slices.ContainsFunc(expected, func(f failedLoad) bool { return f.matches(m) }) {
 			t.Errorf("browser console: %s (%s:%d)", m, m.URL, m.Line+1)
 		}
 	}
@@ -516,10 +565,11 @@ func (tb *tab) screenshot(t *testing.T, name string, v viewport) {
 
 // TestBrowser_Dashboard walks the dashboard as merchants do, in one Chromium: sign-in
 // through the form back to the page asked for; the purchases filters updating the
-// table in place, the address bar and Back; reactivating a purchase (hx-confirm,
-// Refulfill, the result in place, the timeline, the e-mail at the SMTP server); a
-// viewer without the form; cross-site form posts refused; and screenshots of the main
-// pages at desktop and phone sizes in testdata/screenshots.
+// table in place, the address bar and Back; a subscriber search overtaking the one
+// before it; reactivating a purchase (hx-confirm, Refulfill, the result in place, the
+// timeline, the e-mail at the SMTP server); a viewer without the form; cross-site form
+// posts refused; and screenshots of the main pages at desktop and phone sizes in
+// testdata/screenshots. No page writes an error or a warning to the console.
 func TestBrowser_Dashboard(t *testing.T) {
 	start := time.Now()
 	browser := startBrowser(t)
@@ -557,6 +607,8 @@ func TestBrowser_Dashboard(t *testing.T) {
 			t.Fatal("cannot set the marker")
 		}
 		countBefore := eval[string](t, owner, `text(document.querySelector('#result-count'))`)
+		// Counts the requests htmx sends.
+		eval[bool](t, owner, `(window.__requests = 0, document.addEventListener('htmx:beforeRequest', () => window.__requests++), true)`)
 
 		owner.do(t, "type the e-mail prefix", chromedp.SendKeys(byLabel("Customer e-mail"), prefix))
 		wantURL := func(status ...string) string {
@@ -576,6 +628,11 @@ func TestBrowser_Dashboard(t *testing.T) {
 		countPrefix := eval[string](t, owner, `text(document.querySelector('#result-count'))`)
 		if countPrefix == countBefore {
 			t.Errorf("count did not change with the e-mail filter: %q", countPrefix)
+		}
+		// Leaving the field fires its change event; the table shows its filters already.
+		// htmx sends a request within the event, so the count tells at once.
+		if n := eval[int](t, owner, `(() => { const n = window.__requests; byLabel('Customer e-mail').blur(); return window.__requests - n; })()`); n != 0 {
+			t.Errorf("leaving Customer e-mail after the table followed it sent %d more requests, want 0", n)
 		}
 
 		owner.do(t, "tick Pending", chromedp.Click(chromedp.CSS(`#filters input[name=status][value=PND]`)))
@@ -616,6 +673,47 @@ func TestBrowser_Dashboard(t *testing.T) {
 		}
 		owner.checkConsole(t)
 	})
+	t.Run("SubscriberSearch", func(t *testing.T) {
+		if st := owner.open(t, "/subscribers"); st != http.StatusOK {
+			t.Fatalf("/subscribers: got %d, want 200", st)
+		}
+		list := eval[string](t, owner, `location.pathname`)
+		var storefront int64
+		if _, err := fmt.Sscanf(list, "/storefronts/%d/subscribers", &storefront); err != nil {
+			t.Fatalf("/subscribers led to %s, want a storefront's subscribers", list)
+		}
+		// A prefix of several subscribers' e-mails, and a longer one of fewer of them.
+		var short, long string
+		if err := e.db.QueryRow(`SELECT LOWER(LEFT(username, 1)), LOWER(LEFT(username, 2)) p FROM subscribers
+			WHERE storefront_id = ? AND username REGEXP '^[a-z]{2}'
+			GROUP BY p ORDER BY COUNT(*) DESC, p LIMIT 1`, storefront).Scan(&short, &long); err != nil {
+			t.Fatalf("find an e-mail prefix: %v", err)
+		}
+		if eval[int](t, owner, `window.__marker = 3`) != 3 {
+			t.Fatal("cannot set the marker")
+		}
+		// The second search starts while the first is on its way (both within one
+		// task of the page): only the second reaches the table and the address bar,
+		// in one swap, one new history entry, and no error in the console.
+		before := eval[int](t, owner, `(window.__swaps = 0, document.addEventListener('htmx:afterSwap', ev => { if (ev.detail.target.id === 'results') window.__swaps++ }), history.length)`)
+		eval[bool](t, owner, `(() => { const i = byLabel('E-mail');
+			for (const v of [`+js(short)+`, `+js(long)+`]) { i.value = v; i.dispatchEvent(new Event('change', {bubbles: true})); }
+			return !!document.querySelector('.htmx-request'); })()`)
+		owner.waitFor(t, "the table searched by "+long,
+			`!document.querySelector('.htmx-request') && new URL(location.href).searchParams.get('email') === `+js(long)+
+				` && results().length > 0 && results().every(r => r.email.toLowerCase().startsWith(`+js(long)+`))`,
+			`({href: location.href, swaps: window.__swaps, rows: results().slice(0, 5)})`)
+		got := eval[map[string]any](t, owner, `({marker: window.__marker ?? null, swaps: window.__swaps, entries: history.length - `+fmt.Sprint(before)+`})`)
+		if got["marker"] != float64(3) {
+			t.Fatal("searching reloaded the whole page")
+		}
+		if got["swaps"] != float64(1) || got["entries"] != float64(1) {
+			t.Errorf("two searches in a row: %v swaps of the table and %v new history entries, want 1 and 1 (only the newest search)",
+				got["swaps"], got["entries"])
+		}
+		owner.checkConsole(t)
+	})
+
 	t.Run("Reactivate", func(t *testing.T) {
 		id, buyer := pickPurchase(t, e, used, "ERR")
 		path := fmt.Sprintf("/purchases/%d", id)
@@ -727,7 +825,8 @@ func TestBrowser_Dashboard(t *testing.T) {
 		if st := owner.open(t, "/purchases"); st != http.StatusOK || eval[string](t, owner, `location.pathname`) != "/purchases" {
 			t.Errorf("after the cross-site sign-out the session is gone: got %d at %s", st, eval[string](t, owner, `location.href`))
 		}
-		owner.checkConsole(t)
+		// The two refused posts are the only errors.
+		owner.checkConsole(t, failedLoad{http.StatusForbidden, target}, failedLoad{http.StatusForbidden, e.url + "/logout"})
 	})
 
 	t.Run("Screenshots", func(t *testing.T) {
@@ -745,6 +844,8 @@ func TestBrowser_Dashboard(t *testing.T) {
 				{"purchases-filtered", "/purchases?status=ACT&status=PND&customer_email=" + prefix},
 				{"subscribers", "/subscribers"},
 				{"account", "/account"},
+				{"password", "/account/password"},
+				{"api-docs", "/docs/api"},
 			} {
 				if st := owner.open(t, p.path); st != http.StatusOK {
 					t.Fatalf("%s: got %d, want 200", p.path, st)

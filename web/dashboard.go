@@ -420,6 +420,13 @@ func staticFiles() gin.HandlerFunc {
 	}
 }
 
+// favicon answers the browsers that ask for /favicon.ico: the pages name their icon,
+// but answers that are no page (a refused cross-site post) do not.
+func favicon(c *gin.Context) {
+	c.Header("Cache-Control", "public, max-age=3600")
+	c.FileFromFS("favicon.svg", http.FS(static.Files))
+}
+
 // requireOwner lets only owners through (owners manage users and keys).
 func (s *Server) requireOwner(c *gin.Context) {
 	if u := currentUser(c); u == nil || !u.IsOwner() {

@@ -106,6 +106,7 @@ func (s *Server) engine() *gin.Engine {
 	s.apiRoutes(r)
 	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
 	r.GET("/static/*path", staticFiles())
+	r.GET("/favicon.ico", favicon)
 	r.GET("/login", s.loginPage)
 	r.POST("/login", s.login)
 	r.POST("/logout", s.logout)

@@ -118,8 +118,13 @@ func TestTenancy(t *testing.T) {
 
 	cases := map[string]func(t *testing.T){
 		// Routes without an account's objects.
-		"GET /healthz":             func(t *testing.T) { mustStatus(t, otherGet("/healthz"), 200) },
-		"GET /static/*path":        func(t *testing.T) { mustStatus(t, otherGet("/static/app.css"), 200) },
+		"GET /healthz":      func(t *testing.T) { mustStatus(t, otherGet("/healthz"), 200) },
+		"GET /static/*path": func(t *testing.T) { mustStatus(t, otherGet("/static/app.css"), 200) },
+		"GET /favicon.ico": func(t *testing.T) {
+			if ct := mustStatus(t, otherGet("/favicon.ico"), 200).header.Get("Content-Type"); ct != "image/svg+xml" {
+				t.Errorf("/favicon.ico: Content-Type %q, want image/svg+xml", ct)
+			}
+		},
 		"GET /login":               func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/login", false), 303)) },
 		"POST /login":              func(t *testing.T) { e.with(t).signIn(2, "viewer") },
 		"POST /logout":             func(t *testing.T) { mustStatus(t, e.with(t).signIn(2, "viewer").post("/logout", nil), 303) },
