@@ -73,7 +73,7 @@ func main() {
 	flag.StringVar(&o.ginAddr, "gin-addr", "127.0.0.1:18481", "loopback address of the bare Gin handler")
 	flag.DurationVar(&o.dur, "duration", 2*time.Second, "length of each measured load run")
 	flag.DurationVar(&o.sqlDur, "sql-duration", time.Second, "length of each bare-SQL timing")
-	flag.StringVar(&cases, "cases", "", "only the list cases whose name matches this regexp")
+	flag.StringVar(&cases, "cases", "", "only the list cases and sweep values whose name matches this regexp (the sweep always measures the unfiltered list)")
 	flag.BoolVar(&o.rates, "rates", true, "measure import and seed rates (about a minute)")
 	flag.IntVar(&o.importN, "import", 100_000, "purchases in the import file")
 	flag.IntVar(&o.seedN, "seed", 100_000, "purchases of the seed-rate run (a tenth as many subscribers)")

@@ -32,6 +32,9 @@ const sweepDepth = 20
 // sweepClients are the concurrencies of each cell.
 var sweepClients = [2]int{1, 16}
 
+// sweepMinRequests is the fewest requests of a run at one client, however slow.
+const sweepMinRequests = 5
+
 // sweepValue is one filter value of the sweep.
 type sweepValue struct {
 	name  string // what was chosen, and how
@@ -46,14 +49,17 @@ type sweepCell struct {
 	path    string // "" when the list has no such page
 	c       [2]stats
 	reqErr  string // why the page could not be reached
+	// base is the unfiltered first page at one client, measured just before the
+	// value's cells: the ratio's denominator, so that the machine's drift during the
+	// sweep (other work, caches) cancels out.
+	base stats
 }
 
 // sweepReport is what the sweep prints.
 type sweepReport struct {
 	accountPurchases int64
 	cells            []sweepCell
-	baseline         *sweepCell // the unfiltered list, newest first, first page
-	baselineEnd      stats      // the same, measured again at the end
+	baselineEnd      stats // the unfiltered first page, measured again at the end
 	dur              time.Duration
 }
 
@@ -74,9 +80,16 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 		}
 		// The same parameters twice (say the ~10 and the 0.1 % prefix of a column whose
 		// rarest value is common) are measured once.
-		for _, v := range out {
+		for i, v := range out {
 			if v.query.Encode() == q.Encode() {
 				logf("sweep: %s is the same filter as %s (%s): measured once", name, v.name, q.Encode())
+				// "customer_first_name ~10" and "customer_first_name ~0.1 %" become
+				// "customer_first_name ~10 = ~0.1 %".
+				head, rest, _ := strings.Cut(name, " ")
+				if h, _, _ := strings.Cut(v.name, " "); h == head {
+					name = rest
+				}
+				out[i].name += " = " + name
 				return
 			}
 		}
@@ -390,6 +403,14 @@ func runSweep(ctx context.Context, o options, client *http.Client, base string, 
 	logf("sweep: %d values chosen in %s", len(values), time.Since(start).Round(time.Millisecond))
 	rep := &sweepReport{accountPurchases: n, dur: o.sweepDur}
 	pageNames := [3]string{"newest first", "oldest first", fmt.Sprintf("page %d by cursor", sweepDepth)}
+	run := func(path string, k int) stats {
+		minN := 0
+		if sweepClients[k] == 1 {
+			minN = sweepMinRequests
+		}
+		return loadMin(client, sweepClients[k], o.sweepDur, minN, getter(base, []string{path}, h))
+	}
+	var basePath string
 	for i, v := range values {
 		if i > 0 && !o.cases.MatchString(v.name) {
 			continue
@@ -398,44 +419,53 @@ func runSweep(ctx context.Context, o options, client *http.Client, base string, 
 			return nil, ctx.Err()
 		}
 		paths, matches, err := sweepPages(client, base, h, v)
+		if i == 0 {
+			if err != nil {
+				return nil, fmt.Errorf("sweep: the unfiltered list: %w", err)
+			}
+			basePath = paths[0]
+		}
+		var before stats
+		if i > 0 && err == nil {
+			logf("sweep: the unfiltered first page, before %s", v.name)
+			before = run(basePath, 0)
+		}
 		for p := range paths {
-			cell := sweepCell{value: v, page: pageNames[p], matches: matches, path: paths[p]}
+			cell := sweepCell{value: v, page: pageNames[p], matches: matches, path: paths[p], base: before}
 			if err != nil {
 				cell.reqErr = err.Error()
 				logf("sweep: %s: %v", v.name, err)
 			} else if cell.path != "" {
 				logf("sweep: %s (%s), %s", v.name, v.query.Encode(), cell.page)
-				for k, conc := range sweepClients {
-					cell.c[k] = load(client, conc, o.sweepDur, getter(base, []string{cell.path}, h))
+				for k := range sweepClients {
+					cell.c[k] = run(cell.path, k)
 				}
+			}
+			if i == 0 {
+				if p == 0 {
+					before = cell.c[0] // the unfiltered list is its own baseline
+				}
+				cell.base = before
 			}
 			rep.cells = append(rep.cells, cell)
 		}
-		if i == 0 {
-			b := rep.cells[0]
-			rep.baseline = &b
-		}
 	}
-	// The baseline again, to show how much the machine drifted during the sweep.
-	if rep.baseline != nil && rep.baseline.path != "" {
-		logf("sweep: the unfiltered first page again")
-		rep.baselineEnd = load(client, 1, o.sweepDur, getter(base, []string{rep.baseline.path}, h))
-	}
+	logf("sweep: the unfiltered first page again")
+	rep.baselineEnd = run(basePath, 0)
 	return rep, nil
 }
 
 // printSweep writes the sweep's table and its shape ratio, in markdown.
 func printSweep(w io.Writer, r *sweepReport) {
-	fmt.Fprintf(w, "\nShape sweep: GET /api/v2/purchases of account 1 (%d purchases), %d per page, over HTTP; %s per cell and concurrency after a short warm-up; closed loop.\n\n",
-		r.accountPurchases, sweepPerPage, r.dur)
-	fmt.Fprintln(w, "| value | filter | matches | page | p50 @1 | p99 @1 | req/s @1 | p50 @16 | p99 @16 | req/s @16 | errors @1 / @16 | p50 @1 ÷ unfiltered |")
-	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-	base := time.Duration(0)
-	if r.baseline != nil {
-		base = r.baseline.c[0].pct(0.5)
-	}
+	fmt.Fprintf(w, "\nShape sweep: GET /api/v2/purchases of account 1 (%d purchases), %d per page, over HTTP; %s per cell and concurrency "+
+		"(at least %d requests at 1 client) after a short warm-up; closed loop. The last column divides the cell's p50 at 1 client by "+
+		"the unfiltered newest-first first page's, measured at 1 client just before the value's cells (its p50 in the column before).\n\n",
+		r.accountPurchases, sweepPerPage, r.dur, sweepMinRequests)
+	fmt.Fprintln(w, "| value | filter | matches | page | p50 @1 | p99 @1 | req/s @1 | p50 @16 | p99 @16 | req/s @16 | errors @1 / @16 | unfiltered p50 @1 | p50 @1 ÷ unfiltered |")
+	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	worst, worstRatio, above, cells, errs16 := "", 0.0, 0, 0, 0
-	for _, c := range r.cells {
+	var bases []time.Duration
+	for i, c := range r.cells {
 		filter := c.value.query.Encode()
 		if filter == "" {
 			filter = "(none)"
@@ -445,11 +475,15 @@ func printSweep(w io.Writer, r *sweepReport) {
 			if c.reqErr != "" {
 				why = "error: " + c.reqErr
 			}
-			fmt.Fprintf(w, "| %s | `%s` | %s | %s | — | — | — | — | — | — | — | %s |\n", c.value.name, filter, c.matches, c.page, why)
+			fmt.Fprintf(w, "| %s | `%s` | %s | %s | — | — | — | — | — | — | — | — | %s |\n", c.value.name, filter, c.matches, c.page, why)
 			continue
 		}
 		cells++
 		errs16 += c.c[1].errs
+		base := c.base.pct(0.5)
+		if i == 0 || c.value.name != r.cells[i-1].value.name {
+			bases = append(bases, base)
+		}
 		ratio := "—"
 		if base > 0 && len(c.c[0].lat) > 0 {
 			x := float64(c.c[0].pct(0.5)) / float64(base)
@@ -459,22 +493,21 @@ func printSweep(w io.Writer, r *sweepReport) {
 				ratio = "**" + ratio + "**"
 			}
 			if x > worstRatio {
-				worstRatio, worst = x, fmt.Sprintf("%s (`%s`), %s", c.value.name, filter, c.page)
+				worstRatio, worst = x, fmt.Sprintf("%s (`%s`), %s: p50 %s ms over %s ms", c.value.name, filter, c.page, ms(c.c[0].pct(0.5)), ms(base))
 			}
 		}
-		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %.0f | %s | %s | %.0f | %d / %d | %s |\n", c.value.name, filter, c.matches, c.page,
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %.0f | %s | %s | %.0f | %d / %d | %s | %s |\n", c.value.name, filter, c.matches, c.page,
 			ms(c.c[0].pct(0.5)), ms(c.c[0].pct(0.99)), c.c[0].rps(), ms(c.c[1].pct(0.5)), ms(c.c[1].pct(0.99)), c.c[1].rps(),
-			c.c[0].errs, c.c[1].errs, ratio)
+			c.c[0].errs, c.c[1].errs, ms(base), ratio)
 	}
 	fmt.Fprintln(w)
-	if base == 0 {
+	if worst == "" {
 		fmt.Fprintln(w, "No shape ratio: the unfiltered first page was not measured.")
 		return
 	}
-	fmt.Fprintf(w, "**Shape ratio: %.2f×** (worst cell's p50 at 1 client ÷ the unfiltered newest-first first page's, %s ms): %s.\n",
-		worstRatio, ms(base), worst)
+	fmt.Fprintf(w, "**Shape ratio: %.2f×** (the worst cell's p50 at 1 client over the unfiltered newest-first first page's): %s.\n", worstRatio, worst)
 	fmt.Fprintf(w, "Cells above 2.5× the unfiltered first page at 1 client: %d of %d. Errors at 16 clients: %d.\n", above, cells, errs16)
-	if len(r.baselineEnd.lat) > 0 {
-		fmt.Fprintf(w, "The unfiltered first page measured again at the end: p50 %s ms at 1 client.\n", ms(r.baselineEnd.pct(0.5)))
-	}
+	slices.Sort(bases)
+	fmt.Fprintf(w, "The unfiltered first page's p50 at 1 client over the run: %d measurements from %s to %s ms, median %s ms; again at the end: %s ms.\n",
+		len(bases), ms(bases[0]), ms(bases[len(bases)-1]), ms(bases[len(bases)/2]), ms(r.baselineEnd.pct(0.5)))
 }
