@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,6 +52,12 @@ func newClient() *http.Client {
 // other, after a short warm-up whose answers are not counted. A request that does not
 // answer 200 counts as an error, not as a latency.
 func load(client *http.Client, conc int, dur time.Duration, mk func(n int) *http.Request) stats {
+	return loadMin(client, conc, dur, 0, mk)
+}
+
+// loadMin is load that goes on past dur until at least minN requests have answered
+// (or failed), so that a slow page still has a median.
+func loadMin(client *http.Client, conc int, dur time.Duration, minN int, mk func(n int) *http.Request) stats {
 	run := func(d time.Duration, keep bool) stats {
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		defer cancel()
@@ -58,6 +65,7 @@ func load(client *http.Client, conc int, dur time.Duration, mk func(n int) *http
 		var all []time.Duration
 		errs := 0
 		var wg sync.WaitGroup
+		var sent atomic.Int64
 		start := time.Now()
 		for w := range conc {
 			wg.Add(1)
@@ -65,7 +73,10 @@ func load(client *http.Client, conc int, dur time.Duration, mk func(n int) *http
 				defer wg.Done()
 				lat := make([]time.Duration, 0, 4096)
 				bad := 0
-				for n := w; ctx.Err() == nil; n += conc {
+				for n := w; ctx.Err() == nil || keep && sent.Add(1) <= int64(minN); n += conc {
+					if ctx.Err() == nil {
+						sent.Add(1)
+					}
 					req := mk(n)
 					t0 := time.Now()
 					resp, err := client.Do(req)

@@ -52,6 +52,8 @@ type options struct {
 	importN                int
 	seedN                  int
 	keep                   bool
+	only                   string
+	sweepDur               time.Duration
 }
 
 func main() {
@@ -72,12 +74,21 @@ func main() {
 	flag.StringVar(&o.ginAddr, "gin-addr", "127.0.0.1:18481", "loopback address of the bare Gin handler")
 	flag.DurationVar(&o.dur, "duration", 2*time.Second, "length of each measured load run")
 	flag.DurationVar(&o.sqlDur, "sql-duration", time.Second, "length of each bare-SQL timing")
-	flag.StringVar(&cases, "cases", "", "only the list cases whose name matches this regexp")
+	flag.StringVar(&cases, "cases", "", "only the list cases and sweep values whose name matches this regexp (the sweep always measures the unfiltered list)")
 	flag.BoolVar(&o.rates, "rates", true, "measure import and seed rates (about a minute)")
 	flag.IntVar(&o.importN, "import", 100_000, "purchases in the import file")
 	flag.IntVar(&o.seedN, "seed", 100_000, "purchases of the seed-rate run (a tenth as many subscribers)")
 	flag.BoolVar(&o.keep, "keep", false, "leave the server running at the end (for pprof or a look)")
+	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table) or sweep (the shape sweep); both when empty")
+	flag.DurationVar(&o.sweepDur, "sweep-duration", time.Second, "length of each measured run of the shape sweep")
 	flag.Parse()
+	if o.only != "" && o.only != "table" && o.only != "sweep" {
+		fmt.Fprintln(os.Stderr, "bench: -only must be table or sweep")
+		os.Exit(2)
+	}
+	if o.only == "sweep" {
+		o.rates = false
+	}
 	o.cases = regexp.MustCompile(cases)
 	if !strings.HasSuffix(o.rootDSN, "/") {
 		fmt.Fprintln(os.Stderr, "bench: -dsn must end with / (no database name)")
@@ -106,6 +117,7 @@ type report struct {
 	started               time.Time
 	benchPurchases        int
 	goVersion, cpus       string
+	commit                string
 }
 
 type listRow struct {
@@ -123,6 +135,7 @@ type fragRow struct {
 func run(ctx context.Context, o options) error {
 	rep := &report{started: time.Now(), importN: o.importN, seedN: o.seedN, goVersion: runtime.Version(), cpus: fmt.Sprint(runtime.NumCPU())}
 	rep.load1 = loadavg()
+	rep.commit = gitCommit()
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository root (go run ./bench)")
 	}
@@ -208,6 +221,39 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer bdb.Close()
+	if o.only != "sweep" {
+		if err := measureTable(ctx, o, rep, client, base, apiHeader, bdb, dir, email, password); err != nil {
+			return err
+		}
+	}
+	var sw *sweepReport
+	if o.only != "table" {
+		if sw, err = runSweep(ctx, o, client, base, apiHeader, bdb); err != nil {
+			return err
+		}
+	}
+
+	rep.peakRSS, rep.hwm = rss.Stop()
+	rep.load5 = loadavg()
+	if o.keep {
+		logf("server left running at %s (pid %d); interrupt to stop", base, srv.cmd.Process.Pid)
+		<-ctx.Done()
+	}
+	if o.only == "sweep" {
+		printHeader(os.Stdout, rep, o)
+	} else {
+		printReport(os.Stdout, rep, o)
+	}
+	if sw != nil {
+		printSweep(os.Stdout, sw)
+	}
+	return nil
+}
+
+// measureTable measures the rows of the one table: the lists, GET of one purchase and
+// the dashboard's fragment.
+func measureTable(ctx context.Context, o options, rep *report, client *http.Client, base string, apiHeader http.Header,
+	bdb *sql.DB, dir, email, password string) error {
 	var tz string
 	if err := bdb.QueryRowContext(ctx, "SELECT timezone FROM accounts WHERE id = 1").Scan(&tz); err != nil {
 		return err
@@ -309,13 +355,6 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
-	rep.peakRSS, rep.hwm = rss.Stop()
-	rep.load5 = loadavg()
-	if o.keep {
-		logf("server left running at %s (pid %d); interrupt to stop", base, srv.cmd.Process.Pid)
-		<-ctx.Done()
-	}
-	printReport(os.Stdout, rep, o)
 	return nil
 }
 
@@ -504,6 +543,16 @@ func bareGin(addr, file string) error {
 		c.Data(http.StatusOK, "application/json; charset=utf-8", b)
 	})
 	return http.ListenAndServe(addr, r)
+}
+
+// gitCommit names the commit of the code measured, "-dirty" when the worktree has
+// changes; "?" outside a git checkout.
+func gitCommit() string {
+	out, err := exec.Command("git", "describe", "--always", "--dirty", "--abbrev=12").Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func loadavg() string {

@@ -6,10 +6,20 @@ import (
 	"time"
 )
 
+// printHeader writes the line that says when, where and on what the bench ran.
+func printHeader(w io.Writer, r *report, o options) {
+	runs := fmt.Sprintf("; %s per load run, bare SQL %s per page", o.dur, o.sqlDur)
+	if o.only == "sweep" {
+		runs = ""
+	}
+	fmt.Fprintf(w, "Storefront bench, %s: %s CPUs, %s; code %s; %d purchases in %s%s; load average at start %s, at end %s.\n",
+		r.started.Format("2006-01-02 15:04"), r.cpus, r.goVersion, r.commit, r.benchPurchases, o.db, runs, r.load1, r.load5)
+}
+
 // printReport writes the one table, in markdown.
 func printReport(w io.Writer, r *report, o options) {
-	fmt.Fprintf(w, "Storefront bench, %s: %s CPUs, %s; %d purchases in %s; %s per load run, bare SQL %s per page; load average at start %s, at end %s.\n\n",
-		r.started.Format("2006-01-02 15:04"), r.cpus, r.goVersion, r.benchPurchases, o.db, o.dur, o.sqlDur, r.load1, r.load5)
+	printHeader(w, r, o)
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| measurement | page | matches | p50 @1 | p99 @1 | p50 @32 | p99 @32 | bare SQL p50 @1 | bare SQL p50 / p99 @32 | p50 @1 ÷ SQL |")
 	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, row := range r.rows {

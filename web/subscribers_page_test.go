@@ -178,7 +178,7 @@ func TestSubscribersPage(t *testing.T) {
 			t.Fatal("no storefront switcher")
 		}
 		links := subsAll(sw[0], "a")
-		if len(links) != 2 || subsText(links[0]) != "Pixel Fonts" || subsText(links[1]) != "Sound Packs" {
+		if len(links) != 3 || subsText(links[0]) != "Pixel Fonts" || subsText(links[1]) != "Sound Packs" || subsText(links[2]) != "Color Picker" {
 			t.Fatalf("switcher: got %q", subsText(sw[0]))
 		}
 		if _, cur := subsAttr(links[0], "aria-current"); !cur {

@@ -86,9 +86,9 @@ type catalog struct {
 	plans    []plan
 }
 
-// catalogs are the three demo storefronts' ranges, in the order of the tenancy layout
-// (Pixel Fonts, Sound Packs, Nordic Games). Existing storefronts that are not ours
-// take them in turn.
+// catalogs are the demo storefronts' ranges, in the order of the tenancy layout
+// (Pixel Fonts, Sound Packs, Nordic Games, Color Picker). Existing storefronts that are
+// not ours take the first three in turn; the last holds one product and no plans.
 var catalogs = []catalog{
 	{
 		products: []product{
@@ -176,6 +176,11 @@ var catalogs = []catalog{
 			{"Nordic Arcade — Monthly", 799, 1, "M", 0, 1, "W"},
 			{"Nordic Arcade — Yearly", 7999, 1, "Y", 0, 0, ""},
 			{"Nordic Arcade — Weekend Pass", 299, 3, "D", 0, 0, ""},
+		},
+	},
+	{
+		products: []product{
+			{"Color Picker Pro — License", 1900, false, true, 1},
 		},
 	},
 }

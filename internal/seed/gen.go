@@ -119,6 +119,7 @@ type generator struct {
 	span       time.Duration
 	sfs        []*storefront
 	weightSum  int
+	subWeight  int // the weights of the storefronts with plans
 	next       ids
 
 	customers, subscribers, subscriptions, purchases, lineItems *batch
@@ -144,6 +145,9 @@ func newGenerator(seed int64, now time.Time, sfs []*storefront, next ids) *gener
 	g.span = g.now.Sub(g.begin)
 	for _, sf := range sfs {
 		g.weightSum += sf.weight
+		if len(sf.plans) > 0 {
+			g.subWeight += sf.weight
+		}
 	}
 	g.customers = newBatch(customersTable)
 	g.subscribers = newBatch(subscribersTable)
@@ -199,9 +203,29 @@ func (g *generator) between(a, b time.Time) time.Time {
 	return a.Add(time.Duration(g.r.Int64N(int64(d)/int64(time.Second)+1)) * time.Second)
 }
 
+// pickStorefront draws the storefront of a purchase, by weight.
 func (g *generator) pickStorefront() *storefront {
 	n := g.r.IntN(g.weightSum)
 	for _, sf := range g.sfs {
+		if n < sf.weight {
+			return sf
+		}
+		n -= sf.weight
+	}
+	return g.sfs[len(g.sfs)-1]
+}
+
+// pickSubscriberStorefront draws the storefront of a subscriber, by weight, among
+// those with plans to subscribe to (any, when none has).
+func (g *generator) pickSubscriberStorefront() *storefront {
+	if g.subWeight == 0 {
+		return g.pickStorefront()
+	}
+	n := g.r.IntN(g.subWeight)
+	for _, sf := range g.sfs {
+		if len(sf.plans) == 0 {
+			continue
+		}
 		if n < sf.weight {
 			return sf
 		}
@@ -260,7 +284,7 @@ func (g *generator) subscriber(sf *storefront) {
 	p := newPerson(r, sf.acct.emails)
 
 	var created, updated time.Time
-	if r.IntN(100) < 8 {
+	if r.IntN(100) < 8 || len(sf.plans) == 0 {
 		// A subscriber whose subscription record was never made (or was removed).
 		created = g.randomTime()
 		updated = g.between(created, g.capNow(created.Add(90*24*time.Hour)))

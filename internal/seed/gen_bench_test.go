@@ -24,7 +24,7 @@ func BenchmarkGeneratePurchase(b *testing.B) {
 	g := newGenerator(1, now, sfs, ids{})
 	g.beginChunk(newChunk())
 	for range 10000 {
-		g.subscriber(g.pickStorefront())
+		g.subscriber(g.pickSubscriberStorefront())
 	}
 	g.sortPaying()
 	c := newChunk()

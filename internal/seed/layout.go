@@ -11,35 +11,58 @@ import (
 // demoAccount is an account of the tenancy layout created in an empty database.
 type demoAccount struct {
 	name, apiUsername, timezone string
-	storefronts                 []demoStorefront
 }
 
+// demoStorefront is a storefront of the layout: acct indexes demoAccounts; weight is
+// its share of the purchases and subscribers (relative to the others').
 type demoStorefront struct {
+	acct                    int
 	name, currency          string
 	dlLimit, dlDays, graceD int
+	weight                  int
 }
 
-// demoLayout: two accounts, three storefronts, three currencies (JPY has no minor
-// unit) and three download policies (limited, unlimited and never expiring, strict).
-var demoLayout = []demoAccount{
-	{"Demo Store Co.", "demo", "America/New_York", []demoStorefront{
-		{"Pixel Fonts", "USD", 5, 30, 14},
-		{"Sound Packs", "EUR", 0, 0, 7},
-	}},
-	{"Nordic Games AB", "nordic", "Europe/Stockholm", []demoStorefront{
-		{"Nordic Games", "JPY", 3, 7, 14},
-	}},
+var demoAccounts = []demoAccount{
+	{"Demo Store Co.", "demo", "America/New_York"},
+	{"Nordic Games AB", "nordic", "Europe/Stockholm"},
 }
 
-// storefrontWeights split purchases and subscribers over the storefronts in id order:
-// 45/35/20 for three, 20 for each further one.
+// demoStorefronts, in id order: three storefronts with full catalogs, three currencies
+// (JPY has no minor unit) and three download policies (limited, unlimited and never
+// expiring, strict), then a small storefront of the first account that sells one
+// product only, so that every purchase of it holds that product. It comes last so
+// that the first three keep their ids.
+var demoStorefronts = []demoStorefront{
+	{0, "Pixel Fonts", "USD", 5, 30, 14, 45},
+	{0, "Sound Packs", "EUR", 0, 0, 7, 35},
+	{1, "Nordic Games", "JPY", 3, 7, 14, 20},
+	{0, "Color Picker", "USD", 10, 365, 14, 4},
+}
+
+// storefrontWeights split purchases and subscribers over storefronts that are not
+// the demo ones, in id order: 45/35/20 for three, 20 for each further one.
 var storefrontWeights = []int{45, 35, 20}
 
 // catalogByName gives the demo storefronts their own ranges; other storefronts take
-// the catalogs in turn.
-var catalogByName = map[string]int{"Pixel Fonts": 0, "Sound Packs": 1, "Nordic Games": 2}
+// the first sharedCatalogs catalogs in turn.
+var catalogByName = map[string]int{"Pixel Fonts": 0, "Sound Packs": 1, "Nordic Games": 2, "Color Picker": 3}
 
-var keyPrefixes = []string{"PXF", "SND", ""}
+const sharedCatalogs = 3
+
+var keyPrefixes = []string{"PXF", "SND", "", "CLR"}
+
+// weightOf is the share of the i-th storefront (in id order) named name.
+func weightOf(i int, name string) int {
+	for _, d := range demoStorefronts {
+		if d.name == name {
+			return d.weight
+		}
+	}
+	if i < len(storefrontWeights) {
+		return storefrontWeights[i]
+	}
+	return 20
+}
 
 // prepare makes sure there are storefronts and products to seed into and returns them
 // with the next free ids.
@@ -85,10 +108,7 @@ func prepare(ctx context.Context, conn *sql.Conn, now time.Time, stats *Stats) (
 		return nil, next, errors.New("the database has accounts but no storefronts to add data to")
 	}
 	for i, sf := range sfs {
-		sf.weight = 20
-		if i < len(storefrontWeights) {
-			sf.weight = storefrontWeights[i]
-		}
+		sf.weight = weightOf(i, sf.name)
 	}
 
 	if err := addProducts(ctx, conn, sfs, stats); err != nil {
@@ -126,22 +146,23 @@ func createLayout(ctx context.Context, conn *sql.Conn, now time.Time, stats *Sta
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	for _, a := range demoLayout {
+	first := acctID + 1
+	for _, a := range demoAccounts {
 		acctID++
 		if _, err := tx.ExecContext(ctx, "INSERT INTO accounts (id, name, api_username, timezone, created_at) VALUES (?, ?, ?, ?, ?)",
 			acctID, a.name, a.apiUsername, a.timezone, created); err != nil {
 			return err
 		}
 		stats.Rows["accounts"]++
-		for _, s := range a.storefronts {
-			sfID++
-			if _, err := tx.ExecContext(ctx, `INSERT INTO storefronts (id, account_id, name, currency,
-				download_limit, download_days, past_due_grace_days) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				sfID, acctID, s.name, s.currency, s.dlLimit, s.dlDays, s.graceD); err != nil {
-				return err
-			}
-			stats.Rows["storefronts"]++
+	}
+	for _, s := range demoStorefronts {
+		sfID++
+		if _, err := tx.ExecContext(ctx, `INSERT INTO storefronts (id, account_id, name, currency,
+			download_limit, download_days, past_due_grace_days) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			sfID, first+int64(s.acct), s.name, s.currency, s.dlLimit, s.dlDays, s.graceD); err != nil {
+			return err
 		}
+		stats.Rows["storefronts"]++
 	}
 	return tx.Commit()
 }
@@ -191,7 +212,7 @@ func addProducts(ctx context.Context, conn *sql.Conn, sfs []*storefront, stats *
 	for i, sf := range sfs {
 		ci, ok := catalogByName[sf.name]
 		if !ok {
-			ci = i % len(catalogs)
+			ci = i % sharedCatalogs
 		}
 		sf.setCatalog(ci, func(name string) int64 { return productID(sf, name) })
 	}

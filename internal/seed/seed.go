@@ -139,7 +139,7 @@ func Run(ctx context.Context, db *sql.DB, opt Options, progress io.Writer) (Stat
 			g.beginChunk(c)
 			n := min(subscribersPerChunk, opt.Subscribers-done)
 			for i := 0; i < n; i++ {
-				g.subscriber(g.pickStorefront())
+				g.subscriber(g.pickSubscriberStorefront())
 			}
 			g.endChunk()
 			c.subscribers = n

@@ -78,7 +78,7 @@ func TestRun(t *testing.T) {
 	st := seedDB(t, db, small)
 
 	t.Run("Stats", func(t *testing.T) {
-		for table, want := range map[string]int64{"purchases": 2000, "subscribers": 200, "accounts": 2, "storefronts": 3} {
+		for table, want := range map[string]int64{"purchases": 2000, "subscribers": 200, "accounts": 2, "storefronts": 4} {
 			if st.Rows[table] != want {
 				t.Errorf("Rows[%s]: got %d, want %d", table, st.Rows[table], want)
 			}
@@ -98,20 +98,33 @@ func TestRun(t *testing.T) {
 
 	t.Run("Layout", func(t *testing.T) {
 		got := distinct(t, db, "SELECT CONCAT(a.api_username, '/', s.name, '/', s.currency, '/', s.download_limit, '/', s.download_days) FROM storefronts s JOIN accounts a ON a.id = s.account_id")
-		for _, want := range []string{"demo/Pixel Fonts/USD/5/30", "demo/Sound Packs/EUR/0/0", "nordic/Nordic Games/JPY/3/7"} {
+		for _, want := range []string{"demo/Pixel Fonts/USD/5/30", "demo/Sound Packs/EUR/0/0", "nordic/Nordic Games/JPY/3/7", "demo/Color Picker/USD/10/365"} {
 			if !got[want] {
 				t.Errorf("storefronts: got %v, want %s", got, want)
 			}
 		}
-		// Roughly 45/35/20.
-		for id, share := range map[int]float64{1: 0.45, 2: 0.35, 3: 0.20} {
+		// Roughly 45/35/20/4 (of 104).
+		for id, share := range map[int]float64{1: 45.0 / 104, 2: 35.0 / 104, 3: 20.0 / 104, 4: 4.0 / 104} {
 			n := float64(count(t, db, "SELECT COUNT(*) FROM purchases WHERE storefront_id = ?", id)) / 2000
-			if n < share-0.05 || n > share+0.05 {
-				t.Errorf("storefront %d: got share %.2f, want about %.2f", id, n, share)
+			if n < share-0.05 || n > share+0.05 || n == 0 {
+				t.Errorf("storefront %d: got share %.3f, want about %.3f", id, n, share)
 			}
 		}
 		if n := count(t, db, "SELECT COUNT(*) FROM products WHERE storefront_id = 3"); n < 20 {
 			t.Errorf("products of storefront 3: got %d, want ≥ 20", n)
+		}
+		// The single-product storefront: one product, held by every purchase of it, which
+		// holds nothing else; no subscriptions, since there is no plan.
+		if n := count(t, db, "SELECT COUNT(*) FROM products WHERE storefront_id = 4"); n != 1 {
+			t.Errorf("products of storefront 4: got %d, want 1", n)
+		}
+		zero(t, db, map[string]string{
+			"purchase of storefront 4 without its product": "SELECT COUNT(*) FROM purchases p WHERE p.storefront_id = 4 AND NOT EXISTS (SELECT 1 FROM line_items l JOIN products x ON x.id = l.product_id WHERE l.purchase_id = p.id AND x.storefront_id = 4)",
+			"other line of storefront 4":                   "SELECT COUNT(*) FROM line_items l JOIN purchases p ON p.id = l.purchase_id JOIN products x ON x.id = l.product_id WHERE p.storefront_id = 4 AND x.storefront_id <> 4",
+			"subscription in storefront 4":                 "SELECT COUNT(*) FROM subscriptions s JOIN subscribers b ON b.id = s.subscriber_id WHERE b.storefront_id = 4",
+		})
+		if n := count(t, db, "SELECT COUNT(*) FROM purchases WHERE storefront_id = 4 AND account_id = 1"); n == 0 {
+			t.Error("purchases of storefront 4 in account 1: got 0, want some")
 		}
 	})
 
@@ -311,7 +324,7 @@ func TestRun_Append(t *testing.T) {
 	if st.Rows["accounts"] != 0 || st.Rows["storefronts"] != 0 || st.Rows["products"] != 0 {
 		t.Errorf("second run: got %v, want no new accounts, storefronts or products", st.Rows)
 	}
-	for table, want := range map[string]int64{"accounts": 2, "storefronts": 3, "purchases": 1200, "subscribers": 200} {
+	for table, want := range map[string]int64{"accounts": 2, "storefronts": 4, "purchases": 1200, "subscribers": 200} {
 		if n := count(t, db, "SELECT COUNT(*) FROM "+table); n != want {
 			t.Errorf("%s: got %d, want %d", table, n, want)
 		}
