@@ -35,6 +35,10 @@ const (
 	pathFirstName
 	pathLastName
 	pathTotalRange
+	// Walks of the list order on covering indexes that hold the checked columns: for a
+	// dense e-mail prefix, and for dense name prefixes or total comparisons.
+	pathWalkEmail
+	pathWalkNames
 )
 
 // sortLimit is the most matches of a range condition that are read and sorted rather
@@ -55,11 +59,13 @@ var pathIndexes = map[accessPath]string{
 	pathLastName:   "purchases_account_lastname",
 	pathTotalRange: "purchases_account_total",
 	pathProduct:    "PRIMARY", // of purchase_products
+	pathWalkEmail:  "purchases_account_created_email",
+	pathWalkNames:  "purchases_account_created_names",
 }
 
 func (p accessPath) String() string {
 	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
-		"email prefix", "first-name prefix", "last-name prefix", "total range"}[p]
+		"email prefix", "first-name prefix", "last-name prefix", "total range", "walk (e-mail)", "walk (names)"}[p]
 }
 
 // rangePaths lists the filter's conditions that are ranges of an index of their own:
@@ -90,7 +96,8 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //   - Else the most selective ordered path of the others leads: product, one status,
 //     storefront, unshipped; the remaining conditions filter as the range is walked.
 //   - Else the list order is walked: every remaining condition matches densely (more
-//     than sortLimit matches), so a page is found after a bounded walk.
+//     than sortLimit matches), so a page is found after a bounded walk. A prefix or total
+//     condition is checked on the entries of a covering index in list order.
 func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 	switch {
 	case f.IDs != nil:
@@ -120,6 +127,10 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 		return pathStorefront
 	case f.Unshipped != nil:
 		return pathShip
+	case f.EmailPrefix != "":
+		return pathWalkEmail
+	case f.FirstPrefix != "" || f.LastPrefix != "" || f.Total != "":
+		return pathWalkNames
 	}
 	return pathList
 }
