@@ -21,6 +21,7 @@ import (
 
 	"storefront/internal/mariadb"
 	"storefront/internal/mysql"
+	"storefront/web"
 )
 
 type purchaseJSON struct {
@@ -174,6 +175,61 @@ func TestScale(t *testing.T) {
 			}
 		}
 		t.Logf("SCALE sign-in throttle: 5 failures over 3 instances hold back the next sign-in on all 3")
+	})
+
+	t.Run("KeyRevocationAcrossInstances", func(t *testing.T) {
+		// Every instance has checked the key (and keeps it for web.KeyCacheTTL); the
+		// owner revokes it in the dashboard of one of them.
+		key := c.apiKey(1, "scale-revoked")
+		var keyID int64
+		if err := c.pdb.QueryRow("SELECT id FROM api_keys WHERE account_id = 1 AND name = 'scale-revoked'").Scan(&keyID); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			if code, _, _, err := c.call("GET", "/api/v2/", key, nil, nil); err != nil || code != http.StatusOK {
+				t.Fatalf("before revoking, request %d: got %d %v, want 200", i, code, err)
+			}
+		}
+		jar, _ := cookiejar.New(nil)
+		client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		post := func(path string, form url.Values) int {
+			r, err := client.PostForm(c.proxy.URL+path, form)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Body.Close()
+			return r.StatusCode
+		}
+		if got := post("/login", url.Values{"email": {userEmail}, "password": {userPassword}}); got != http.StatusSeeOther {
+			t.Fatalf("sign-in: got %d, want 303", got)
+		}
+		if got := post(fmt.Sprintf("/account/keys/%d/revoke", keyID), url.Values{"confirm": {"yes"}}); got != http.StatusSeeOther {
+			t.Fatalf("revoke: got %d, want 303", got)
+		}
+		revoked := time.Now() // the revocation has been committed
+		// Right after: the revoking instance refuses the key; the others may still
+		// accept it from memory, within the bound.
+		accepted := 0
+		for i := range 3 {
+			code, _, _, err := c.call("GET", "/api/v2/", key, nil, nil)
+			switch {
+			case err == nil && code == http.StatusOK:
+				accepted++
+			case err == nil && code == http.StatusUnauthorized:
+			default:
+				t.Fatalf("right after revoking, request %d: got %d %v", i, code, err)
+			}
+		}
+		if accepted == 3 {
+			t.Fatal("right after revoking: all 3 instances accepted the key, the revoking one included")
+		}
+		time.Sleep(time.Until(revoked.Add(web.KeyCacheTTL)))
+		for i := range 6 {
+			if code, _, _, err := c.call("GET", "/api/v2/", key, nil, nil); err != nil || code != http.StatusUnauthorized {
+				t.Fatalf("%v after revoking, request %d: got %d %v, want 401 on every instance", web.KeyCacheTTL, i, code, err)
+			}
+		}
+		t.Logf("SCALE key revocation: right after, %d of 3 instances still accepted the key from memory; %v after, 6 of 6 requests refused", accepted, web.KeyCacheTTL)
 	})
 
 	t.Run("ReactivationsEmailedOnce", func(t *testing.T) {

@@ -251,13 +251,15 @@ func (s *Server) revokeKey(c *gin.Context) {
 	if name == "" {
 		name = fmt.Sprintf("Key %d", key.ID)
 	}
-	if !s.accountConfirmed(c, "Revoke the API key?", fmt.Sprintf("Programs using the key “%s” will stop working at once. This cannot be undone.", name), "Revoke key") {
+	if !s.accountConfirmed(c, "Revoke the API key?", fmt.Sprintf("Programs using the key “%s” will stop working within %d seconds. This cannot be undone.", name, int(KeyCacheTTL/time.Second)), "Revoke key") {
 		return
 	}
 	if err := s.Admin.RevokeAPIKey(ctx, acct, id); err != nil {
 		s.pageError(c, err)
 		return
 	}
+	// This instance refuses the key from now on; the others within KeyCacheTTL.
+	s.keys.forget(id)
 	notice := fmt.Sprintf("The key “%s” is revoked.", name)
 	s.accountDone(c, notice, "keys", func() error {
 		k, err := s.keysSection(c)

@@ -124,6 +124,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 	})
 
 	t.Run("LastUse", func(t *testing.T) {
+		e.server.Wait() // the last use is written in the background
 		p := subsParse(t, owner.get("/account", false))
 		for _, tr := range subsAll(p.byID("keys"), "tr") {
 			cells := subsText(tr)

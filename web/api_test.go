@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,6 +52,25 @@ type apiEnv struct {
 	// rw and ro are read_write and read keys of account 1; other is a key of account 2.
 	rw, ro, other string
 	clock         *testClock
+	server        *web.Server
+	// keys counts the server's calls to authenticate a key and record its use.
+	keys *countingKeys
+}
+
+// countingKeys is the database's APIKeyService, counting its round trips.
+type countingKeys struct {
+	*mysql.DB
+	auths, touches atomic.Int64
+}
+
+func (k *countingKeys) AuthenticateAPIKey(ctx context.Context, secret string) (*shop.APIKey, error) {
+	k.auths.Add(1)
+	return k.DB.AuthenticateAPIKey(ctx, secret)
+}
+
+func (k *countingKeys) TouchAPIKey(ctx context.Context, accountID, id int64) error {
+	k.touches.Add(1)
+	return k.DB.TouchAPIKey(ctx, accountID, id)
 }
 
 // testClock is the settable "now" of the server under test.
@@ -97,11 +117,14 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = sender.Run(sctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: db, Accounts: db, Users: db, Admin: db,
+	e.keys = &countingKeys{DB: db}
+	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: e.keys, Accounts: db, Users: db, Admin: db,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now, OnEmailQueued: sender.Kick,
 		SignInStore: db}
+	e.server = s
 	e.handler = s.Handler()
 	hs := httptest.NewServer(e.handler)
+	t.Cleanup(s.Wait)
 	t.Cleanup(hs.Close)
 	e.url = hs.URL
 	return e
@@ -324,7 +347,8 @@ func TestAPI(t *testing.T) {
 			t.Fatalf("Bearer: got %v %v", res.StatusCode, err)
 		}
 		res.Body.Close()
-		// Last use is recorded.
+		// Last use is recorded, in the background.
+		e.server.Wait()
 		var used int
 		e.db.QueryRow("SELECT COUNT(*) FROM api_keys WHERE account_id = 1 AND last_used_at = ?", now).Scan(&used)
 		if used != 2 {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -118,12 +119,23 @@ func (s *Server) apiGate(c *gin.Context) {
 			return
 		}
 	}
-	if s.touched.due(key.ID) && s.Keys != nil {
-		if err := s.Keys.TouchAPIKey(c.Request.Context(), key.ID); err != nil {
-			s.Logger.Warn("record API key use", "key", key.ID, "err", err)
-		}
+	if s.touched.due(key.ID) {
+		s.recordKeyUse(c.Request.Context(), key)
 	}
 	c.Next()
+}
+
+// recordKeyUse writes the key's last use in the background: the request does not wait
+// for it, nor does the write end with the request.
+func (s *Server) recordKeyUse(ctx context.Context, key *shop.APIKey) {
+	ctx = context.WithoutCancel(ctx)
+	s.background.Go(func() {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := s.Keys.TouchAPIKey(ctx, key.AccountID, key.ID); err != nil {
+			s.Logger.Warn("record API key use", "key", key.ID, "err", err)
+		}
+	})
 }
 
 func (s *Server) abortAPI(c *gin.Context, err error) {
@@ -161,7 +173,8 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (*shop.APIKe
 	if secret == "" || len(secret) > 256 {
 		return nil, unauth
 	}
-	key, err := s.Keys.AuthenticateAPIKey(ctx, secret)
+	// Answered from memory for up to KeyCacheTTL (keycache.go).
+	key, err := s.keys.authenticate(ctx, s.Keys, secret)
 	if err != nil {
 		if shop.ErrorCode(err) == shop.EUnauthenticated {
 			return nil, unauth

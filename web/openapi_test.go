@@ -857,7 +857,7 @@ func (fakeKeys) AuthenticateAPIKey(_ context.Context, secret string) (*shop.APIK
 	return nil, shop.Errorf(shop.EUnauthenticated, "The API key is not valid.")
 }
 
-func (fakeKeys) TouchAPIKey(context.Context, int64) error { return nil }
+func (fakeKeys) TouchAPIKey(context.Context, int64, int64) error { return nil }
 
 // documentedExample returns the example body of a response of an operation.
 func documentedExample(t *testing.T, generic map[string]any, method, path, status, name string) any {

@@ -43,11 +43,15 @@ type Server struct {
 	// that the sign-in throttle holds across instances; nil keeps them in this process.
 	SignInStore shop.SignInThrottleStore
 
-	limiter  *limiter
-	touched  touchThrottle
-	zones    sync.Map
-	store    sessions.Store
-	throttle loginThrottle
+	limiter *limiter
+	keys    *keyCache
+	touched touchThrottle
+	// background counts the writes started after a request, so that Wait can wait for
+	// them.
+	background sync.WaitGroup
+	zones      sync.Map
+	store      sessions.Store
+	throttle   loginThrottle
 }
 
 func (s *Server) now() time.Time {
@@ -56,6 +60,10 @@ func (s *Server) now() time.Time {
 	}
 	return time.Now()
 }
+
+// Wait waits for the writes the server started in the background (the last use of API
+// keys) to end. Call it once the HTTP server has stopped, before closing the database.
+func (s *Server) Wait() { s.background.Wait() }
 
 // APIBurst is how many requests a key may make at once before the per-minute rate
 // applies (docs/API.md#limits).
@@ -87,6 +95,7 @@ func (s *Server) engine() *gin.Engine {
 			s.limiter.useShared(s.RateStore)
 		}
 	}
+	s.keys = newKeyCache(KeyCacheTTL, s.now)
 	s.touched.now = s.now
 	s.store = s.sessionStore()
 	s.throttle.now = s.now

@@ -97,6 +97,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		ws.Purchases, ws.Writer, ws.Subscribers = router, router, router
 	}
 	handler := ws.Handler()
+	// Runs after the HTTP server's shutdown below, before the database is closed.
+	defer ws.Wait()
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -168,9 +168,9 @@ func (db *DB) AuthenticateAPIKey(ctx context.Context, secret string) (*shop.APIK
 
 // TouchAPIKey records the key's last use. Writes at most once a minute per key, so that
 // a busy key does not turn every read into a write.
-func (db *DB) TouchAPIKey(ctx context.Context, id int64) error {
+func (db *DB) TouchAPIKey(ctx context.Context, accountID, id int64) error {
 	now := db.Now().UTC().Truncate(time.Second)
-	_, err := db.ExecContext(ctx, "UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
-		now, id, now.Add(-time.Minute))
+	_, err := db.ExecContext(ctx, "UPDATE api_keys SET last_used_at = ? WHERE account_id = ? AND id = ? AND (last_used_at IS NULL OR last_used_at <= ?)",
+		now, accountID, id, now.Add(-time.Minute))
 	return translate(err)
 }

@@ -49,12 +49,11 @@ var unscoped = map[string]string{
 	"SELECT id, purchase_id, action, amount, currency, gateway, is_success, reference, message, created_at, updated_at FROM transactions WHERE purchase_id IN (?) ORDER BY purchase_id, id":                                         "collection of a page read with account_id",
 	// Before the account is known: the credential is the key.
 	"SELECT k.id, k.account_id, k.name, k.scope, a.api_username, a.timezone FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ? AND k.revoked_at IS NULL": "API key by its secret's hash",
-	"UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)":                                                                            "the key just authenticated",
 	"SELECT id, account_id, email, role, created_at, password_hash FROM users WHERE email = ?":                                                                                    "sign-in by e-mail (users.email is unique across accounts)",
 	"SELECT u.id, u.account_id, u.email, u.role, u.created_at, s.last_seen_at FROM user_sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?":  "session by its token's hash",
 	"UPDATE user_sessions SET last_seen_at = ?, expires_at = ? WHERE token_hash = ?":                                                                                              "session by its token's hash",
-	"DELETE FROM user_sessions WHERE token_hash = ?":                                                                                                                              "session by its token's hash",
-	"DELETE FROM user_sessions WHERE expires_at < ? LIMIT 1000":                                                                                                                   "housekeeping across accounts",
+	"DELETE FROM user_sessions WHERE token_hash = ?":            "session by its token's hash",
+	"DELETE FROM user_sessions WHERE expires_at < ? LIMIT 1000": "housekeeping across accounts",
 	// Background jobs across accounts: each shard runs its own.
 	"SELECT id, to_address, subject, body, attempts, status FROM email_outbox WHERE status IN (?, ?) AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED": "mail sender, per shard",
 	"UPDATE email_outbox SET status = ?, attempts = attempts + 1, next_attempt_at = ? WHERE id IN (":                                                                                       "mail sender, rows it claimed",

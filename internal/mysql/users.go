@@ -176,7 +176,8 @@ func (db *DB) FindAPIKeys(ctx context.Context, accountID int64) ([]*shop.APIKeyI
 	return out, err
 }
 
-// RevokeAPIKey revokes a key at once: the next request with it is a 401.
+// RevokeAPIKey revokes a key: AuthenticateAPIKey refuses it from the commit on. (The
+// web server keeps what it authenticated for a few seconds, web.KeyCacheTTL.)
 func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
 	res, err := db.ExecContext(ctx, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = ?",
 		db.Now().UTC(), keyID, accountID)

@@ -79,8 +79,8 @@ type APIKeyService interface {
 	// AuthenticateAPIKey returns the live (not revoked) key with this secret. Returns
 	// EUnauthenticated when there is none.
 	AuthenticateAPIKey(ctx context.Context, secret string) (*APIKey, error)
-	// TouchAPIKey records that the key was used now.
-	TouchAPIKey(ctx context.Context, id int64) error
+	// TouchAPIKey records that the account's key was used now.
+	TouchAPIKey(ctx context.Context, accountID, id int64) error
 }
 
 // Product is something a storefront sells.
