@@ -43,7 +43,7 @@ const (
 
 // sortLimit is the most matches of a range condition that are read and sorted rather
 // than found by walking the list order: the cross-over measured in db/README.md.
-const sortLimit = 4000
+const sortLimit = 6000
 
 // pathIndexes names the index each path forces.
 var pathIndexes = map[accessPath]string{
