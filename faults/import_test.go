@@ -219,6 +219,11 @@ func (g *importDoc) write(w io.Writer, n int) (int, error) {
 			}
 		}
 		if c, ok := p["customer"].(map[string]any); ok {
+			// The document's customers get ids above the seeded ones: a seeded customer
+			// of the same id may be the other account's, and an import may not move it.
+			if cid, err := c["id"].(json.Number).Int64(); err == nil {
+				c["id"] = 40_000_000 + cid
+			}
 			c["email"] = strings.Replace(fmt.Sprint(c["email"]), "@", fmt.Sprintf("+%d@", k), 1)
 		}
 		b, err := json.Marshal(p)
