@@ -5,7 +5,7 @@ run:
 	bash scripts/deps.sh && go run ./cmd/storefront
 
 test:
-	bash scripts/deps.sh && go test ./...
+	bash scripts/deps.sh && go test -count=1 ./...
 
 generate:
 	go tool templ generate

@@ -39,6 +39,7 @@ type outcome struct {
 	status     int // 0 when err is set
 	err        error
 	retryAfter string
+	rateLimit  string // the RateLimit-Limit header
 	body       string // of a non-2xx answer, cut short
 }
 
@@ -138,6 +139,7 @@ func (tr *traffic) do(kind string, req *http.Request) outcome {
 		o.err = fmt.Errorf("read body: %w", err)
 	}
 	o.retryAfter = resp.Header.Get("Retry-After")
+	o.rateLimit = resp.Header.Get("RateLimit-Limit")
 	if resp.StatusCode >= 300 {
 		o.body = string(b[:min(len(b), 4000)])
 	}
