@@ -18,6 +18,7 @@ import (
 
 	schema "storefront/db"
 	"storefront/internal/shop"
+	"storefront/internal/webhook"
 )
 
 // DB is the storefront database.
@@ -27,6 +28,12 @@ type DB struct {
 	Now func() time.Time
 	// BaseURL is the public URL that e-mails link to (STOREFRONT_BASE_URL).
 	BaseURL string
+	// WebhookGuard checks endpoint URLs when they are saved; nil allows public
+	// addresses only.
+	WebhookGuard *webhook.Guard
+	// OnWebhookEvents is called after a commit that wrote webhook events, to wake the
+	// deliverer; nil for none.
+	OnWebhookEvents func()
 }
 
 // NormalizeDSN adds the settings the program relies on to a go-sql-driver DSN:

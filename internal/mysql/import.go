@@ -61,6 +61,10 @@ type importTx struct {
 	// reads are fenced after the commit (RecordReadFences).
 	accounts    map[int64]bool
 	storefronts map[int64]bool
+	// hooked, hookTargets and events serve the webhook events (import_events.go).
+	hooked      map[int64]bool
+	hookTargets map[int64][]hookTarget
+	events      int
 }
 
 func (t *importTx) end(fn func() error) error {
@@ -104,6 +108,9 @@ func (t *importTx) Commit() error {
 	}
 	if err := t.end(t.tx.Commit); err != nil {
 		return err
+	}
+	if t.events > 0 {
+		t.db.webhookEventsWritten()
 	}
 	ids := make([]int64, 0, len(t.accounts))
 	for id := range t.accounts {
@@ -406,6 +413,10 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 	if len(subs) == 0 {
 		return nil
 	}
+	hookBefore, err := t.subscriptionsBefore(ctx, subs)
+	if err != nil {
+		return fmt.Errorf("subscriptions before: %w", err)
+	}
 	ids := make([]int64, len(subs))
 	var subIDs []int64
 	args := make([]any, 0, 6*len(subs))
@@ -422,7 +433,7 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 				importTime(ss.LastPaymentAt), importTime(ss.NextPaymentAt))
 		}
 	}
-	err := t.insertRows(ctx, "INSERT INTO subscribers (id, storefront_id, username, created_at, updated_at, last_login_at)", 6,
+	err = t.insertRows(ctx, "INSERT INTO subscribers (id, storefront_id, username, created_at, updated_at, last_login_at)", 6,
 		"ON DUPLICATE KEY UPDATE storefront_id = VALUES(storefront_id), username = VALUES(username), created_at = VALUES(created_at), "+
 			"updated_at = VALUES(updated_at), last_login_at = VALUES(last_login_at)", args)
 	if err != nil {
@@ -443,6 +454,9 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 		if err != nil {
 			return fmt.Errorf("insert subscriptions: %w", err)
 		}
+	}
+	if err := t.subscriptionEvents(ctx, subs, hookBefore); err != nil {
+		return fmt.Errorf("subscription events: %w", err)
 	}
 	return nil
 }
@@ -724,7 +738,18 @@ func (t *importTx) writeDocuments(ctx context.Context, b *importer.PurchaseBatch
 		byAccount[p.AccountID] = append(byAccount[p.AccountID], &d)
 	}
 	for account, ps := range byAccount {
+		ids := make([]int64, len(ps))
+		for i, p := range ps {
+			ids[i] = p.ID
+		}
+		before, err := t.documentsBefore(ctx, account, ids)
+		if err != nil {
+			return err
+		}
 		if err := storeDocuments(ctx, t.tx, account, ps); err != nil {
+			return err
+		}
+		if err := t.purchaseEvents(ctx, account, ids, before); err != nil {
 			return err
 		}
 	}
@@ -745,7 +770,14 @@ func (t *importTx) writeDocuments(ctx context.Context, b *importer.PurchaseBatch
 		if err != nil {
 			return err
 		}
+		before, err := t.documentsBefore(ctx, account, others)
+		if err != nil {
+			return err
+		}
 		if err := writeDocuments(ctx, t.tx, account, others); err != nil {
+			return err
+		}
+		if err := t.purchaseEvents(ctx, account, others, before); err != nil {
 			return err
 		}
 	}

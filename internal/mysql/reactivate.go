@@ -60,6 +60,7 @@ func (db *DB) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop
 		if err != nil {
 			return nil, err
 		}
+		db.webhookEventsWritten()
 		return res, nil
 	}
 }
@@ -223,6 +224,9 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	}
 	// The stored document follows the rows, in the same transaction.
 	if err := storeDocuments(ctx, tx, req.AccountID, []*shop.Purchase{p}); err != nil {
+		return nil, err
+	}
+	if err := reactivatedEvent(ctx, tx, req.AccountID, p, now); err != nil {
 		return nil, err
 	}
 	subject, body := mail.ComposePurchaseReady(p, storefrontName, db.BaseURL)

@@ -23,11 +23,11 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 	fence := map[int64]bool{}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		type due struct {
-			id, subscriberID, accountID int64
-			end                         time.Time
+			id, subscriberID, accountID, storefrontID int64
+			end                                       time.Time
 		}
 		var rows []due
-		err := eachRow(ctx, tx, `SELECT ss.id, ss.subscriber_id, sf.account_id, ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY
+		err := eachRow(ctx, tx, `SELECT ss.id, ss.subscriber_id, sf.account_id, sf.id, ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY
 			FROM subscriptions ss
 			JOIN subscribers sb ON sb.id = ss.subscriber_id
 			JOIN storefronts sf ON sf.id = sb.storefront_id
@@ -36,7 +36,7 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 			ORDER BY ss.id
 			LIMIT ?`, []any{now, PastDueBatch}, func(r *sql.Rows) error {
 			var d due
-			if err := r.Scan(&d.id, &d.subscriberID, &d.accountID, &d.end); err != nil {
+			if err := r.Scan(&d.id, &d.subscriberID, &d.accountID, &d.storefrontID, &d.end); err != nil {
 				return err
 			}
 			rows = append(rows, d)
@@ -82,11 +82,17 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 				d.subscriberID, string(details), now); err != nil {
 				return translate(err)
 			}
+			if err := db.closedEvent(ctx, tx, d.accountID, d.storefrontID, d.subscriberID, now); err != nil {
+				return err
+			}
 			closed++
 			fence[d.accountID] = true
 		}
 		return nil
 	})
+	if err == nil && closed > 0 {
+		db.webhookEventsWritten()
+	}
 	if err == nil && len(fence) > 0 {
 		// The closed subscriptions' accounts read from the primary until a replica has
 		// the change (docs/SCALING.md); the closing stands if that cannot be recorded.

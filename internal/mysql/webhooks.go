@@ -1,0 +1,499 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"storefront/internal/mail"
+	"storefront/internal/shop"
+	"storefront/internal/webhook"
+)
+
+// Delivery states.
+const (
+	deliveryQueued    = "queued"
+	deliverySending   = "sending"
+	deliveryDelivered = "delivered"
+	deliveryFailed    = "failed"
+)
+
+// rotationWindow is how long a replaced secret still signs deliveries.
+const rotationWindow = 24 * time.Hour
+
+var (
+	_ shop.WebhookService = (*DB)(nil)
+	_ webhook.Store       = (*DB)(nil)
+)
+
+func (db *DB) guard() *webhook.Guard {
+	if db.WebhookGuard != nil {
+		return db.WebhookGuard
+	}
+	return &webhook.Guard{}
+}
+
+const endpointColumns = "id, account_id, url, event_types, enabled, COALESCE(disabled_reason, ''), previous_secret_until, failing_since, created_at"
+
+func scanEndpoint(rows interface{ Scan(...any) error }, now time.Time) (*shop.WebhookEndpoint, error) {
+	var e shop.WebhookEndpoint
+	var types string
+	if err := rows.Scan(&e.ID, &e.AccountID, &e.URL, &types, &e.Enabled, &e.DisabledReason, &e.PreviousSecretUntil, &e.FailingSince, &e.CreatedAt); err != nil {
+		return nil, err
+	}
+	e.EventTypes = splitTypes(types)
+	if e.PreviousSecretUntil != nil && e.PreviousSecretUntil.After(now) {
+		e.Rotating = true
+	} else {
+		e.PreviousSecretUntil = nil
+	}
+	return &e, nil
+}
+
+// CreateWebhookEndpoint implements shop.WebhookService.
+func (db *DB) CreateWebhookEndpoint(ctx context.Context, accountID int64, url string, types []string) (*shop.WebhookEndpoint, string, error) {
+	for _, t := range types {
+		if _, err := shop.ParseEventTypes(t); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := db.guard().CheckURL(ctx, url); err != nil {
+		return nil, "", err
+	}
+	now := db.Now().UTC().Truncate(time.Second)
+	secret := webhook.NewSecret()
+	res, err := db.ExecContext(ctx, `INSERT INTO webhook_endpoints (account_id, url, event_types, secret, enabled, created_at, updated_at)
+		VALUES (?, ?, ?, ?, TRUE, ?, ?)`, accountID, url, strings.Join(types, ","), secret, now, now)
+	if err != nil {
+		return nil, "", fmt.Errorf("create webhook endpoint: %w", translate(err))
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return nil, "", err
+	}
+	e, err := db.FindWebhookEndpoint(ctx, accountID, id)
+	return e, secret, err
+}
+
+// FindWebhookEndpoints implements shop.WebhookService.
+func (db *DB) FindWebhookEndpoints(ctx context.Context, accountID int64) ([]*shop.WebhookEndpoint, error) {
+	out := []*shop.WebhookEndpoint{}
+	now := db.Now()
+	err := eachRow(ctx, db.DB, "SELECT "+endpointColumns+" FROM webhook_endpoints WHERE account_id = ? ORDER BY id", []any{accountID},
+		func(rows *sql.Rows) error {
+			e, err := scanEndpoint(rows, now)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+			return nil
+		})
+	return out, err
+}
+
+// FindWebhookEndpoint implements shop.WebhookService.
+func (db *DB) FindWebhookEndpoint(ctx context.Context, accountID, id int64) (*shop.WebhookEndpoint, error) {
+	row := db.QueryRowContext(ctx, "SELECT "+endpointColumns+" FROM webhook_endpoints WHERE account_id = ? AND id = ?", accountID, id)
+	e, err := scanEndpoint(row, db.Now())
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, shop.Errorf(shop.ENotFound, "Webhook endpoint %d was not found.", id)
+	}
+	if err != nil {
+		return nil, translate(err)
+	}
+	return e, nil
+}
+
+// WebhookEndpointAccount returns the account of an endpoint, for the command that
+// deletes one by id alone. Returns ENotFound.
+func (db *DB) WebhookEndpointAccount(ctx context.Context, id int64) (int64, error) {
+	var account int64
+	err := db.QueryRowContext(ctx, "SELECT account_id FROM webhook_endpoints WHERE id = ?", id).Scan(&account)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, shop.Errorf(shop.ENotFound, "Webhook endpoint %d was not found.", id)
+	}
+	return account, translate(err)
+}
+
+// endpointChanged reports ENotFound when an UPDATE of an endpoint matched no row.
+func endpointChanged(res sql.Result, err error, id int64) error {
+	ok, err := affected(res, err, "change webhook endpoint", id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return shop.Errorf(shop.ENotFound, "Webhook endpoint %d was not found.", id)
+	}
+	return nil
+}
+
+// SetWebhookEndpointEnabled implements shop.WebhookService. Enabling starts a new run:
+// the failures before it no longer count towards disabling.
+func (db *DB) SetWebhookEndpointEnabled(ctx context.Context, accountID, id int64, enabled bool) error {
+	now := db.Now().UTC().Truncate(time.Second)
+	res, err := db.ExecContext(ctx, `UPDATE webhook_endpoints SET enabled = ?, disabled_reason = NULL, failing_since = NULL, updated_at = ?
+		WHERE account_id = ? AND id = ?`, enabled, now, accountID, id)
+	return endpointChanged(res, err, id)
+}
+
+// RotateWebhookSecret implements shop.WebhookService.
+func (db *DB) RotateWebhookSecret(ctx context.Context, accountID, id int64) (string, error) {
+	now := db.Now().UTC().Truncate(time.Second)
+	secret := webhook.NewSecret()
+	res, err := db.ExecContext(ctx, `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?, secret = ?, updated_at = ?
+		WHERE account_id = ? AND id = ?`, now.Add(rotationWindow), secret, now, accountID, id)
+	if err := endpointChanged(res, err, id); err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// DeleteWebhookEndpoint implements shop.WebhookService. The events stay: other
+// endpoints may have them.
+func (db *DB) DeleteWebhookEndpoint(ctx context.Context, accountID, id int64) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM webhook_endpoints WHERE account_id = ? AND id = ?", accountID, id)
+		if err := endpointChanged(res, err, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE a FROM webhook_attempts a
+			JOIN webhook_deliveries d ON d.account_id = a.account_id AND d.id = a.delivery_id
+			WHERE a.account_id = ? AND d.account_id = ? AND d.endpoint_id = ?`, accountID, accountID, id); err != nil {
+			return translate(err)
+		}
+		_, err = tx.ExecContext(ctx, "DELETE FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ?", accountID, id)
+		return translate(err)
+	})
+}
+
+// SendTestEvent implements shop.WebhookService.
+func (db *DB) SendTestEvent(ctx context.Context, accountID, id int64) (string, error) {
+	e, err := db.FindWebhookEndpoint(ctx, accountID, id)
+	if err != nil {
+		return "", err
+	}
+	if !e.Enabled {
+		return "", shop.Errorf(shop.EInvalid, "Webhook endpoint %d is disabled; enable it first.", id)
+	}
+	object := fmt.Appendf(nil, `{"object":"test","endpoint_id":%d,"message":"A test event from storefront."}`, id)
+	var eventID string
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		eventID, err = recordEvent(ctx, tx, accountID, []hookTarget{{id: id}}, shop.EventTest, object, db.Now())
+		return err
+	})
+	if err == nil {
+		db.webhookEventsWritten()
+	}
+	return eventID, err
+}
+
+// FindWebhookDeliveries implements shop.WebhookService.
+func (db *DB) FindWebhookDeliveries(ctx context.Context, accountID, endpointID int64, limit int) ([]*shop.WebhookDelivery, error) {
+	if _, err := db.FindWebhookEndpoint(ctx, accountID, endpointID); err != nil {
+		return nil, err
+	}
+	out := []*shop.WebhookDelivery{}
+	byID := map[int64]*shop.WebhookDelivery{}
+	err := eachRow(ctx, db.DB, `SELECT d.id, d.endpoint_id, d.event_id, e.type, d.status, d.attempts, d.next_attempt_at, d.last_status,
+			COALESCE(d.last_error, ''), d.created_at, d.delivered_at, e.body
+		FROM webhook_deliveries d
+		JOIN webhook_events e ON e.account_id = d.account_id AND e.event_id = d.event_id
+		WHERE d.account_id = ? AND e.account_id = ? AND d.endpoint_id = ?
+		ORDER BY d.id DESC LIMIT ?`, []any{accountID, accountID, endpointID, limit}, func(rows *sql.Rows) error {
+		var d shop.WebhookDelivery
+		var next shop.Time
+		if err := rows.Scan(&d.ID, &d.EndpointID, &d.EventID, &d.EventType, &d.Status, &d.Attempts, &next, &d.LastStatus,
+			&d.LastError, &d.CreatedAt, &d.DeliveredAt, &d.Body); err != nil {
+			return err
+		}
+		if d.Status == deliveryQueued || d.Status == deliverySending {
+			d.NextAttemptAt = &next
+		}
+		d.Log = []shop.WebhookAttempt{}
+		out = append(out, &d)
+		byID[d.ID] = &d
+		return nil
+	})
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	ids := make([]int64, len(out))
+	for i, d := range out {
+		ids[i] = d.ID
+	}
+	list, args := importInList(ids)
+	err = eachRow(ctx, db.DB, `SELECT delivery_id, attempt, started_at, duration_ms, request_headers, status_code, COALESCE(error, ''), COALESCE(response_body, '')
+		FROM webhook_attempts WHERE account_id = ? AND delivery_id IN `+list+` ORDER BY id DESC`, append([]any{accountID}, args...),
+		func(rows *sql.Rows) error {
+			var a shop.WebhookAttempt
+			var id, ms int64
+			if err := rows.Scan(&id, &a.Attempt, &a.StartedAt, &ms, &a.RequestHeaders, &a.StatusCode, &a.Error, &a.ResponseBody); err != nil {
+				return err
+			}
+			a.Duration = time.Duration(ms) * time.Millisecond
+			d := byID[id]
+			d.Log = append(d.Log, a)
+			return nil
+		})
+	return out, err
+}
+
+// ResendWebhookDelivery implements shop.WebhookService: the delivery is due now, with
+// a new three-day window of retries, its event unchanged.
+func (db *DB) ResendWebhookDelivery(ctx context.Context, accountID, deliveryID int64) error {
+	now := db.Now().UTC().Truncate(time.Second)
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var endpointID int64
+		var status string
+		err := tx.QueryRowContext(ctx, "SELECT endpoint_id, status FROM webhook_deliveries WHERE account_id = ? AND id = ? FOR UPDATE",
+			accountID, deliveryID).Scan(&endpointID, &status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return shop.Errorf(shop.ENotFound, "Webhook delivery %d was not found.", deliveryID)
+		}
+		if err != nil {
+			return translate(err)
+		}
+		var enabled bool
+		if err := tx.QueryRowContext(ctx, "SELECT enabled FROM webhook_endpoints WHERE account_id = ? AND id = ?", accountID, endpointID).Scan(&enabled); err != nil {
+			return translate(err)
+		}
+		if !enabled {
+			return shop.Errorf(shop.EInvalid, "Webhook endpoint %d is disabled; enable it to resend.", endpointID)
+		}
+		if status == deliverySending {
+			return shop.Errorf(shop.EInvalid, "Delivery %d is being attempted now; resend it once the attempt ends.", deliveryID)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, give_up_at = ?
+			WHERE account_id = ? AND id = ?`, deliveryQueued, now, now.Add(webhook.RetryFor), accountID, deliveryID)
+		return translate(err)
+	})
+	if err == nil {
+		db.webhookEventsWritten()
+	}
+	return err
+}
+
+// ClaimDeliveries implements webhook.Store, as ClaimEmails does: one short READ
+// COMMITTED transaction picks due rows with SKIP LOCKED and leases them. The queue is
+// read across accounts (webhook_deliveries_due); everything after names the account.
+func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]webhook.Claimed, error) {
+	now = now.UTC().Truncate(time.Second)
+	leaseUntil = leaseUntil.UTC().Truncate(time.Second)
+	if !leaseUntil.After(now) {
+		return nil, errors.New("claim deliveries: the lease must end after now")
+	}
+	var claimed []webhook.Claimed
+	err := db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sql.Tx) error {
+		claimed = claimed[:0]
+		// A 'sending' row that is due again lost its attempt (its process stopped):
+		// it is attempted again.
+		err := eachRow(ctx, tx, `SELECT account_id, id, endpoint_id, event_id, attempts, give_up_at
+			FROM webhook_deliveries
+			WHERE status IN (?, ?) AND next_attempt_at <= ?
+			ORDER BY next_attempt_at, id
+			LIMIT ?
+			FOR UPDATE SKIP LOCKED`, []any{deliveryQueued, deliverySending, now, limit}, func(rows *sql.Rows) error {
+			var c webhook.Claimed
+			if err := rows.Scan(&c.AccountID, &c.ID, &c.EndpointID, &c.EventID, &c.Attempt, &c.GiveUpAt); err != nil {
+				return err
+			}
+			c.Attempt++
+			c.LeaseUntil = leaseUntil
+			claimed = append(claimed, c)
+			return nil
+		})
+		if err != nil || len(claimed) == 0 {
+			return err
+		}
+		type endpoint struct {
+			url, secret, previous string
+			until                 *time.Time
+			enabled               bool
+		}
+		byAccount := map[int64][]int{}
+		for i, c := range claimed {
+			byAccount[c.AccountID] = append(byAccount[c.AccountID], i)
+		}
+		var dead []webhook.Claimed
+		kept := claimed[:0:0]
+		for account, idx := range byAccount {
+			epIDs, evIDs := make([]any, 0, len(idx)), make([]any, 0, len(idx))
+			for _, i := range idx {
+				epIDs = append(epIDs, claimed[i].EndpointID)
+				evIDs = append(evIDs, claimed[i].EventID)
+			}
+			eps := map[int64]*endpoint{}
+			err := eachRow(ctx, tx, "SELECT id, url, secret, COALESCE(previous_secret, ''), previous_secret_until, enabled FROM webhook_endpoints WHERE account_id = ? AND id IN ("+placeholders(len(epIDs))+")",
+				append([]any{account}, epIDs...), func(rows *sql.Rows) error {
+					var id int64
+					var e endpoint
+					if err := rows.Scan(&id, &e.url, &e.secret, &e.previous, &e.until, &e.enabled); err != nil {
+						return err
+					}
+					eps[id] = &e
+					return nil
+				})
+			if err != nil {
+				return err
+			}
+			bodies := map[string][]byte{}
+			err = eachRow(ctx, tx, "SELECT event_id, body FROM webhook_events WHERE account_id = ? AND event_id IN ("+placeholders(len(evIDs))+")",
+				append([]any{account}, evIDs...), func(rows *sql.Rows) error {
+					var id string
+					var body []byte
+					if err := rows.Scan(&id, &body); err != nil {
+						return err
+					}
+					bodies[id] = body
+					return nil
+				})
+			if err != nil {
+				return err
+			}
+			for _, i := range idx {
+				c := claimed[i]
+				e := eps[c.EndpointID]
+				if e == nil || !e.enabled || bodies[c.EventID] == nil {
+					dead = append(dead, c)
+					continue
+				}
+				c.URL, c.Body, c.Secrets = e.url, bodies[c.EventID], []string{e.secret}
+				if e.previous != "" && e.until != nil && e.until.After(now) {
+					c.Secrets = append(c.Secrets, e.previous)
+				}
+				kept = append(kept, c)
+			}
+		}
+		for _, c := range kept {
+			if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ? WHERE account_id = ? AND id = ?",
+				deliverySending, c.Attempt, leaseUntil, c.AccountID, c.ID); err != nil {
+				return translate(err)
+			}
+		}
+		for _, c := range dead {
+			if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET status = ?, last_error = ? WHERE account_id = ? AND id = ?",
+				deliveryFailed, "the endpoint is disabled or deleted", c.AccountID, c.ID); err != nil {
+				return translate(err)
+			}
+		}
+		claimed = kept
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
+	}
+	return claimed, nil
+}
+
+// RecordAttempt implements webhook.Store: in one transaction, the attempt's log row,
+// its delivery's new state (if the lease is still this claim's), and the endpoint's
+// run of failures, which disables it after webhook.RetryFor with an e-mail to each
+// of the account's owners.
+func (db *DB) RecordAttempt(ctx context.Context, c webhook.Claimed, a webhook.Attempt) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var status any
+		if a.StatusCode != 0 {
+			status = a.StatusCode
+		}
+		var errText any
+		if a.Err != "" {
+			errText = truncate(a.Err, 2000)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (account_id, delivery_id, attempt, started_at, duration_ms, request_headers, status_code, error, response_body)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, c.AccountID, c.ID, c.Attempt, a.StartedAt.UTC(), a.Duration.Milliseconds(), a.RequestHeaders,
+			status, errText, a.ResponseBody); err != nil {
+			return translate(err)
+		}
+		next, state := a.NextAttemptAt, deliveryQueued
+		var deliveredAt any
+		switch {
+		case a.Delivered:
+			state, next, deliveredAt = deliveryDelivered, a.StartedAt, a.StartedAt.UTC().Truncate(time.Second)
+		case next.IsZero():
+			state, next = deliveryFailed, a.StartedAt
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_status = ?, last_error = ?, delivered_at = ?
+			WHERE account_id = ? AND id = ? AND status = ? AND next_attempt_at = ?`,
+			state, next.UTC().Truncate(time.Second), status, errText, deliveredAt, c.AccountID, c.ID, deliverySending, c.LeaseUntil.UTC().Truncate(time.Second)); err != nil {
+			return translate(err)
+		}
+		if a.Delivered {
+			_, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET failing_since = NULL WHERE account_id = ? AND id = ? AND failing_since IS NOT NULL",
+				c.AccountID, c.EndpointID)
+			return translate(err)
+		}
+		// The owners' e-mail, if any, goes out with the mail sender's next round.
+		_, err := db.countFailure(ctx, tx, c.AccountID, c.EndpointID, a.StartedAt)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record attempt of delivery %d: %w", c.ID, err)
+	}
+	return nil
+}
+
+// countFailure records a failed attempt against its endpoint, and disables the
+// endpoint when every attempt has failed for webhook.RetryFor: its pending deliveries
+// fail and its account's owners are sent an e-mail. It reports whether it disabled it.
+func (db *DB) countFailure(ctx context.Context, tx *sql.Tx, accountID, endpointID int64, at time.Time) (bool, error) {
+	at = at.UTC().Truncate(time.Second)
+	var (
+		url     string
+		enabled bool
+		since   *time.Time
+	)
+	err := tx.QueryRowContext(ctx, "SELECT url, enabled, failing_since FROM webhook_endpoints WHERE account_id = ? AND id = ? FOR UPDATE",
+		accountID, endpointID).Scan(&url, &enabled, &since)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, translate(err)
+	}
+	if since == nil {
+		_, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET failing_since = ? WHERE account_id = ? AND id = ?", at, accountID, endpointID)
+		return false, translate(err)
+	}
+	if !enabled || at.Sub(*since) < webhook.RetryFor {
+		return false, nil
+	}
+	reason := fmt.Sprintf("Every attempt failed from %s to %s.", since.UTC().Format("2006-01-02 15:04 MST"), at.Format("2006-01-02 15:04 MST"))
+	if _, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = ?, updated_at = ? WHERE account_id = ? AND id = ?",
+		reason, at, accountID, endpointID); err != nil {
+		return false, translate(err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET status = ?, last_error = ? WHERE account_id = ? AND endpoint_id = ? AND status = ?",
+		deliveryFailed, "the endpoint was disabled", accountID, endpointID, deliveryQueued); err != nil {
+		return false, translate(err)
+	}
+	var owners []string
+	err = eachRow(ctx, tx, "SELECT email FROM users WHERE account_id = ? AND role = ? ORDER BY id", []any{accountID, shop.RoleOwner}, func(rows *sql.Rows) error {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			return err
+		}
+		owners = append(owners, e)
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	subject, body := mail.ComposeWebhookDisabled(endpointID, url, reason, db.BaseURL)
+	for _, to := range owners {
+		if _, err := enqueueEmail(ctx, tx, accountID, 0, to, subject, body, at); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}

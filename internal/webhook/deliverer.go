@@ -1,0 +1,337 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Limits of one attempt (docs/WEBHOOKS.md).
+const (
+	// Timeout bounds one POST, from connecting to the end of the response body.
+	Timeout = 10 * time.Second
+	// MaxResponse is how much of a response body is read.
+	MaxResponse = 64 << 10
+	// KeptResponse is how much of it the log keeps.
+	KeptResponse = 2 << 10
+	// RetryFor is how long a delivery is retried before it fails.
+	RetryFor = 72 * time.Hour
+	// UserAgent is sent with every delivery.
+	UserAgent = "storefront-webhooks/1"
+)
+
+// Claimed is a delivery claimed for one attempt.
+type Claimed struct {
+	ID         int64
+	AccountID  int64
+	EndpointID int64
+	EventID    string
+	URL        string
+	// Secrets sign the attempt: the endpoint's, then the previous one while a rotation
+	// lasts.
+	Secrets []string
+	Body    []byte
+	// Attempt counts this attempt (1 for the first).
+	Attempt    int
+	LeaseUntil time.Time
+	GiveUpAt   time.Time
+}
+
+// Attempt is the outcome of one attempt, for the log.
+type Attempt struct {
+	StartedAt      time.Time
+	Duration       time.Duration
+	RequestHeaders string
+	// StatusCode is 0 when no response came.
+	StatusCode   int
+	Err          string
+	ResponseBody []byte
+	Delivered    bool
+	// NextAttemptAt is when to try again; zero when the delivery has failed for good.
+	NextAttemptAt time.Time
+}
+
+// Store is the outbox of deliveries (implemented by mysql.DB).
+type Store interface {
+	// ClaimDeliveries leases up to limit due deliveries until leaseUntil; no two
+	// claimers get the same one. Deliveries of an endpoint that is gone or disabled
+	// are failed rather than claimed.
+	ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Claimed, error)
+	// RecordAttempt logs an attempt and moves its delivery on (delivered, due again,
+	// or failed), unless the claim's lease was taken over meanwhile. An endpoint whose
+	// attempts have all failed for RetryFor is disabled and its owners told.
+	RecordAttempt(ctx context.Context, c Claimed, a Attempt) error
+}
+
+// Options tune a Deliverer. The zero value of each field means its default.
+type Options struct {
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Log receives failures (default slog.Default()).
+	Log *slog.Logger
+	// Guard checks the addresses connected to (default: public addresses only).
+	Guard *Guard
+	// PollInterval is how often Run looks for due deliveries (default 1s).
+	PollInterval time.Duration
+	// Lease reserves a claimed delivery (default 2m; well above Timeout).
+	Lease time.Duration
+	// BatchSize is how many deliveries one claim takes (default 32).
+	BatchSize int
+	// Workers is how many attempts run at once (default 8).
+	Workers int
+	// Timeout bounds one attempt (default Timeout).
+	Timeout time.Duration
+	// BackoffBase is the middle of the first wait: it is 5-15 s by default (10 s with
+	// ±50% jitter), and doubles after each failure up to BackoffMax.
+	BackoffBase time.Duration
+	// BackoffMax caps the wait between attempts (default 6h).
+	BackoffMax time.Duration
+}
+
+// Deliverer drains the deliveries' outbox. Run it in one goroutine; Kick and
+// DeliverDue are safe to call from others.
+type Deliverer struct {
+	store  Store
+	opt    Options
+	client *http.Client
+	kick   chan struct{}
+	mu     sync.Mutex
+}
+
+// NewDeliverer returns a Deliverer of the store's deliveries.
+func NewDeliverer(store Store, opt Options) *Deliverer {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Log == nil {
+		opt.Log = slog.Default()
+	}
+	if opt.Guard == nil {
+		opt.Guard = &Guard{}
+	}
+	if opt.PollInterval <= 0 {
+		opt.PollInterval = time.Second
+	}
+	if opt.Lease <= 0 {
+		opt.Lease = 2 * time.Minute
+	}
+	if opt.BatchSize <= 0 {
+		opt.BatchSize = 32
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = 8
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = Timeout
+	}
+	if opt.BackoffBase <= 0 {
+		opt.BackoffBase = 10 * time.Second
+	}
+	if opt.BackoffMax <= 0 {
+		opt.BackoffMax = 6 * time.Hour
+	}
+	tr := &http.Transport{
+		DialContext:           opt.Guard.Dialer().DialContext,
+		TLSHandshakeTimeout:   opt.Timeout,
+		ResponseHeaderTimeout: opt.Timeout,
+		MaxIdleConnsPerHost:   opt.Workers,
+		IdleConnTimeout:       90 * time.Second,
+		ForceAttemptHTTP2:     true,
+		// No proxy: a proxy would connect on our behalf, past the guard.
+		Proxy: nil,
+	}
+	client := &http.Client{
+		Transport: tr,
+		Timeout:   opt.Timeout,
+		// Redirects are not followed: a 3xx is an answer that is not 2xx.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return &Deliverer{store: store, opt: opt, client: client, kick: make(chan struct{}, 1)}
+}
+
+// Kick wakes Run at once, for events just committed. It never blocks.
+func (d *Deliverer) Kick() {
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers due events every PollInterval, and at once when kicked, until ctx
+// ends; attempts under way then are finished and recorded. Errors of the store are
+// logged and retried.
+func (d *Deliverer) Run(ctx context.Context) error {
+	t := time.NewTicker(d.opt.PollInterval)
+	defer t.Stop()
+	for {
+		if _, err := d.DeliverDue(ctx); err != nil && ctx.Err() == nil {
+			d.opt.Log.Error("webhook outbox", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		case <-d.kick:
+		}
+	}
+}
+
+// DeliverDue makes one attempt of every delivery due now, batch after batch, and
+// returns how many attempts were delivered.
+func (d *Deliverer) DeliverDue(ctx context.Context) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delivered := 0
+	for ctx.Err() == nil {
+		now := d.opt.Now()
+		batch, err := d.store.ClaimDeliveries(ctx, now, now.Add(d.opt.Lease), d.opt.BatchSize)
+		if err != nil {
+			return delivered, fmt.Errorf("claim deliveries: %w", err)
+		}
+		var (
+			wg  sync.WaitGroup
+			mu  sync.Mutex
+			sem = make(chan struct{}, d.opt.Workers)
+		)
+		for _, c := range batch {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				if d.attempt(ctx, c) {
+					mu.Lock()
+					delivered++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if len(batch) < d.opt.BatchSize {
+			break
+		}
+	}
+	return delivered, nil
+}
+
+// attempt POSTs one claimed delivery and records the outcome; it reports whether the
+// event was delivered.
+func (d *Deliverer) attempt(ctx context.Context, c Claimed) bool {
+	// An attempt under way when ctx ends runs to its own timeout and is recorded: one
+	// cut off would be sent again.
+	rctx := context.WithoutCancel(ctx)
+	a := d.post(rctx, c)
+	if !a.Delivered {
+		next := a.StartedAt.Add(d.Backoff(c.Attempt))
+		if next.Before(c.GiveUpAt) {
+			a.NextAttemptAt = next
+		}
+		d.opt.Log.Warn("webhook not delivered", "delivery", c.ID, "event", c.EventID, "attempt", c.Attempt,
+			"status", a.StatusCode, "err", a.Err, "next_attempt_at", a.NextAttemptAt)
+	}
+	mctx, cancel := context.WithTimeout(rctx, 30*time.Second)
+	defer cancel()
+	if err := d.store.RecordAttempt(mctx, c, a); err != nil {
+		// The lease lapses and the delivery is attempted again: at least once.
+		d.opt.Log.Error("webhook outbox: record attempt", "delivery", c.ID, "err", err)
+	}
+	return a.Delivered
+}
+
+// post makes the HTTP request of one attempt.
+func (d *Deliverer) post(ctx context.Context, c Claimed) Attempt {
+	start := d.opt.Now()
+	a := Attempt{StartedAt: start}
+	ts := start.Unix()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(c.Body))
+	if err != nil {
+		a.Err = "the URL cannot be requested: " + err.Error()
+		return a
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set("Storefront-Event-Id", c.EventID)
+	req.Header.Set("Storefront-Signature", SignatureHeader(ts, c.Body, c.Secrets...))
+	a.RequestHeaders = headerText(req.Header)
+	t0 := time.Now()
+	resp, err := d.client.Do(req)
+	if err == nil {
+		var body []byte
+		body, err = io.ReadAll(io.LimitReader(resp.Body, MaxResponse))
+		resp.Body.Close()
+		a.StatusCode = resp.StatusCode
+		a.ResponseBody = body[:min(len(body), KeptResponse)]
+		a.Delivered = resp.StatusCode >= 200 && resp.StatusCode < 300
+		if err != nil && a.Delivered {
+			// A 2xx whose body broke off still reached the receiver.
+			err = nil
+		}
+	}
+	a.Duration = time.Since(t0)
+	if err != nil {
+		a.Err = describe(err)
+	} else if !a.Delivered {
+		a.Err = "the receiver answered " + strconv.Itoa(a.StatusCode) + " " + http.StatusText(a.StatusCode)
+	}
+	return a
+}
+
+// describe turns a client error into a sentence for the log.
+func describe(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, ErrForbiddenAddress):
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Err != nil {
+			return "refused: " + oe.Err.Error()
+		}
+		return "refused: " + err.Error()
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return "timed out (no answer within 10 seconds)"
+	}
+	msg := err.Error()
+	if len(msg) > 1000 {
+		msg = msg[:1000]
+	}
+	return msg
+}
+
+// headerText writes headers one a line, sorted, for the log.
+func headerText(h http.Header) string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		for _, v := range h[k] {
+			b.WriteString(k + ": " + v + "\n")
+		}
+	}
+	return b.String()
+}
+
+// Backoff is the wait after the given failed attempt (1 for the first): BackoffBase
+// doubled for each attempt after the first, capped at BackoffMax, with ±50% jitter so
+// that deliveries that failed together do not come back together. It never exceeds
+// BackoffMax.
+func (d *Deliverer) Backoff(attempt int) time.Duration {
+	w := d.opt.BackoffBase
+	for i := 1; i < attempt && w < d.opt.BackoffMax; i++ {
+		w *= 2
+	}
+	w = min(w, d.opt.BackoffMax)
+	j := time.Duration(float64(w) * (0.5 + rand.Float64()))
+	return min(j, d.opt.BackoffMax)
+}
