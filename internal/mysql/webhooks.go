@@ -427,7 +427,7 @@ func (db *DB) RecordAttempt(ctx context.Context, c webhook.Claimed, a webhook.At
 			return translate(err)
 		}
 		// The owners' e-mail, if any, goes out with the mail sender's next round.
-		_, err := db.countFailure(ctx, tx, c.AccountID, c.EndpointID, a.StartedAt)
+		_, err := db.countFailure(ctx, tx, c, a.StartedAt, a.NextAttemptAt.IsZero())
 		return err
 	})
 	if err != nil {
@@ -439,8 +439,21 @@ func (db *DB) RecordAttempt(ctx context.Context, c webhook.Claimed, a webhook.At
 // countFailure records a failed attempt against its endpoint, and disables the
 // endpoint when every attempt has failed for webhook.RetryFor: its pending deliveries
 // fail and its account's owners are sent an e-mail. It reports whether it disabled it.
-func (db *DB) countFailure(ctx context.Context, tx *sql.Tx, accountID, endpointID int64, at time.Time) (bool, error) {
+//
+// The run of failures starts when the first failed delivery was queued (its window
+// of retries began then), and a delivery that fails for good ends it at its deadline:
+// so the first delivery that is never delivered disables the endpoint.
+func (db *DB) countFailure(ctx context.Context, tx *sql.Tx, c webhook.Claimed, at time.Time, gaveUp bool) (bool, error) {
+	accountID, endpointID := c.AccountID, c.EndpointID
 	at = at.UTC().Truncate(time.Second)
+	start := at
+	if queued := c.GiveUpAt.UTC().Add(-webhook.RetryFor).Truncate(time.Second); queued.Before(at) {
+		start = queued
+	}
+	end := at
+	if gaveUp && c.GiveUpAt.After(at) {
+		end = c.GiveUpAt.UTC()
+	}
 	var (
 		url     string
 		enabled bool
@@ -455,13 +468,15 @@ func (db *DB) countFailure(ctx context.Context, tx *sql.Tx, accountID, endpointI
 		return false, translate(err)
 	}
 	if since == nil {
-		_, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET failing_since = ? WHERE account_id = ? AND id = ?", at, accountID, endpointID)
-		return false, translate(err)
+		if _, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET failing_since = ? WHERE account_id = ? AND id = ?", start, accountID, endpointID); err != nil {
+			return false, translate(err)
+		}
+		since = &start
 	}
-	if !enabled || at.Sub(*since) < webhook.RetryFor {
+	if !enabled || end.Sub(*since) < webhook.RetryFor {
 		return false, nil
 	}
-	reason := fmt.Sprintf("Every attempt failed from %s to %s.", since.UTC().Format("2006-01-02 15:04 MST"), at.Format("2006-01-02 15:04 MST"))
+	reason := fmt.Sprintf("Every attempt failed from %s to %s.", since.UTC().Format("2006-01-02 15:04 MST"), end.Format("2006-01-02 15:04 MST"))
 	if _, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = ?, updated_at = ? WHERE account_id = ? AND id = ?",
 		reason, at, accountID, endpointID); err != nil {
 		return false, translate(err)
