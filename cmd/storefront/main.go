@@ -32,6 +32,10 @@ commands:
                              print a new API key
   user create --account ID --email EMAIL --role owner|staff|viewer
                              create a dashboard user; the password is read from standard input
+  webhook create --account ID --url URL [--events a,b]
+                             add a webhook endpoint; its secret is printed alone
+  webhook list --account ID  list an account's webhook endpoints
+  webhook delete ID          delete a webhook endpoint with its deliveries
 
 Settings come from STOREFRONT_* environment variables (see README.md).
 `
@@ -102,6 +106,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return usagef("user: the only subcommand is create")
 		}
 		return e.userCreate(ctx, args[1:])
+	case "webhook":
+		return e.webhookCommand(ctx, args)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -12,6 +12,7 @@ import (
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
+	"storefront/internal/webhook"
 	"storefront/web"
 )
 
@@ -64,6 +65,11 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	sender := mail.NewSender(d.DB, transport, mail.SenderOptions{Log: e.log})
+	// Webhook events are delivered from their outbox; a commit that wrote some wakes
+	// the deliverer (docs/WEBHOOKS.md).
+	d.DB.WebhookGuard = e.webhookGuard()
+	deliverer := webhook.NewDeliverer(d.DB, webhook.Options{Log: e.log, Guard: d.DB.WebhookGuard})
+	d.DB.OnWebhookEvents = deliverer.Kick
 
 	// Background work stops with bgCtx, after the HTTP server has drained.
 	bgCtx, stopBg := context.WithCancel(context.Background())
@@ -71,6 +77,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	bg.Add(2)
 	go func() { defer bg.Done(); _ = sender.Run(bgCtx) }()
 	go func() { defer bg.Done(); e.sweepPastDue(bgCtx, d.DB) }()
+	bg.Add(1)
+	go func() { defer bg.Done(); _ = deliverer.Run(bgCtx) }()
 	defer func() { stopBg(); bg.Wait() }()
 
 	ws := &web.Server{

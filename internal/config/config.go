@@ -33,6 +33,9 @@ type Config struct {
 	MailFrom string
 	// RateLimit is the number of API requests a minute per key; 0 means no limit.
 	RateLimit int
+	// WebhookAllowPrivate lets webhook endpoints be on loopback, private, link-local
+	// and reserved addresses (STOREFRONT_WEBHOOK_ALLOW_PRIVATE=1).
+	WebhookAllowPrivate bool
 }
 
 // Load reads the configuration from getenv (os.Getenv in production) and validates it.
@@ -53,6 +56,13 @@ func Load(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("STOREFRONT_RATE_LIMIT: %q is not a whole number of requests a minute (0 for no limit)", v)
 		}
 		c.RateLimit = n
+	}
+	switch v := getenv("STOREFRONT_WEBHOOK_ALLOW_PRIVATE"); v {
+	case "", "0":
+	case "1":
+		c.WebhookAllowPrivate = true
+	default:
+		return c, fmt.Errorf("STOREFRONT_WEBHOOK_ALLOW_PRIVATE: %q is neither 1 nor 0", v)
 	}
 	if v := getenv("STOREFRONT_SESSION_KEY"); v != "" {
 		key, err := decodeKey(v)

@@ -13,7 +13,7 @@ func TestLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Addr != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" || c.DataDir != "./.devdata" || c.RateLimit != 600 || c.MailFrom != "no-reply@localhost" || c.DSN != "" || c.SessionKey != nil {
+		if c.Addr != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" || c.DataDir != "./.devdata" || c.RateLimit != 600 || c.MailFrom != "no-reply@localhost" || c.DSN != "" || c.SessionKey != nil || c.WebhookAllowPrivate {
 			t.Fatalf("got %+v", c)
 		}
 	})
@@ -21,11 +21,12 @@ func TestLoad(t *testing.T) {
 		c, err := Load(env(map[string]string{
 			"STOREFRONT_ADDR": "0.0.0.0:9000", "STOREFRONT_BASE_URL": "https://shop.example/", "STOREFRONT_RATE_LIMIT": "0",
 			"STOREFRONT_SESSION_KEY": strings.Repeat("ab", 32), "STOREFRONT_DSN": "root@tcp(db:3306)/sf",
+			"STOREFRONT_WEBHOOK_ALLOW_PRIVATE": "1",
 		}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.BaseURL != "https://shop.example" || c.RateLimit != 0 || len(c.SessionKey) != 32 || c.DSN != "root@tcp(db:3306)/sf" {
+		if c.BaseURL != "https://shop.example" || c.RateLimit != 0 || len(c.SessionKey) != 32 || c.DSN != "root@tcp(db:3306)/sf" || !c.WebhookAllowPrivate {
 			t.Fatalf("got %+v", c)
 		}
 	})
@@ -37,6 +38,7 @@ func TestLoad(t *testing.T) {
 		"BadBaseURL":  {"STOREFRONT_BASE_URL": "ftp://x"},
 		"BadSMTP":     {"STOREFRONT_SMTP_URL": "mail.example:25"},
 		"BadMailFrom": {"STOREFRONT_MAIL_FROM": "nobody"},
+		"BadPrivate":  {"STOREFRONT_WEBHOOK_ALLOW_PRIVATE": "yes"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Load(env(e)); err == nil {

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"storefront/internal/shop"
+	"storefront/internal/webhook"
+)
+
+// webhookGuard is the address rule of webhook endpoints (docs/WEBHOOKS.md#ssrf).
+func (e *env) webhookGuard() *webhook.Guard {
+	return &webhook.Guard{AllowPrivate: e.cfg.WebhookAllowPrivate}
+}
+
+// webhookCommand runs `storefront webhook create|list|delete`.
+func (e *env) webhookCommand(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef("webhook: the subcommands are create, list and delete")
+	}
+	switch args[0] {
+	case "create":
+		return e.webhookCreate(ctx, args[1:])
+	case "list":
+		return e.webhookList(ctx, args[1:])
+	case "delete":
+		return e.webhookDelete(ctx, args[1:])
+	}
+	return usagef("webhook: unknown subcommand %q; the subcommands are create, list and delete", args[0])
+}
+
+func (e *env) webhookCreate(ctx context.Context, args []string) error {
+	fs := newFlags("webhook create")
+	account := fs.Int64("account", 0, "account id")
+	url := fs.String("url", "", "the endpoint's URL")
+	events := fs.String("events", "", "comma-separated event types (default: all)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *account <= 0 || *url == "" {
+		return usagef("webhook create: --account ID and --url URL are required")
+	}
+	types, err := shop.ParseEventTypes(*events)
+	if err != nil {
+		return err
+	}
+	d, err := e.openDatabase(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	d.WebhookGuard = e.webhookGuard()
+	if _, err := d.FindAccountByID(ctx, *account); err != nil {
+		return err
+	}
+	ep, secret, err := d.CreateWebhookEndpoint(ctx, *account, *url, types)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, secret)
+	fmt.Fprintf(e.stderr, "created webhook endpoint %d for account %d: %s (%s)\n", ep.ID, *account, ep.URL, eventList(ep.EventTypes))
+	return nil
+}
+
+func eventList(types []string) string {
+	if len(types) == 0 {
+		return "all events"
+	}
+	return strings.Join(types, ",")
+}
+
+func (e *env) webhookList(ctx context.Context, args []string) error {
+	fs := newFlags("webhook list")
+	account := fs.Int64("account", 0, "account id")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *account <= 0 {
+		return usagef("webhook list: --account ID is required")
+	}
+	d, err := e.openDatabase(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	eps, err := d.FindWebhookEndpoints(ctx, *account)
+	if err != nil {
+		return err
+	}
+	for _, ep := range eps {
+		state := "enabled"
+		if !ep.Enabled {
+			state = "disabled"
+		}
+		fmt.Fprintf(e.stdout, "%d\t%s\t%s\t%s\n", ep.ID, state, eventList(ep.EventTypes), ep.URL)
+	}
+	return nil
+}
+
+func (e *env) webhookDelete(ctx context.Context, args []string) error {
+	fs := newFlags("webhook delete")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("webhook delete: give the endpoint's ID")
+	}
+	id, err := strconv.ParseInt(fs.Arg(0), 10, 64)
+	if err != nil || id <= 0 {
+		return usagef("webhook delete: %q is not an endpoint ID", fs.Arg(0))
+	}
+	d, err := e.openDatabase(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	account, err := d.WebhookEndpointAccount(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := d.DeleteWebhookEndpoint(ctx, account, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "deleted webhook endpoint %d of account %d\n", id, account)
+	return nil
+}
