@@ -1,0 +1,32 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"storefront/static"
+)
+
+// staticFiles serves the embedded assets with long caching for versioned files.
+func staticFiles() gin.HandlerFunc {
+	fs := http.FileServer(http.FS(static.Files))
+	return func(c *gin.Context) {
+		name := strings.TrimPrefix(c.Param("path"), "/")
+		if name == "" || strings.HasSuffix(name, ".go") {
+			c.Status(http.StatusNotFound)
+			return
+		}
+		c.Header("Cache-Control", "public, max-age=3600")
+		c.Request.URL.Path = "/" + name
+		fs.ServeHTTP(c.Writer, c.Request)
+	}
+}
+
+// favicon answers the browsers that ask for /favicon.ico: the pages name their icon,
+// but answers that are no page (a refused cross-site post) do not.
+func favicon(c *gin.Context) {
+	c.Header("Cache-Control", "public, max-age=3600")
+	c.FileFromFS("favicon.svg", http.FS(static.Files))
+}
