@@ -18,29 +18,18 @@ import (
 	"storefront/internal/shop"
 )
 
-// apiHandler is an API handler that returns its error for one adapter to answer.
-type apiHandler func(c *gin.Context) error
-
-func (s *Server) api(h apiHandler) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if err := h(c); err != nil {
-			s.writeAPIError(c, err)
-		}
-	}
-}
-
 // apiRoutes registers the routes of the JSON API (docs/API.md#routes).
 func (s *Server) apiRoutes(r *gin.Engine) {
 	g := r.Group("/api/v2")
-	g.GET("", s.api(s.ping))
-	g.GET("/", s.api(s.ping))
-	g.GET("/openapi.json", s.api(s.openAPI))
-	g.GET("/purchases", s.api(s.listPurchases))
-	g.GET("/purchases/:id", s.api(s.getPurchase))
-	g.POST("/purchases/:id/reactivate", s.api(s.reactivate))
-	g.GET("/storefronts/:storefront_id/subscribers", s.api(s.listSubscribers))
-	g.GET("/storefronts/:storefront_id/subscribers/verify", s.api(s.verifySubscriber))
-	g.GET("/storefronts/:storefront_id/subscribers/:id", s.api(s.getSubscriber))
+	g.GET("", s.handle(s.ping))
+	g.GET("/", s.handle(s.ping))
+	g.GET("/openapi.json", s.handle(s.openAPI))
+	g.GET("/purchases", s.handle(s.listPurchases))
+	g.GET("/purchases/:id", s.handle(s.getPurchase))
+	g.POST("/purchases/:id/reactivate", s.handle(s.reactivate))
+	g.GET("/storefronts/:storefront_id/subscribers", s.handle(s.listSubscribers))
+	g.GET("/storefronts/:storefront_id/subscribers/verify", s.handle(s.verifySubscriber))
+	g.GET("/storefronts/:storefront_id/subscribers/:id", s.handle(s.getSubscriber))
 }
 
 // noParams rejects any query parameter on a route that takes none.
@@ -53,8 +42,7 @@ func (s *Server) ping(c *gin.Context) error {
 	if err := noParams(c); err != nil {
 		return err
 	}
-	writeJSON(c, http.StatusOK, gin.H{"status": "SUCCESS"})
-	return nil
+	return writeJSON(c, http.StatusOK, gin.H{"status": "SUCCESS"})
 }
 
 // pathID reads a path id (docs/API.md#reading-parameters): malformed is 400, well-formed
@@ -157,8 +145,7 @@ func (s *Server) listSubscribers(c *gin.Context) error {
 		s.linkNext(c, filter.EncodeCursor(*page.Next, filter.KindSubscriber, f.Desc))
 	}
 	setCount(c, page.Total)
-	writeJSON(c, http.StatusOK, page.Subscribers)
-	return nil
+	return writeJSON(c, http.StatusOK, page.Subscribers)
 }
 
 func (s *Server) getSubscriber(c *gin.Context) error {
@@ -177,8 +164,7 @@ func (s *Server) getSubscriber(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(c, http.StatusOK, sub)
-	return nil
+	return writeJSON(c, http.StatusOK, sub)
 }
 
 // verifyBody is the answer of verify (docs/API.md#verify).
@@ -238,8 +224,7 @@ func (s *Server) verifySubscriber(c *gin.Context) error {
 		st := sub.Subscription.Status
 		body.Status = &st
 	}
-	writeJSON(c, http.StatusOK, body)
-	return nil
+	return writeJSON(c, http.StatusOK, body)
 }
 
 // reactivateParams are the parameters of reactivate
@@ -281,8 +266,7 @@ func (s *Server) reactivate(c *gin.Context) error {
 	if s.OnEmailQueued != nil {
 		s.OnEmailQueued()
 	}
-	writeJSON(c, http.StatusOK, gin.H{"status": "OK"})
-	return nil
+	return writeJSON(c, http.StatusOK, gin.H{"status": "OK"})
 }
 
 // idempotencyKey reads the Idempotency-Key header: 1 to 255 printable ASCII characters;
@@ -314,7 +298,7 @@ func readReactivateParams(r *http.Request) (email string, refulfill bool, err er
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		if isMaxBytes(err) {
-			return "", false, &statusError{shop.Errorf(shop.ETooLarge, "The request body is larger than %d bytes.", MaxBodyBytes), http.StatusRequestEntityTooLarge}
+			return "", false, tooLarge("request body")
 		}
 		return "", false, shop.Errorf(shop.EInvalid, "The request body could not be read.")
 	}

@@ -1,12 +1,11 @@
 package web
 
 import (
-	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/shop"
@@ -22,84 +21,77 @@ func safeNext(next string) string {
 	return next
 }
 
-func (s *Server) loginPage(c *gin.Context) {
+func (s *Server) loginPage(c *gin.Context) error {
 	if currentUser(c) != nil {
 		c.Redirect(http.StatusSeeOther, safeNext(c.Query("next")))
-		return
+		return nil
 	}
-	renderStatus(c, http.StatusOK, templates.Login(templates.LoginView{Next: safeNext(c.Query("next"))}))
+	return render(c, templates.Login(templates.LoginView{Next: safeNext(c.Query("next"))}))
 }
 
-func (s *Server) login(c *gin.Context) {
+// login signs a user in with a new session. A refused sign-in shows the form again
+// with the reason, the e-mail kept.
+func (s *Server) login(c *gin.Context) error {
+	ctx := c.Request.Context()
 	email := strings.TrimSpace(c.PostForm("email"))
 	password := c.PostForm("password")
 	next := safeNext(c.PostForm("next"))
-	v := templates.LoginView{Email: email, Next: next}
+	refuse := func(err *shop.Error) error {
+		return &formError{err, func(bool) (templ.Component, error) {
+			return templates.Login(templates.LoginView{Email: email, Next: next, Error: err.Message}), nil
+		}}
+	}
 	ip := clientIP(c.Request)
-	wait, err := s.throttle.wait(c.Request.Context(), ip, email)
+	wait, err := s.throttle.wait(ctx, ip, email)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	if wait > 0 {
-		v.Error = fmt.Sprintf("Too many failed sign-ins. Try again in %d seconds.", int(math.Ceil(wait.Seconds())))
-		c.Header("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
-		renderStatus(c, http.StatusTooManyRequests, templates.Login(v))
-		return
+		return refuse(shop.Errorf(shop.ERateLimited, "Too many failed sign-ins. Try again in %d seconds.", retryAfter(c, wait)))
 	}
 	if email == "" || password == "" {
-		v.Error = "Enter your e-mail and password."
-		renderStatus(c, http.StatusBadRequest, templates.Login(v))
-		return
+		return refuse(shop.Errorf(shop.EMissing, "Enter your e-mail and password."))
 	}
-	u, err := s.Users.CheckPassword(c.Request.Context(), email, password)
+	u, err := s.Users.CheckPassword(ctx, email, password)
 	if err != nil {
 		if shop.ErrorCode(err) != shop.EUnauthenticated {
-			s.pageError(c, err)
-			return
+			return err
 		}
-		if err := s.throttle.fail(c.Request.Context(), ip, email); err != nil {
-			s.pageError(c, err)
-			return
+		if err := s.throttle.fail(ctx, ip, email); err != nil {
+			return err
 		}
-		v.Error = "The e-mail or the password is not right."
-		renderStatus(c, http.StatusUnauthorized, templates.Login(v))
-		return
+		return refuse(shop.Errorf(shop.EUnauthenticated, "The e-mail or the password is not right."))
 	}
-	if err := s.throttle.succeed(c.Request.Context(), email); err != nil {
-		s.pageError(c, err)
-		return
+	if err := s.throttle.succeed(ctx, email); err != nil {
+		return err
 	}
-	token, err := s.Users.CreateSession(c.Request.Context(), u.ID)
+	token, err := s.Users.CreateSession(ctx, u.ID)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	// A new session on sign-in: whatever cookie came in is replaced.
 	old, _ := s.store.Get(c.Request, sessionName)
 	if t, ok := old.Values[sessionToken].(string); ok && t != "" {
-		_ = s.Users.DeleteSession(c.Request.Context(), t)
+		_ = s.Users.DeleteSession(ctx, t)
 	}
-	sess, _ := s.store.New(c.Request, sessionName)
-	sess.Values[sessionToken] = token
-	if err := sess.Save(c.Request, c.Writer); err != nil {
-		s.pageError(c, err)
-		return
+	if err := s.startSession(c, token, ""); err != nil {
+		return err
 	}
 	c.Redirect(http.StatusSeeOther, next)
+	return nil
 }
 
-func (s *Server) logout(c *gin.Context) {
+func (s *Server) logout(c *gin.Context) error {
 	sess, _ := s.store.Get(c.Request, sessionName)
 	if t, ok := sess.Values[sessionToken].(string); ok && t != "" {
 		if err := s.Users.DeleteSession(c.Request.Context(), t); err != nil {
-			s.pageError(c, err)
-			return
+			return err
 		}
 	}
 	sess.Options.MaxAge = -1
 	_ = sess.Save(c.Request, c.Writer)
 	c.Redirect(http.StatusSeeOther, "/login")
+	return nil
 }
 
 // clientIP is the address a request came from (the direct peer: no proxy headers are

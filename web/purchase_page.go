@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/shop"
@@ -22,9 +23,9 @@ import (
 
 // purchaseRoutes registers the page of one purchase and its actions.
 func (s *Server) purchaseRoutes(d *gin.RouterGroup) {
-	d.GET("/purchases/:id", s.purchasePage)
-	d.GET("/purchases/:id/activity", s.purchaseActivity)
-	d.POST("/purchases/:id/reactivate", s.reactivatePurchase)
+	d.GET("/purchases/:id", s.handle(s.purchasePage))
+	d.GET("/purchases/:id/activity", s.handle(s.purchaseActivity))
+	d.POST("/purchases/:id/reactivate", s.handle(s.reactivatePurchase))
 }
 
 // purchaseTimeline is the timeline the page prefers: activity merged with the state
@@ -37,48 +38,42 @@ type purchaseTimeline interface {
 // purchasePage shows one purchase: every field, the reactivation form and the activity.
 // Another account's purchase is a 404 like a missing one
 // (docs/API.md#accounts-and-tenancy).
-func (s *Server) purchasePage(c *gin.Context) {
+func (s *Server) purchasePage(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	v, err := s.purchaseView(c, id)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
-	renderStatus(c, http.StatusOK, templates.PurchasePage(*v))
+	return render(c, templates.PurchasePage(*v))
 }
 
 // purchaseActivity answers the timeline alone, for htmx to refresh it while an e-mail
 // waits; a browser asking directly is sent to the page.
-func (s *Server) purchaseActivity(c *gin.Context) {
+func (s *Server) purchaseActivity(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	acct, err := s.account(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	// The purchase is looked up so that another account's id is a 404, not an empty list.
 	if _, err := s.Purchases.FindPurchaseByID(c.Request.Context(), acct.ID, id); err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	if !isFragment(c) {
 		c.Redirect(http.StatusSeeOther, fmt.Sprintf("/purchases/%d#timeline", id))
-		return
+		return nil
 	}
 	t, err := s.timeline(c, acct, id)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
-	renderStatus(c, http.StatusOK, templates.PurchaseTimeline(t, false))
+	return render(c, templates.PurchaseTimeline(t, false))
 }
 
 // reactivatePurchase reactivates a purchase from the dashboard with the service call the
@@ -86,42 +81,31 @@ func (s *Server) purchaseActivity(c *gin.Context) {
 // band, the parts of the page that changed; a plain form post is redirected back to the
 // page with a flash message. Problems with the input or the purchase's state are shown in
 // the panel, never as a bare error page.
-func (s *Server) reactivatePurchase(c *gin.Context) {
+func (s *Server) reactivatePurchase(c *gin.Context) error {
 	user := currentUser(c)
 	if !user.CanReactivate() {
-		err := shop.Errorf(shop.EForbidden, "Your role (%s) can look but not reactivate; ask an owner or staff member.", user.Role)
-		if isFragment(c) {
-			renderStatus(c, http.StatusForbidden, templates.InlineError(shop.ErrorMessage(err)))
-			return
-		}
-		s.pageError(c, err)
-		return
+		return shop.Errorf(shop.EForbidden, "Your role (%s) can look but not reactivate; ask an owner or staff member.", user.Role)
 	}
 	id, err := pathID(c, "id")
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	acct, err := s.account(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	ctx := c.Request.Context()
 	// An unknown purchase is a 404 before its parameters are looked at, as in the API.
 	if _, err := s.Purchases.FindPurchaseByID(ctx, acct.ID, id); err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
 	if err != nil {
 		if isMaxBytes(err) {
-			s.pageError(c, &statusError{shop.Errorf(shop.ETooLarge, "The form is larger than %d bytes.", MaxBodyBytes), http.StatusRequestEntityTooLarge})
-			return
+			return tooLarge("form")
 		}
-		s.pageError(c, shop.Errorf(shop.EInvalid, "The form could not be read."))
-		return
+		return shop.Errorf(shop.EInvalid, "The form could not be read.")
 	}
 	// The form as sent, to show it again when something is wrong.
 	sent, _ := url.ParseQuery(string(body))
@@ -151,25 +135,22 @@ func (s *Server) reactivatePurchase(c *gin.Context) {
 		})
 	}
 	if err != nil {
-		status, p := reactivateProblem(err, typed)
-		if status == 0 {
-			s.pageError(c, err)
-			return
+		p, ok := reactivateProblem(err, typed)
+		if !ok {
+			return err
 		}
-		v, verr := s.purchaseView(c, id)
-		if verr != nil {
-			s.pageError(c, verr)
-			return
-		}
-		v.Panel.Email, v.Panel.Refulfill = typed, wantRefulfill
-		v.Panel.EmailError, v.Panel.Error = p.EmailError, p.Error
-		if isFragment(c) {
-			// htmx swaps only 2xx answers: the problem is shown in the panel.
-			renderStatus(c, http.StatusOK, templates.ReactivatePanelFragment(v.Panel))
-			return
-		}
-		renderStatus(c, status, templates.PurchasePage(*v))
-		return
+		return &formError{err, func(fragment bool) (templ.Component, error) {
+			v, err := s.purchaseView(c, id)
+			if err != nil {
+				return nil, err
+			}
+			v.Panel.Email, v.Panel.Refulfill = typed, wantRefulfill
+			v.Panel.EmailError, v.Panel.Error = p.EmailError, p.Error
+			if fragment {
+				return templates.ReactivatePanelFragment(v.Panel), nil
+			}
+			return templates.PurchasePage(*v), nil
+		}}
 	}
 	if s.OnEmailQueued != nil {
 		s.OnEmailQueued()
@@ -178,29 +159,25 @@ func (s *Server) reactivatePurchase(c *gin.Context) {
 	if !isFragment(c) {
 		s.flash(c, msg)
 		c.Redirect(http.StatusSeeOther, fmt.Sprintf("/purchases/%d", id))
-		return
+		return nil
 	}
 	v, err := s.purchaseView(c, id)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	v.Panel.Result = msg
-	renderStatus(c, http.StatusOK, templates.ReactivateResponse(*v))
+	return render(c, templates.ReactivateResponse(*v))
 }
 
-// reactivateProblem turns an expected reactivation error into what the panel shows and
-// the status of a whole-page answer; status 0 means the error is not one the panel
-// explains.
-func reactivateProblem(err error, typed string) (int, templates.ReactivatePanel) {
+// reactivateProblem turns an expected reactivation error into what the panel shows;
+// false means the error is not one the panel explains.
+func reactivateProblem(err error, typed string) (templates.ReactivatePanel, bool) {
 	var p templates.ReactivatePanel
 	switch shop.ErrorCode(err) {
 	case shop.EConflict:
 		p.Error = shop.ErrorMessage(err)
-		return http.StatusConflict, p
 	case shop.EMissing:
 		p.EmailError = "This purchase has no e-mail address on record; enter the address to send to."
-		return http.StatusBadRequest, p
 	case shop.EInvalid, shop.EUnknownParam:
 		switch {
 		case shop.ErrorParam(err) != "customer_email":
@@ -213,9 +190,10 @@ func reactivateProblem(err error, typed string) (int, templates.ReactivatePanel)
 			// The purchase's own address is not usable.
 			p.EmailError = shop.ErrorMessage(err)
 		}
-		return http.StatusBadRequest, p
+	default:
+		return p, false
 	}
-	return 0, p
+	return p, true
 }
 
 // reactivatedMessage says what a reactivation did.

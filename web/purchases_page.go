@@ -2,13 +2,13 @@ package web
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
@@ -24,7 +24,7 @@ const countCap = 10_000
 
 // dashboardRoutes registers the signed-in pages.
 func (s *Server) dashboardRoutes(d *gin.RouterGroup) {
-	d.GET("/purchases", s.purchasesPage)
+	d.GET("/purchases", s.handle(s.purchasesPage))
 	s.purchaseRoutes(d)
 	s.subscriberRoutes(d)
 	s.passwordRoutes(d)
@@ -34,12 +34,11 @@ func (s *Server) dashboardRoutes(d *gin.RouterGroup) {
 // purchasesPage lists purchases with the filters of GET /api/v2/purchases, read by the
 // same parser as the API. An htmx request gets the results fragment, anything else the
 // whole page.
-func (s *Server) purchasesPage(c *gin.Context) {
+func (s *Server) purchasesPage(c *gin.Context) error {
 	user := currentUser(c)
 	acct, err := s.account(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	loc := s.location(acct.Timezone)
 	now := s.now()
@@ -62,6 +61,17 @@ func (s *Server) purchasesPage(c *gin.Context) {
 	res := templates.PurchaseResults{OOB: isFragment(c), ClearURL: "/purchases"}
 	res.DateMinHint = dateHint(q.Get("date_min"), now, loc)
 	res.DateMaxHint = dateHint(q.Get("date_max"), now, loc)
+	show := func(fragment bool) (templ.Component, error) {
+		if fragment {
+			c.Header("HX-Push-Url", cleanURL("/purchases", shown))
+			return templates.PurchaseResultsFragment(res), nil
+		}
+		form, err := s.purchaseForm(c, user.AccountID, shown)
+		if err != nil {
+			return nil, err
+		}
+		return templates.Purchases(templates.PurchasesView{Chrome: s.chrome(c, "Purchases", "purchases"), Form: form, Results: res}), nil
+	}
 
 	f, ferr := filter.Purchases(q, user.AccountID, now, loc)
 	if ferr == nil && before != "" {
@@ -73,33 +83,22 @@ func (s *Server) purchasesPage(c *gin.Context) {
 			f.After, f.Desc = &cur, !f.Desc
 		}
 	}
-	status := http.StatusOK
 	if ferr != nil {
 		if shop.ErrorCode(ferr) == shop.EInternal {
-			s.pageError(c, ferr)
-			return
+			return ferr
 		}
 		res.Error = paramLabel(shop.ErrorParam(ferr)) + shop.ErrorMessage(ferr)
-		status = http.StatusBadRequest
-	} else {
-		f.PerPage = dashboardPageSize
-		if err := s.fillPurchaseResults(c, &res, f, q, before != "", loc); err != nil {
-			s.pageError(c, err)
-			return
-		}
+		return &formError{ferr, show}
 	}
-
-	if isFragment(c) {
-		c.Header("HX-Push-Url", cleanURL("/purchases", shown))
-		renderStatus(c, http.StatusOK, templates.PurchaseResultsFragment(res))
-		return
+	f.PerPage = dashboardPageSize
+	if err := s.fillPurchaseResults(c, &res, f, q, before != "", loc); err != nil {
+		return err
 	}
-	form, err := s.purchaseForm(c, user.AccountID, shown)
+	comp, err := show(isFragment(c))
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
-	renderStatus(c, status, templates.Purchases(templates.PurchasesView{Chrome: s.chrome(c, "Purchases", "purchases"), Form: form, Results: res}))
+	return render(c, comp)
 }
 
 // fillPurchaseResults loads one page of purchases, the capped count and the paging links.

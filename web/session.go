@@ -62,8 +62,7 @@ func (s *Server) loadUser(c *gin.Context) {
 			c.Set(ctxUser, u)
 		case shop.EUnauthenticated:
 		default:
-			s.pageError(c, err)
-			c.Abort()
+			s.abort(c, err)
 			return
 		}
 	}
@@ -119,6 +118,17 @@ func (s *Server) chrome(c *gin.Context, title, active string) templates.Chrome {
 	return ch
 }
 
+// startSession puts a new session cookie holding token, with a notice for the next
+// page when flash is not "".
+func (s *Server) startSession(c *gin.Context, token, flash string) error {
+	sess, _ := s.store.New(c.Request, sessionName)
+	sess.Values[sessionToken] = token
+	if flash != "" {
+		sess.Values[sessionFlash] = flash
+	}
+	return sess.Save(c.Request, c.Writer)
+}
+
 // flash leaves a one-time notice for the next page.
 func (s *Server) flash(c *gin.Context, msg string) {
 	if sess, err := s.store.Get(c.Request, sessionName); err == nil {
@@ -144,13 +154,10 @@ func (s *Server) account(c *gin.Context) (*shop.Account, error) {
 	return a, nil
 }
 
-// pageError answers an error on a dashboard page: inline for htmx (which swaps only
-
 // requireOwner lets only owners through (owners manage users and keys).
 func (s *Server) requireOwner(c *gin.Context) {
 	if u := currentUser(c); u == nil || !u.IsOwner() {
-		s.pageError(c, shop.Errorf(shop.EForbidden, "Only the account's owners can manage users and API keys."))
-		c.Abort()
+		s.abort(c, shop.Errorf(shop.EForbidden, "Only the account's owners can manage users and API keys."))
 		return
 	}
 	c.Next()

@@ -2,9 +2,13 @@ package web
 
 import (
 	"context"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gin-gonic/gin"
 
 	"storefront/internal/shop"
 )
@@ -59,6 +63,14 @@ func (t *loginThrottle) fail(ctx context.Context, ip, email string) error {
 // does not license guessing at other accounts).
 func (t *loginThrottle) succeed(ctx context.Context, email string) error {
 	return t.store.ClearSignInFailures(ctx, "email:"+strings.ToLower(email))
+}
+
+// retryAfter sets the Retry-After header of a refused attempt and returns its whole
+// seconds.
+func retryAfter(c *gin.Context, wait time.Duration) int {
+	secs := int(math.Ceil(wait.Seconds()))
+	c.Header("Retry-After", strconv.Itoa(secs))
+	return secs
 }
 
 // memorySignInStore is a shop.SignInThrottleStore in this process, for a Server

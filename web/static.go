@@ -6,21 +6,22 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"storefront/internal/shop"
 	"storefront/static"
 )
 
 // staticFiles serves the embedded assets with long caching for versioned files.
-func staticFiles() gin.HandlerFunc {
+func staticFiles() func(c *gin.Context) error {
 	fs := http.FileServer(http.FS(static.Files))
-	return func(c *gin.Context) {
+	return func(c *gin.Context) error {
 		name := strings.TrimPrefix(c.Param("path"), "/")
 		if name == "" || strings.HasSuffix(name, ".go") {
-			c.Status(http.StatusNotFound)
-			return
+			return shop.Errorf(shop.ENotFound, "There is no such file.")
 		}
 		c.Header("Cache-Control", "public, max-age=3600")
 		c.Request.URL.Path = "/" + name
 		fs.ServeHTTP(c.Writer, c.Request)
+		return nil
 	}
 }
 

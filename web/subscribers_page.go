@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
@@ -30,9 +31,9 @@ var subscriberSearchParams = []string{"email", "status", "cursor", "before"}
 
 // subscriberRoutes registers the subscriber pages.
 func (s *Server) subscriberRoutes(d *gin.RouterGroup) {
-	d.GET("/subscribers", s.subscribersHome)
-	d.GET("/storefronts/:storefront_id/subscribers", s.subscribersPage)
-	d.GET("/storefronts/:storefront_id/subscribers/:id", s.subscriberPage)
+	d.GET("/subscribers", s.handle(s.subscribersHome))
+	d.GET("/storefronts/:storefront_id/subscribers", s.handle(s.subscribersPage))
+	d.GET("/storefronts/:storefront_id/subscribers/:id", s.handle(s.subscriberPage))
 }
 
 // subscriberSearch is the dashboard's subscriber search after parsing.
@@ -105,21 +106,20 @@ func subscriberClip(s string) string {
 
 // subscribersHome sends the user to the subscribers of the account's first storefront,
 // keeping the search; with no storefront it shows the empty page.
-func (s *Server) subscribersHome(c *gin.Context) {
+func (s *Server) subscribersHome(c *gin.Context) error {
 	sfs, err := s.Accounts.FindStorefronts(c.Request.Context(), currentUser(c).AccountID)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	if len(sfs) == 0 {
-		renderStatus(c, http.StatusOK, templates.Subscribers(templates.SubscribersView{Chrome: s.chrome(c, "Subscribers", "subscribers")}))
-		return
+		return render(c, templates.Subscribers(templates.SubscribersView{Chrome: s.chrome(c, "Subscribers", "subscribers")}))
 	}
 	target := subscribersURL(sfs[0].ID)
 	if c.Request.URL.RawQuery != "" {
 		target += "?" + c.Request.URL.RawQuery
 	}
 	c.Redirect(http.StatusSeeOther, target)
+	return nil
 }
 
 func subscribersURL(storefrontID int64) string {
@@ -147,51 +147,52 @@ func (s *Server) storefrontOf(c *gin.Context) (*shop.Storefront, []*shop.Storefr
 
 // subscribersPage lists a storefront's subscribers with the e-mail search and the
 // status filter. An htmx request gets the results fragment, anything else the page.
-func (s *Server) subscribersPage(c *gin.Context) {
+func (s *Server) subscribersPage(c *gin.Context) error {
 	sf, sfs, err := s.storefrontOf(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	acct, err := s.account(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	loc := s.location(acct.Timezone)
 	listURL := subscribersURL(sf.ID)
 	q := c.Request.URL.Query()
 
 	res := templates.SubscriberResults{ClearURL: listURL}
+	show := func(fragment bool) (templ.Component, error) {
+		if fragment {
+			c.Header("HX-Push-Url", cleanURL(listURL, q))
+			return templates.SubscriberResultsFragment(res), nil
+		}
+		v := templates.SubscribersView{
+			Chrome:         s.chrome(c, "Subscribers · "+sf.Name, "subscribers"),
+			StorefrontName: sf.Name,
+			Form:           subscriberForm(listURL, q),
+			Results:        res,
+		}
+		for _, other := range sfs {
+			v.Storefronts = append(v.Storefronts, templates.StorefrontTab{Name: other.Name, URL: subscribersURL(other.ID), Current: other.ID == sf.ID})
+		}
+		return templates.Subscribers(v), nil
+	}
 	search, serr := parseSubscriberSearch(q)
-	status := http.StatusOK
 	if serr != nil {
 		if shop.ErrorCode(serr) == shop.EInternal {
-			s.pageError(c, serr)
-			return
+			return serr
 		}
 		res.Error = subscriberParamLabel(shop.ErrorParam(serr)) + shop.ErrorMessage(serr)
-		status = http.StatusBadRequest
-	} else if err := s.fillSubscriberResults(c, &res, sf, search, q, loc); err != nil {
-		s.pageError(c, err)
-		return
+		return &formError{serr, show}
 	}
-
-	if isFragment(c) {
-		c.Header("HX-Push-Url", cleanURL(listURL, q))
-		renderStatus(c, http.StatusOK, templates.SubscriberResultsFragment(res))
-		return
+	if err := s.fillSubscriberResults(c, &res, sf, search, q, loc); err != nil {
+		return err
 	}
-	v := templates.SubscribersView{
-		Chrome:         s.chrome(c, "Subscribers · "+sf.Name, "subscribers"),
-		StorefrontName: sf.Name,
-		Form:           subscriberForm(listURL, q),
-		Results:        res,
+	comp, err := show(isFragment(c))
+	if err != nil {
+		return err
 	}
-	for _, other := range sfs {
-		v.Storefronts = append(v.Storefronts, templates.StorefrontTab{Name: other.Name, URL: subscribersURL(other.ID), Current: other.ID == sf.ID})
-	}
-	renderStatus(c, status, templates.Subscribers(v))
+	return render(c, comp)
 }
 
 // subscriberForm fills the search form with the values of the request.
@@ -312,38 +313,32 @@ func subscriberParamLabel(param string) string {
 
 // subscriberPage shows one subscriber: the entitlement (docs/API.md#entitlement), the
 // subscription, the activity and the purchases.
-func (s *Server) subscriberPage(c *gin.Context) {
+func (s *Server) subscriberPage(c *gin.Context) error {
 	ctx := c.Request.Context()
 	sf, sfs, err := s.storefrontOf(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	id, err := pathID(c, "id")
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	acct, err := s.account(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	loc := s.location(acct.Timezone)
 	sb, err := s.Subscribers.FindSubscriberByID(ctx, acct.ID, sf.ID, id)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	activity, err := s.Subscribers.FindSubscriberActivity(ctx, acct.ID, sf.ID, id)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	page, err := s.Purchases.FindPurchases(ctx, shop.PurchaseFilter{AccountID: acct.ID, SubscriberID: id, Desc: true, PerPage: subscriberPurchasesShown})
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 
 	now := s.now()
@@ -378,7 +373,7 @@ func (s *Server) subscriberPage(c *gin.Context) {
 	if page.Next != nil {
 		v.AllPurchasesURL = fmt.Sprintf("/purchases?subscriber_id=%d", id)
 	}
-	renderStatus(c, http.StatusOK, templates.Subscriber(v))
+	return render(c, templates.Subscriber(v))
 }
 
 // subscriberTimeField shows an instant in the account's zone, "—" for null.
