@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
+	"storefront/internal/filter"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -83,8 +83,8 @@ func (s *Server) purchaseActivity(c *gin.Context) error {
 // the panel, never as a bare error page.
 func (s *Server) reactivatePurchase(c *gin.Context) error {
 	user := currentUser(c)
-	if !user.CanReactivate() {
-		return shop.Errorf(shop.EForbidden, "Your role (%s) can look but not reactivate; ask an owner or staff member.", user.Role)
+	if err := user.MayReactivate(); err != nil {
+		return err
 	}
 	id, err := pathID(c, "id")
 	if err != nil {
@@ -94,68 +94,52 @@ func (s *Server) reactivatePurchase(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request.Context()
-	// An unknown purchase is a 404 before its parameters are looked at, as in the API.
-	if _, err := s.Purchases.FindPurchaseByID(ctx, acct.ID, id); err != nil {
+	if err := readForm(c); err != nil {
 		return err
 	}
-
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
-	if err != nil {
-		if isMaxBytes(err) {
-			return tooLarge("form")
-		}
-		return shop.Errorf(shop.EInvalid, "The form could not be read.")
-	}
-	// The form as sent, to show it again when something is wrong.
-	sent, _ := url.ParseQuery(string(body))
 	// Spaces typed around the address or a value mean nothing to a person; the API
 	// reads its parameters literally. A line break is never trimmed: it is refused.
-	for _, vs := range sent {
-		for i := range vs {
-			vs[i] = strings.Trim(vs[i], " \t")
+	sent := url.Values{}
+	for k, vs := range c.Request.PostForm {
+		for _, v := range vs {
+			sent.Add(k, strings.Trim(v, " \t"))
 		}
 	}
-	typed := sent.Get("customer_email")
-	wantRefulfill := sent.Get("refulfill") != "" && sent.Get("refulfill") != "0" && !strings.EqualFold(sent.Get("refulfill"), "false")
-
 	// The form's token is the request's idempotency key; the rest are the parameters
-	// the API takes, read by the same code.
+	// the API takes, read by the same grammar. Their problems are answered by the
+	// service after the purchase is found, as in the API.
 	var idem string
 	if tok := sent.Get("form_token"); validFormToken(tok) {
 		idem = "dashboard:" + tok
 	}
 	sent.Del("form_token")
-	c.Request.Body = io.NopCloser(strings.NewReader(sent.Encode()))
-	email, refulfill, err := readReactivateParams(c.Request)
-	var res *shop.ReactivateResult
-	if err == nil {
-		res, err = s.Writer.Reactivate(ctx, shop.ReactivateRequest{
-			AccountID: acct.ID, PurchaseID: id, CustomerEmail: email, Refulfill: refulfill, Actor: user.Email, IdempotencyKey: idem,
-		})
-	}
+	p, perr := filter.ReactivateForm(sent)
+	res, err := s.Writer.Reactivate(c.Request.Context(), shop.ReactivateRequest{
+		AccountID: acct.ID, PurchaseID: id, CustomerEmail: p.CustomerEmail, Refulfill: p.Refulfill,
+		Actor: user.Email, IdempotencyKey: idem, ParamsErr: perr,
+	})
 	if err != nil {
-		p, ok := reactivateProblem(err, typed)
+		typed := sent.Get("customer_email")
+		problem, ok := reactivateProblem(err, typed)
 		if !ok {
 			return err
 		}
+		// The form as sent, to show it again with the problem.
+		refulfill, _ := filter.ParseBool("refulfill", sent.Get("refulfill"))
 		return &formError{err, func(fragment bool) (templ.Component, error) {
 			v, err := s.purchaseView(c, id)
 			if err != nil {
 				return nil, err
 			}
-			v.Panel.Email, v.Panel.Refulfill = typed, wantRefulfill
-			v.Panel.EmailError, v.Panel.Error = p.EmailError, p.Error
+			v.Panel.Email, v.Panel.Refulfill = typed, refulfill
+			v.Panel.EmailError, v.Panel.Error = problem.EmailError, problem.Error
 			if fragment {
 				return templates.ReactivatePanelFragment(v.Panel), nil
 			}
 			return templates.PurchasePage(*v), nil
 		}}
 	}
-	if s.OnEmailQueued != nil {
-		s.OnEmailQueued()
-	}
-	msg := reactivatedMessage(id, refulfill, res)
+	msg := reactivatedMessage(id, p.Refulfill, res)
 	if !isFragment(c) {
 		s.flash(c, msg)
 		c.Redirect(http.StatusSeeOther, fmt.Sprintf("/purchases/%d", id))
@@ -260,16 +244,6 @@ func (s *Server) purchaseView(c *gin.Context, id int64) (*templates.PurchaseView
 	}, nil
 }
 
-// defaultRecipient is where the e-mail goes when Send to is left blank: the customer
-// record's address, else the buyer's (the rule of the Reactivate service,
-// docs/API.md#reactivation).
-func defaultRecipient(p *shop.Purchase) string {
-	if p.Customer != nil && p.Customer.Email != nil && strings.TrimSpace(*p.Customer.Email) != "" {
-		return strings.TrimSpace(*p.Customer.Email)
-	}
-	return strings.TrimSpace(deref(p.BuyerEmail))
-}
-
 // reactivatePanel builds the form, or the reasons it is not offered.
 func reactivatePanel(p *shop.Purchase, sf *shop.Storefront, u *shop.User) templates.ReactivatePanel {
 	panel := templates.ReactivatePanel{Action: fmt.Sprintf("/purchases/%d/reactivate", p.ID), Token: newFormToken()}
@@ -277,9 +251,9 @@ func reactivatePanel(p *shop.Purchase, sf *shop.Storefront, u *shop.User) templa
 		panel.Reasons = append(panel.Reasons, p.Status.Label()+" purchases cannot be reactivated.")
 	}
 	if !u.CanReactivate() {
-		panel.Reasons = append(panel.Reasons, fmt.Sprintf("Your role (%s) can look but not reactivate; ask an owner or staff member.", u.Role))
+		panel.Reasons = append(panel.Reasons, u.CannotReactivate())
 	}
-	panel.DefaultTo = defaultRecipient(p)
+	panel.DefaultTo = p.DefaultRecipient()
 	panel.Placeholder = panel.DefaultTo
 	if panel.Placeholder == "" {
 		panel.Placeholder = "name@example.com"

@@ -33,8 +33,6 @@ type Server struct {
 	RateLimit int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// OnEmailQueued is called after a reactivation queued an e-mail, to wake the sender.
-	OnEmailQueued func()
 	// SessionKey signs and encrypts session cookies; nil means one made per run.
 	SessionKey []byte
 	// RateStore, when set, is the per-key bucket every instance shares, so that a key's
