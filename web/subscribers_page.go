@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
@@ -26,82 +25,11 @@ const subscriberPageSize = 25
 // beyond them it links to the purchases page filtered by the subscriber.
 const subscriberPurchasesShown = 50
 
-// subscriberSearchParams are the parameters of the dashboard's subscriber list.
-var subscriberSearchParams = []string{"email", "status", "cursor", "before"}
-
 // subscriberRoutes registers the subscriber pages.
 func (s *Server) subscriberRoutes(d *gin.RouterGroup) {
 	d.GET("/subscribers", s.handle(s.subscribersHome))
 	d.GET("/storefronts/:storefront_id/subscribers", s.handle(s.subscribersPage))
 	d.GET("/storefronts/:storefront_id/subscribers/:id", s.handle(s.subscriberPage))
-}
-
-// subscriberSearch is the dashboard's subscriber search after parsing.
-type subscriberSearch struct {
-	Email    string
-	Statuses []shop.SubscriptionStatus
-	// After pages to older subscribers, Before to newer ones; at most one is set.
-	After, Before *shop.Cursor
-}
-
-// parseSubscriberSearch reads the subscriber list's query: email (a prefix), status
-// (several, or comma-separated, any letter case), and one paging cursor.
-func parseSubscriberSearch(q url.Values) (subscriberSearch, error) {
-	var out subscriberSearch
-	v, err := filter.Check(q, subscriberSearchParams)
-	if err != nil {
-		return out, err
-	}
-	if emails := v["email"]; len(emails) > 0 {
-		out.Email = strings.TrimSpace(emails[0])
-		if utf8.RuneCountInString(out.Email) > filter.MaxTextLen {
-			return out, shop.ParamErrorf(shop.EInvalid, "email", "The e-mail is longer than %d characters.", filter.MaxTextLen)
-		}
-	}
-	for _, s := range v["status"] {
-		for _, part := range strings.Split(s, ",") {
-			part = strings.ToUpper(strings.TrimSpace(part))
-			if part == "" {
-				continue
-			}
-			st := shop.SubscriptionStatus(part)
-			if !st.Valid() {
-				return out, shop.ParamErrorf(shop.EInvalid, "status", "%q is not a subscription status; use NEW, TRIAL, ACTIVE, CANCELED, CLOSED or PAST_DUE.", subscriberClip(part))
-			}
-			if !slices.Contains(out.Statuses, st) {
-				out.Statuses = append(out.Statuses, st)
-			}
-		}
-	}
-	cursor, before := v["cursor"], v["before"]
-	if len(cursor) > 0 && len(before) > 0 {
-		return out, shop.ParamErrorf(shop.EInvalid, "before", "Page with before or with cursor, not both.")
-	}
-	bad := func(name string) error {
-		return shop.ParamErrorf(shop.EInvalid, name, "The page link is not valid; start again from the first page.")
-	}
-	if len(cursor) > 0 {
-		c, desc, err := filter.DecodeCursor(strings.TrimSpace(cursor[0]), filter.KindSubscriber)
-		if err != nil || !desc {
-			return out, bad("cursor")
-		}
-		out.After = &c
-	}
-	if len(before) > 0 {
-		c, desc, err := filter.DecodeCursor(strings.TrimSpace(before[0]), filter.KindSubscriber)
-		if err != nil || desc {
-			return out, bad("before")
-		}
-		out.Before = &c
-	}
-	return out, nil
-}
-
-func subscriberClip(s string) string {
-	if utf8.RuneCountInString(s) <= 64 {
-		return s
-	}
-	return string([]rune(s)[:64]) + "…"
 }
 
 // subscribersHome sends the user to the subscribers of the account's first storefront,
@@ -177,15 +105,16 @@ func (s *Server) subscribersPage(c *gin.Context) error {
 		}
 		return templates.Subscribers(v), nil
 	}
-	search, serr := parseSubscriberSearch(q)
+	f, backwards, serr := filter.SubscriberSearch(q, acct.ID, sf.ID)
 	if serr != nil {
 		if shop.ErrorCode(serr) == shop.EInternal {
 			return serr
 		}
-		res.Error = subscriberParamLabel(shop.ErrorParam(serr)) + shop.ErrorMessage(serr)
+		res.Error = paramLabel("subscribers", shop.ErrorParam(serr)) + shop.ErrorMessage(serr)
 		return &formError{serr, show}
 	}
-	if err := s.fillSubscriberResults(c, &res, sf, search, q, loc); err != nil {
+	f.PerPage = subscriberPageSize
+	if err := s.fillSubscriberResults(c, &res, sf, f, backwards, q, loc); err != nil {
 		return err
 	}
 	comp, err := show(isFragment(c))
@@ -212,17 +141,8 @@ func subscriberForm(action string, q url.Values) templates.SubscriberFilterForm 
 
 // fillSubscriberResults loads one page of subscribers, newest first, with the count and
 // the paging links.
-func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, sf *shop.Storefront, search subscriberSearch, q url.Values, loc *time.Location) error {
-	f := shop.SubscriberFilter{
-		AccountID: currentUser(c).AccountID, StorefrontID: sf.ID,
-		UsernamePrefix: search.Email, Statuses: search.Statuses,
-		Desc: true, PerPage: subscriberPageSize, After: search.After, IncludeCount: true,
-	}
-	backwards := search.Before != nil
-	if backwards {
-		f.After, f.Desc = search.Before, false
-	}
-	res.Filtered = search.Email != "" || len(search.Statuses) > 0
+func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, sf *shop.Storefront, f shop.SubscriberFilter, backwards bool, q url.Values, loc *time.Location) error {
+	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err
@@ -240,13 +160,8 @@ func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.Subscriber
 		return nil
 	}
 	first, last := subs[0], subs[len(subs)-1]
-	hasOlder := page.Next != nil
-	hasNewer := search.After != nil
-	if backwards {
-		hasOlder, hasNewer = true, page.Next != nil
-	}
-	res.OlderURL, res.NewerURL = pageLinks(subscribersURL(sf.ID), q, filter.KindSubscriber,
-		shop.Cursor{CreatedAt: first.CreatedAt.Time, ID: first.ID}, shop.Cursor{CreatedAt: last.CreatedAt.Time, ID: last.ID}, hasOlder, hasNewer)
+	res.OlderURL, res.NewerURL = pageLinks(subscribersURL(sf.ID), q, filter.KindSubscriber, cursorAt(first.CreatedAt, first.ID), cursorAt(last.CreatedAt, last.ID),
+		page.Next != nil, f.After != nil, backwards)
 	return nil
 }
 
@@ -298,17 +213,6 @@ func subscriberPlan(price shop.Money, period int64, unit, currency string) strin
 		return amount + " / " + periodUnitName(unit, 1)
 	}
 	return fmt.Sprintf("%s / %d %s", amount, period, periodUnitName(unit, period))
-}
-
-// subscriberParamLabel names a search parameter the way the form labels it.
-func subscriberParamLabel(param string) string {
-	switch param {
-	case "email":
-		return "E-mail: "
-	case "status":
-		return "Subscription status: "
-	}
-	return ""
 }
 
 // subscriberPage shows one subscriber: the entitlement (docs/API.md#entitlement), the
