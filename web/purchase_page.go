@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -14,17 +13,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
+	"storefront/internal/filter"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
 
 // purchaseRoutes registers the page of one purchase and its actions.
 func (s *Server) purchaseRoutes(d *gin.RouterGroup) {
-	d.GET("/purchases/:id", s.purchasePage)
-	d.GET("/purchases/:id/activity", s.purchaseActivity)
-	d.POST("/purchases/:id/reactivate", s.reactivatePurchase)
+	d.GET("/purchases/:id", s.handle(s.purchasePage))
+	d.GET("/purchases/:id/activity", s.handle(s.purchaseActivity))
+	d.POST("/purchases/:id/reactivate", s.handle(s.reactivatePurchase))
 }
 
 // purchaseTimeline is the timeline the page prefers: activity merged with the state
@@ -37,48 +38,42 @@ type purchaseTimeline interface {
 // purchasePage shows one purchase: every field, the reactivation form and the activity.
 // Another account's purchase is a 404 like a missing one
 // (docs/API.md#accounts-and-tenancy).
-func (s *Server) purchasePage(c *gin.Context) {
+func (s *Server) purchasePage(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	v, err := s.purchaseView(c, id)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
-	renderStatus(c, http.StatusOK, templates.PurchasePage(*v))
+	return render(c, templates.PurchasePage(*v))
 }
 
 // purchaseActivity answers the timeline alone, for htmx to refresh it while an e-mail
 // waits; a browser asking directly is sent to the page.
-func (s *Server) purchaseActivity(c *gin.Context) {
+func (s *Server) purchaseActivity(c *gin.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	acct, err := s.account(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	// The purchase is looked up so that another account's id is a 404, not an empty list.
 	if _, err := s.Purchases.FindPurchaseByID(c.Request.Context(), acct.ID, id); err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	if !isFragment(c) {
 		c.Redirect(http.StatusSeeOther, fmt.Sprintf("/purchases/%d#timeline", id))
-		return
+		return nil
 	}
 	t, err := s.timeline(c, acct, id)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
-	renderStatus(c, http.StatusOK, templates.PurchaseTimeline(t, false))
+	return render(c, templates.PurchaseTimeline(t, false))
 }
 
 // reactivatePurchase reactivates a purchase from the dashboard with the service call the
@@ -86,121 +81,87 @@ func (s *Server) purchaseActivity(c *gin.Context) {
 // band, the parts of the page that changed; a plain form post is redirected back to the
 // page with a flash message. Problems with the input or the purchase's state are shown in
 // the panel, never as a bare error page.
-func (s *Server) reactivatePurchase(c *gin.Context) {
+func (s *Server) reactivatePurchase(c *gin.Context) error {
 	user := currentUser(c)
-	if !user.CanReactivate() {
-		err := shop.Errorf(shop.EForbidden, "Your role (%s) can look but not reactivate; ask an owner or staff member.", user.Role)
-		if isFragment(c) {
-			renderStatus(c, http.StatusForbidden, templates.InlineError(shop.ErrorMessage(err)))
-			return
-		}
-		s.pageError(c, err)
-		return
+	if err := user.MayReactivate(); err != nil {
+		return err
 	}
 	id, err := pathID(c, "id")
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	acct, err := s.account(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
-	ctx := c.Request.Context()
-	// An unknown purchase is a 404 before its parameters are looked at, as in the API.
-	if _, err := s.Purchases.FindPurchaseByID(ctx, acct.ID, id); err != nil {
-		s.pageError(c, err)
-		return
+	if err := readForm(c); err != nil {
+		return err
 	}
-
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
-	if err != nil {
-		if isMaxBytes(err) {
-			s.pageError(c, &statusError{shop.Errorf(shop.ETooLarge, "The form is larger than %d bytes.", MaxBodyBytes), http.StatusRequestEntityTooLarge})
-			return
-		}
-		s.pageError(c, shop.Errorf(shop.EInvalid, "The form could not be read."))
-		return
-	}
-	// The form as sent, to show it again when something is wrong.
-	sent, _ := url.ParseQuery(string(body))
 	// Spaces typed around the address or a value mean nothing to a person; the API
 	// reads its parameters literally. A line break is never trimmed: it is refused.
-	for _, vs := range sent {
-		for i := range vs {
-			vs[i] = strings.Trim(vs[i], " \t")
+	sent := url.Values{}
+	for k, vs := range c.Request.PostForm {
+		for _, v := range vs {
+			sent.Add(k, strings.Trim(v, " \t"))
 		}
 	}
-	typed := sent.Get("customer_email")
-	wantRefulfill := sent.Get("refulfill") != "" && sent.Get("refulfill") != "0" && !strings.EqualFold(sent.Get("refulfill"), "false")
-
 	// The form's token is the request's idempotency key; the rest are the parameters
-	// the API takes, read by the same code.
+	// the API takes, read by the same grammar. Their problems are answered by the
+	// service after the purchase is found, as in the API.
 	var idem string
 	if tok := sent.Get("form_token"); validFormToken(tok) {
 		idem = "dashboard:" + tok
 	}
 	sent.Del("form_token")
-	c.Request.Body = io.NopCloser(strings.NewReader(sent.Encode()))
-	email, refulfill, err := readReactivateParams(c.Request)
-	var res *shop.ReactivateResult
-	if err == nil {
-		res, err = s.Writer.Reactivate(ctx, shop.ReactivateRequest{
-			AccountID: acct.ID, PurchaseID: id, CustomerEmail: email, Refulfill: refulfill, Actor: user.Email, IdempotencyKey: idem,
-		})
-	}
+	p, perr := filter.ReactivateForm(sent)
+	res, err := s.Writer.Reactivate(c.Request.Context(), shop.ReactivateRequest{
+		AccountID: acct.ID, PurchaseID: id, CustomerEmail: p.CustomerEmail, Refulfill: p.Refulfill,
+		Actor: user.Email, IdempotencyKey: idem, ParamsErr: perr,
+	})
 	if err != nil {
-		status, p := reactivateProblem(err, typed)
-		if status == 0 {
-			s.pageError(c, err)
-			return
+		typed := sent.Get("customer_email")
+		problem, ok := reactivateProblem(err, typed)
+		if !ok {
+			return err
 		}
-		v, verr := s.purchaseView(c, id)
-		if verr != nil {
-			s.pageError(c, verr)
-			return
-		}
-		v.Panel.Email, v.Panel.Refulfill = typed, wantRefulfill
-		v.Panel.EmailError, v.Panel.Error = p.EmailError, p.Error
-		if isFragment(c) {
-			// htmx swaps only 2xx answers: the problem is shown in the panel.
-			renderStatus(c, http.StatusOK, templates.ReactivatePanelFragment(v.Panel))
-			return
-		}
-		renderStatus(c, status, templates.PurchasePage(*v))
-		return
+		// The form as sent, to show it again with the problem.
+		refulfill, _ := filter.ParseBool("refulfill", sent.Get("refulfill"))
+		return &formError{err, func(fragment bool) (templ.Component, error) {
+			v, err := s.purchaseView(c, id)
+			if err != nil {
+				return nil, err
+			}
+			v.Panel.Email, v.Panel.Refulfill = typed, refulfill
+			v.Panel.EmailError, v.Panel.Error = problem.EmailError, problem.Error
+			if fragment {
+				return templates.ReactivatePanelFragment(v.Panel), nil
+			}
+			return templates.PurchasePage(*v), nil
+		}}
 	}
-	if s.OnEmailQueued != nil {
-		s.OnEmailQueued()
-	}
-	msg := reactivatedMessage(id, refulfill, res)
+	msg := reactivatedMessage(id, p.Refulfill, res)
 	if !isFragment(c) {
 		s.flash(c, msg)
 		c.Redirect(http.StatusSeeOther, fmt.Sprintf("/purchases/%d", id))
-		return
+		return nil
 	}
 	v, err := s.purchaseView(c, id)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	v.Panel.Result = msg
-	renderStatus(c, http.StatusOK, templates.ReactivateResponse(*v))
+	return render(c, templates.ReactivateResponse(*v))
 }
 
-// reactivateProblem turns an expected reactivation error into what the panel shows and
-// the status of a whole-page answer; status 0 means the error is not one the panel
-// explains.
-func reactivateProblem(err error, typed string) (int, templates.ReactivatePanel) {
+// reactivateProblem turns an expected reactivation error into what the panel shows;
+// false means the error is not one the panel explains.
+func reactivateProblem(err error, typed string) (templates.ReactivatePanel, bool) {
 	var p templates.ReactivatePanel
 	switch shop.ErrorCode(err) {
 	case shop.EConflict:
 		p.Error = shop.ErrorMessage(err)
-		return http.StatusConflict, p
 	case shop.EMissing:
 		p.EmailError = "This purchase has no e-mail address on record; enter the address to send to."
-		return http.StatusBadRequest, p
 	case shop.EInvalid, shop.EUnknownParam:
 		switch {
 		case shop.ErrorParam(err) != "customer_email":
@@ -213,9 +174,10 @@ func reactivateProblem(err error, typed string) (int, templates.ReactivatePanel)
 			// The purchase's own address is not usable.
 			p.EmailError = shop.ErrorMessage(err)
 		}
-		return http.StatusBadRequest, p
+	default:
+		return p, false
 	}
-	return 0, p
+	return p, true
 }
 
 // reactivatedMessage says what a reactivation did.
@@ -282,16 +244,6 @@ func (s *Server) purchaseView(c *gin.Context, id int64) (*templates.PurchaseView
 	}, nil
 }
 
-// defaultRecipient is where the e-mail goes when Send to is left blank: the customer
-// record's address, else the buyer's (the rule of the Reactivate service,
-// docs/API.md#reactivation).
-func defaultRecipient(p *shop.Purchase) string {
-	if p.Customer != nil && p.Customer.Email != nil && strings.TrimSpace(*p.Customer.Email) != "" {
-		return strings.TrimSpace(*p.Customer.Email)
-	}
-	return strings.TrimSpace(deref(p.BuyerEmail))
-}
-
 // reactivatePanel builds the form, or the reasons it is not offered.
 func reactivatePanel(p *shop.Purchase, sf *shop.Storefront, u *shop.User) templates.ReactivatePanel {
 	panel := templates.ReactivatePanel{Action: fmt.Sprintf("/purchases/%d/reactivate", p.ID), Token: newFormToken()}
@@ -299,9 +251,9 @@ func reactivatePanel(p *shop.Purchase, sf *shop.Storefront, u *shop.User) templa
 		panel.Reasons = append(panel.Reasons, p.Status.Label()+" purchases cannot be reactivated.")
 	}
 	if !u.CanReactivate() {
-		panel.Reasons = append(panel.Reasons, fmt.Sprintf("Your role (%s) can look but not reactivate; ask an owner or staff member.", u.Role))
+		panel.Reasons = append(panel.Reasons, u.CannotReactivate())
 	}
-	panel.DefaultTo = defaultRecipient(p)
+	panel.DefaultTo = p.DefaultRecipient()
 	panel.Placeholder = panel.DefaultTo
 	if panel.Placeholder == "" {
 		panel.Placeholder = "name@example.com"

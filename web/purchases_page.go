@@ -2,13 +2,13 @@ package web
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
@@ -24,7 +24,7 @@ const countCap = 10_000
 
 // dashboardRoutes registers the signed-in pages.
 func (s *Server) dashboardRoutes(d *gin.RouterGroup) {
-	d.GET("/purchases", s.purchasesPage)
+	d.GET("/purchases", s.handle(s.purchasesPage))
 	s.purchaseRoutes(d)
 	s.subscriberRoutes(d)
 	s.passwordRoutes(d)
@@ -34,12 +34,11 @@ func (s *Server) dashboardRoutes(d *gin.RouterGroup) {
 // purchasesPage lists purchases with the filters of GET /api/v2/purchases, read by the
 // same parser as the API. An htmx request gets the results fragment, anything else the
 // whole page.
-func (s *Server) purchasesPage(c *gin.Context) {
+func (s *Server) purchasesPage(c *gin.Context) error {
 	user := currentUser(c)
 	acct, err := s.account(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	loc := s.location(acct.Timezone)
 	now := s.now()
@@ -62,44 +61,39 @@ func (s *Server) purchasesPage(c *gin.Context) {
 	res := templates.PurchaseResults{OOB: isFragment(c), ClearURL: "/purchases"}
 	res.DateMinHint = dateHint(q.Get("date_min"), now, loc)
 	res.DateMaxHint = dateHint(q.Get("date_max"), now, loc)
+	show := func(fragment bool) (templ.Component, error) {
+		if fragment {
+			c.Header("HX-Push-Url", cleanURL("/purchases", shown))
+			return templates.PurchaseResultsFragment(res), nil
+		}
+		form, err := s.purchaseForm(c, user.AccountID, shown)
+		if err != nil {
+			return nil, err
+		}
+		return templates.Purchases(templates.PurchasesView{Chrome: s.chrome(c, "Purchases", "purchases"), Form: form, Results: res}), nil
+	}
 
 	f, ferr := filter.Purchases(q, user.AccountID, now, loc)
-	if ferr == nil && before != "" {
-		if f.After != nil || f.Page != 0 {
-			ferr = shop.ParamErrorf(shop.EInvalid, "before", "Page with before or with cursor, not both.")
-		} else if cur, desc, err := filter.DecodeCursor(before, filter.KindPurchase); err != nil || desc {
-			ferr = shop.ParamErrorf(shop.EInvalid, "before", "The page link is not valid; start again from the first page.")
-		} else {
-			f.After, f.Desc = &cur, !f.Desc
-		}
+	backwards := false
+	if ferr == nil {
+		backwards, ferr = filter.PurchasesBefore(&f, before)
 	}
-	status := http.StatusOK
 	if ferr != nil {
 		if shop.ErrorCode(ferr) == shop.EInternal {
-			s.pageError(c, ferr)
-			return
+			return ferr
 		}
-		res.Error = paramLabel(shop.ErrorParam(ferr)) + shop.ErrorMessage(ferr)
-		status = http.StatusBadRequest
-	} else {
-		f.PerPage = dashboardPageSize
-		if err := s.fillPurchaseResults(c, &res, f, q, before != "", loc); err != nil {
-			s.pageError(c, err)
-			return
-		}
+		res.Error = paramLabel("purchases", shop.ErrorParam(ferr)) + shop.ErrorMessage(ferr)
+		return &formError{ferr, show}
 	}
-
-	if isFragment(c) {
-		c.Header("HX-Push-Url", cleanURL("/purchases", shown))
-		renderStatus(c, http.StatusOK, templates.PurchaseResultsFragment(res))
-		return
+	f.PerPage = dashboardPageSize
+	if err := s.fillPurchaseResults(c, &res, f, q, backwards, loc); err != nil {
+		return err
 	}
-	form, err := s.purchaseForm(c, user.AccountID, shown)
+	comp, err := show(isFragment(c))
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
-	renderStatus(c, status, templates.Purchases(templates.PurchasesView{Chrome: s.chrome(c, "Purchases", "purchases"), Form: form, Results: res}))
+	return render(c, comp)
 }
 
 // fillPurchaseResults loads one page of purchases, the capped count and the paging links.
@@ -134,15 +128,8 @@ func (s *Server) fillPurchaseResults(c *gin.Context, res *templates.PurchaseResu
 		return nil
 	}
 	first, last := ps[0], ps[len(ps)-1]
-	// Going back (before), more newer rows exist when the page was full; going
-	// forward, when the database said so.
-	hasOlder := page.Next != nil
-	hasNewer := f.After != nil || f.Page > 1
-	if backwards {
-		hasOlder, hasNewer = true, page.Next != nil
-	}
-	res.OlderURL, res.NewerURL = pageLinks("/purchases", q, filter.KindPurchase,
-		shop.Cursor{CreatedAt: first.CreatedAt.Time, ID: first.ID}, shop.Cursor{CreatedAt: last.CreatedAt.Time, ID: last.ID}, hasOlder, hasNewer)
+	res.OlderURL, res.NewerURL = pageLinks("/purchases", q, filter.KindPurchase, cursorAt(first.CreatedAt, first.ID), cursorAt(last.CreatedAt, last.ID),
+		page.Next != nil, f.After != nil || f.Page > 1, backwards)
 	return nil
 }
 
@@ -241,14 +228,19 @@ func dateHint(text string, now time.Time, loc *time.Location) templates.Hint {
 	return templates.Hint{Text: text + " → " + templates.FormatTime(t, loc)}
 }
 
-// paramLabel names a parameter the way the form labels it, for error messages.
-func paramLabel(param string) string {
-	labels := map[string]string{
+// paramLabels name each dashboard list's parameters the way its form labels them.
+var paramLabels = map[string]map[string]string{
+	"purchases": {
 		"status": "Status", "storefront_id": "Storefront", "product_id": "Product", "customer_email": "Customer e-mail",
 		"customer_first_name": "First name", "customer_last_name": "Last name", "date_min": "Created from",
 		"date_max": "Created before", "total": "Total", "total_op": "Total", "ship": "Unshipped only",
-	}
-	if l, ok := labels[param]; ok {
+	},
+	"subscribers": {"email": "E-mail", "status": "Subscription status"},
+}
+
+// paramLabel begins an error message about a parameter of a list with its label.
+func paramLabel(list, param string) string {
+	if l, ok := paramLabels[list][param]; ok {
 		return l + ": "
 	}
 	return ""
@@ -256,8 +248,15 @@ func paramLabel(param string) string {
 
 // pageLinks builds the Older and Newer links of a dashboard list shown newest first:
 // the same query with a cursor after the page's last row, or a "before" cursor ahead of
-// its first row. A link that does not apply is "".
-func pageLinks(path string, q url.Values, kind byte, first, last shop.Cursor, hasOlder, hasNewer bool) (older, newer string) {
+// its first row. A link that does not apply is "". next says the store has rows past the
+// page in the order it read; walked that the page was reached by a link; backwards that
+// it was read oldest first after a before link (and more newer rows exist when the page
+// was full).
+func pageLinks(path string, q url.Values, kind byte, first, last shop.Cursor, next, walked, backwards bool) (older, newer string) {
+	hasOlder, hasNewer := next, walked
+	if backwards {
+		hasOlder, hasNewer = true, next
+	}
 	base := url.Values{}
 	for k, vs := range q {
 		if k != "cursor" && k != "before" && k != "page" {
@@ -303,6 +302,9 @@ func trimFields(q url.Values) {
 		}
 	}
 }
+
+// cursorAt is the list position of a row.
+func cursorAt(t shop.Time, id int64) shop.Cursor { return shop.Cursor{CreatedAt: t.Time, ID: id} }
 
 func cloneValues(v url.Values) url.Values {
 	out := url.Values{}

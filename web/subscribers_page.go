@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
@@ -25,101 +25,29 @@ const subscriberPageSize = 25
 // beyond them it links to the purchases page filtered by the subscriber.
 const subscriberPurchasesShown = 50
 
-// subscriberSearchParams are the parameters of the dashboard's subscriber list.
-var subscriberSearchParams = []string{"email", "status", "cursor", "before"}
-
 // subscriberRoutes registers the subscriber pages.
 func (s *Server) subscriberRoutes(d *gin.RouterGroup) {
-	d.GET("/subscribers", s.subscribersHome)
-	d.GET("/storefronts/:storefront_id/subscribers", s.subscribersPage)
-	d.GET("/storefronts/:storefront_id/subscribers/:id", s.subscriberPage)
-}
-
-// subscriberSearch is the dashboard's subscriber search after parsing.
-type subscriberSearch struct {
-	Email    string
-	Statuses []shop.SubscriptionStatus
-	// After pages to older subscribers, Before to newer ones; at most one is set.
-	After, Before *shop.Cursor
-}
-
-// parseSubscriberSearch reads the subscriber list's query: email (a prefix), status
-// (several, or comma-separated, any letter case), and one paging cursor.
-func parseSubscriberSearch(q url.Values) (subscriberSearch, error) {
-	var out subscriberSearch
-	v, err := filter.Check(q, subscriberSearchParams)
-	if err != nil {
-		return out, err
-	}
-	if emails := v["email"]; len(emails) > 0 {
-		out.Email = strings.TrimSpace(emails[0])
-		if utf8.RuneCountInString(out.Email) > filter.MaxTextLen {
-			return out, shop.ParamErrorf(shop.EInvalid, "email", "The e-mail is longer than %d characters.", filter.MaxTextLen)
-		}
-	}
-	for _, s := range v["status"] {
-		for _, part := range strings.Split(s, ",") {
-			part = strings.ToUpper(strings.TrimSpace(part))
-			if part == "" {
-				continue
-			}
-			st := shop.SubscriptionStatus(part)
-			if !st.Valid() {
-				return out, shop.ParamErrorf(shop.EInvalid, "status", "%q is not a subscription status; use NEW, TRIAL, ACTIVE, CANCELED, CLOSED or PAST_DUE.", subscriberClip(part))
-			}
-			if !slices.Contains(out.Statuses, st) {
-				out.Statuses = append(out.Statuses, st)
-			}
-		}
-	}
-	cursor, before := v["cursor"], v["before"]
-	if len(cursor) > 0 && len(before) > 0 {
-		return out, shop.ParamErrorf(shop.EInvalid, "before", "Page with before or with cursor, not both.")
-	}
-	bad := func(name string) error {
-		return shop.ParamErrorf(shop.EInvalid, name, "The page link is not valid; start again from the first page.")
-	}
-	if len(cursor) > 0 {
-		c, desc, err := filter.DecodeCursor(strings.TrimSpace(cursor[0]), filter.KindSubscriber)
-		if err != nil || !desc {
-			return out, bad("cursor")
-		}
-		out.After = &c
-	}
-	if len(before) > 0 {
-		c, desc, err := filter.DecodeCursor(strings.TrimSpace(before[0]), filter.KindSubscriber)
-		if err != nil || desc {
-			return out, bad("before")
-		}
-		out.Before = &c
-	}
-	return out, nil
-}
-
-func subscriberClip(s string) string {
-	if utf8.RuneCountInString(s) <= 64 {
-		return s
-	}
-	return string([]rune(s)[:64]) + "…"
+	d.GET("/subscribers", s.handle(s.subscribersHome))
+	d.GET("/storefronts/:storefront_id/subscribers", s.handle(s.subscribersPage))
+	d.GET("/storefronts/:storefront_id/subscribers/:id", s.handle(s.subscriberPage))
 }
 
 // subscribersHome sends the user to the subscribers of the account's first storefront,
 // keeping the search; with no storefront it shows the empty page.
-func (s *Server) subscribersHome(c *gin.Context) {
+func (s *Server) subscribersHome(c *gin.Context) error {
 	sfs, err := s.Accounts.FindStorefronts(c.Request.Context(), currentUser(c).AccountID)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	if len(sfs) == 0 {
-		renderStatus(c, http.StatusOK, templates.Subscribers(templates.SubscribersView{Chrome: s.chrome(c, "Subscribers", "subscribers")}))
-		return
+		return render(c, templates.Subscribers(templates.SubscribersView{Chrome: s.chrome(c, "Subscribers", "subscribers")}))
 	}
 	target := subscribersURL(sfs[0].ID)
 	if c.Request.URL.RawQuery != "" {
 		target += "?" + c.Request.URL.RawQuery
 	}
 	c.Redirect(http.StatusSeeOther, target)
+	return nil
 }
 
 func subscribersURL(storefrontID int64) string {
@@ -147,51 +75,53 @@ func (s *Server) storefrontOf(c *gin.Context) (*shop.Storefront, []*shop.Storefr
 
 // subscribersPage lists a storefront's subscribers with the e-mail search and the
 // status filter. An htmx request gets the results fragment, anything else the page.
-func (s *Server) subscribersPage(c *gin.Context) {
+func (s *Server) subscribersPage(c *gin.Context) error {
 	sf, sfs, err := s.storefrontOf(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	acct, err := s.account(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	loc := s.location(acct.Timezone)
 	listURL := subscribersURL(sf.ID)
 	q := c.Request.URL.Query()
 
 	res := templates.SubscriberResults{ClearURL: listURL}
-	search, serr := parseSubscriberSearch(q)
-	status := http.StatusOK
+	show := func(fragment bool) (templ.Component, error) {
+		if fragment {
+			c.Header("HX-Push-Url", cleanURL(listURL, q))
+			return templates.SubscriberResultsFragment(res), nil
+		}
+		v := templates.SubscribersView{
+			Chrome:         s.chrome(c, "Subscribers · "+sf.Name, "subscribers"),
+			StorefrontName: sf.Name,
+			Form:           subscriberForm(listURL, q),
+			Results:        res,
+		}
+		for _, other := range sfs {
+			v.Storefronts = append(v.Storefronts, templates.StorefrontTab{Name: other.Name, URL: subscribersURL(other.ID), Current: other.ID == sf.ID})
+		}
+		return templates.Subscribers(v), nil
+	}
+	f, backwards, serr := filter.SubscriberSearch(q, acct.ID, sf.ID)
 	if serr != nil {
 		if shop.ErrorCode(serr) == shop.EInternal {
-			s.pageError(c, serr)
-			return
+			return serr
 		}
-		res.Error = subscriberParamLabel(shop.ErrorParam(serr)) + shop.ErrorMessage(serr)
-		status = http.StatusBadRequest
-	} else if err := s.fillSubscriberResults(c, &res, sf, search, q, loc); err != nil {
-		s.pageError(c, err)
-		return
+		res.Error = paramLabel("subscribers", shop.ErrorParam(serr)) + shop.ErrorMessage(serr)
+		return &formError{serr, show}
 	}
-
-	if isFragment(c) {
-		c.Header("HX-Push-Url", cleanURL(listURL, q))
-		renderStatus(c, http.StatusOK, templates.SubscriberResultsFragment(res))
-		return
+	f.PerPage = subscriberPageSize
+	if err := s.fillSubscriberResults(c, &res, sf, f, backwards, q, loc); err != nil {
+		return err
 	}
-	v := templates.SubscribersView{
-		Chrome:         s.chrome(c, "Subscribers · "+sf.Name, "subscribers"),
-		StorefrontName: sf.Name,
-		Form:           subscriberForm(listURL, q),
-		Results:        res,
+	comp, err := show(isFragment(c))
+	if err != nil {
+		return err
 	}
-	for _, other := range sfs {
-		v.Storefronts = append(v.Storefronts, templates.StorefrontTab{Name: other.Name, URL: subscribersURL(other.ID), Current: other.ID == sf.ID})
-	}
-	renderStatus(c, status, templates.Subscribers(v))
+	return render(c, comp)
 }
 
 // subscriberForm fills the search form with the values of the request.
@@ -211,17 +141,8 @@ func subscriberForm(action string, q url.Values) templates.SubscriberFilterForm 
 
 // fillSubscriberResults loads one page of subscribers, newest first, with the count and
 // the paging links.
-func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, sf *shop.Storefront, search subscriberSearch, q url.Values, loc *time.Location) error {
-	f := shop.SubscriberFilter{
-		AccountID: currentUser(c).AccountID, StorefrontID: sf.ID,
-		UsernamePrefix: search.Email, Statuses: search.Statuses,
-		Desc: true, PerPage: subscriberPageSize, After: search.After, IncludeCount: true,
-	}
-	backwards := search.Before != nil
-	if backwards {
-		f.After, f.Desc = search.Before, false
-	}
-	res.Filtered = search.Email != "" || len(search.Statuses) > 0
+func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, sf *shop.Storefront, f shop.SubscriberFilter, backwards bool, q url.Values, loc *time.Location) error {
+	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err
@@ -239,13 +160,8 @@ func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.Subscriber
 		return nil
 	}
 	first, last := subs[0], subs[len(subs)-1]
-	hasOlder := page.Next != nil
-	hasNewer := search.After != nil
-	if backwards {
-		hasOlder, hasNewer = true, page.Next != nil
-	}
-	res.OlderURL, res.NewerURL = pageLinks(subscribersURL(sf.ID), q, filter.KindSubscriber,
-		shop.Cursor{CreatedAt: first.CreatedAt.Time, ID: first.ID}, shop.Cursor{CreatedAt: last.CreatedAt.Time, ID: last.ID}, hasOlder, hasNewer)
+	res.OlderURL, res.NewerURL = pageLinks(subscribersURL(sf.ID), q, filter.KindSubscriber, cursorAt(first.CreatedAt, first.ID), cursorAt(last.CreatedAt, last.ID),
+		page.Next != nil, f.After != nil, backwards)
 	return nil
 }
 
@@ -299,51 +215,34 @@ func subscriberPlan(price shop.Money, period int64, unit, currency string) strin
 	return fmt.Sprintf("%s / %d %s", amount, period, periodUnitName(unit, period))
 }
 
-// subscriberParamLabel names a search parameter the way the form labels it.
-func subscriberParamLabel(param string) string {
-	switch param {
-	case "email":
-		return "E-mail: "
-	case "status":
-		return "Subscription status: "
-	}
-	return ""
-}
-
 // subscriberPage shows one subscriber: the entitlement (docs/API.md#entitlement), the
 // subscription, the activity and the purchases.
-func (s *Server) subscriberPage(c *gin.Context) {
+func (s *Server) subscriberPage(c *gin.Context) error {
 	ctx := c.Request.Context()
 	sf, sfs, err := s.storefrontOf(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	id, err := pathID(c, "id")
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	acct, err := s.account(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	loc := s.location(acct.Timezone)
 	sb, err := s.Subscribers.FindSubscriberByID(ctx, acct.ID, sf.ID, id)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	activity, err := s.Subscribers.FindSubscriberActivity(ctx, acct.ID, sf.ID, id)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	page, err := s.Purchases.FindPurchases(ctx, shop.PurchaseFilter{AccountID: acct.ID, SubscriberID: id, Desc: true, PerPage: subscriberPurchasesShown})
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 
 	now := s.now()
@@ -378,7 +277,7 @@ func (s *Server) subscriberPage(c *gin.Context) {
 	if page.Next != nil {
 		v.AllPurchasesURL = fmt.Sprintf("/purchases?subscriber_id=%d", id)
 	}
-	renderStatus(c, http.StatusOK, templates.Subscriber(v))
+	return render(c, templates.Subscriber(v))
 }
 
 // subscriberTimeField shows an instant in the account's zone, "—" for null.

@@ -65,6 +65,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	sender := mail.NewSender(d.DB, transport, mail.SenderOptions{Log: e.log})
+	// A committed reactivation wakes the sender at once.
+	d.DB.EmailQueued = sender.Kick
 	// Webhook events are delivered from their outbox; a commit that wrote some wakes
 	// the deliverer (docs/WEBHOOKS.md).
 	d.DB.WebhookGuard = e.webhookGuard()
@@ -84,7 +86,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	ws := &web.Server{
 		Purchases: d.DB, Writer: d.DB, Subscribers: d.DB, Keys: d.DB, Accounts: d.DB, Users: d.DB, Admin: d.DB,
 		SessionKey: e.cfg.SessionKey,
-		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit, OnEmailQueued: sender.Kick,
+		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit,
 		// Failed sign-ins are counted in the database: the throttle holds across
 		// instances and restarts.
 		SignInStore: d.DB,

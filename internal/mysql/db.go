@@ -28,6 +28,9 @@ type DB struct {
 	Now func() time.Time
 	// BaseURL is the public URL that e-mails link to (STOREFRONT_BASE_URL).
 	BaseURL string
+	// EmailQueued, when set, is called after a transaction that queued an e-mail has
+	// committed: the program wires it to wake the mail sender.
+	EmailQueued func()
 	// WebhookGuard checks endpoint URLs when they are saved; nil allows public
 	// addresses only.
 	WebhookGuard *webhook.Guard

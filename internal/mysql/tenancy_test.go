@@ -26,6 +26,7 @@ var tenantTables = map[string]bool{
 	"custom_fields": true, "transactions": true, "api_keys": true, "users": true, "user_sessions": true,
 	"purchase_activity": true, "subscriber_activity": true, "email_outbox": true, "idempotency_keys": true,
 	"read_fences": true, "api_rate_buckets": true, "purchase_products": true, "purchase_documents": true,
+	"webhook_endpoints": true, "webhook_events": true, "webhook_deliveries": true, "webhook_attempts": true,
 }
 
 // unscoped are the statements on tenant tables that carry neither the account nor the
@@ -63,9 +64,13 @@ var unscoped = map[string]string{
 	"UPDATE email_outbox SET status = ?, last_error = ? WHERE id = ? AND status = ? AND next_attempt_at = ?":                                                                               "mail sender, a row it claimed",
 	"UPDATE email_outbox SET next_attempt_at = ? WHERE status = ? AND next_attempt_at > ? AND server_unreachable":                                                                          "mail sender, every shard's queue",
 	"UPDATE email_outbox SET status = ?, next_attempt_at = ?, attempts = GREATEST(attempts - 1, 0) WHERE id = ? AND status = ? AND next_attempt_at = ?":                                    "mail sender, a row it claimed",
-	"SELECT ss.id, ss.subscriber_id, sf.account_id, ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY FROM subscriptions ss JOIN subscribers sb ON sb.id = ss.subscriber_id JOIN storefronts sf ON sf.id = sb.storefront_id WHERE ss.status = 'PAST_DUE' AND ss.next_payment_at IS NOT NULL AND ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY <= ? ORDER BY ss.id LIMIT ?": "PAST_DUE sweeper, per shard",
+	"SELECT ss.id, ss.subscriber_id, sf.account_id, sf.id, ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY FROM subscriptions ss JOIN subscribers sb ON sb.id = ss.subscriber_id JOIN storefronts sf ON sf.id = sb.storefront_id WHERE ss.status = 'PAST_DUE' AND ss.next_payment_at IS NOT NULL AND ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY <= ? ORDER BY ss.id LIMIT ?": "PAST_DUE sweeper, per shard",
 	"SELECT id FROM subscriptions WHERE id IN (?":                                                                   "PAST_DUE sweeper, rows it selected",
 	"UPDATE subscriptions SET status = 'CLOSED', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'PAST_DUE'": "PAST_DUE sweeper, a row it locked",
+	"SELECT account_id, id, endpoint_id, event_id, attempts, give_up_at FROM webhook_deliveries WHERE status IN (?, ?) AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED": "webhook deliverer, per shard",
+	"SELECT DISTINCT account_id FROM webhook_endpoints WHERE enabled": "import: which of the accounts it writes to take webhook events, per shard",
+	"SELECT id, account_id FROM storefronts WHERE id IN %s":           "import: the accounts of the storefronts it writes subscribers to",
+	"SELECT account_id FROM webhook_endpoints WHERE id = ?":           "storefront webhook delete ID: the operator names the endpoint alone",
 	// The signed-in user's own rows, by the id the session gave.
 	"SELECT password_hash FROM users WHERE id = ?":                                                   "the signed-in user (password change)",
 	"UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ? AND password_hash = ?": "the signed-in user (password change)",

@@ -394,6 +394,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, li
 // run of failures, which disables it after webhook.RetryFor with an e-mail to each
 // of the account's owners.
 func (db *DB) RecordAttempt(ctx context.Context, c webhook.Claimed, a webhook.Attempt) error {
+	disabled := false
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var status any
 		if a.StatusCode != 0 {
@@ -426,12 +427,16 @@ func (db *DB) RecordAttempt(ctx context.Context, c webhook.Claimed, a webhook.At
 				c.AccountID, c.EndpointID)
 			return translate(err)
 		}
-		// The owners' e-mail, if any, goes out with the mail sender's next round.
-		_, err := db.countFailure(ctx, tx, c, a.StartedAt, a.NextAttemptAt.IsZero())
+		var err error
+		disabled, err = db.countFailure(ctx, tx, c, a.StartedAt, a.NextAttemptAt.IsZero())
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("record attempt of delivery %d: %w", c.ID, err)
+	}
+	if disabled && db.EmailQueued != nil {
+		// The owners' e-mails are committed: wake the mail sender.
+		db.EmailQueued()
 	}
 	return nil
 }
