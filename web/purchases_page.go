@@ -29,6 +29,7 @@ func (s *Server) dashboardRoutes(d *gin.RouterGroup) {
 	s.subscriberRoutes(d)
 	s.passwordRoutes(d)
 	s.accountRoutes(d.Group("/", s.requireOwner))
+	s.webhookRoutes(d.Group("/", s.requireOwner))
 }
 
 // purchasesPage lists purchases with the filters of GET /api/v2/purchases, read by the

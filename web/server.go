@@ -26,7 +26,9 @@ type Server struct {
 	Accounts    shop.AccountService
 	Users       shop.UserService
 	Admin       shop.AdminService
-	Logger      *slog.Logger
+	// Webhooks manages the account's webhook endpoints; nil serves no Webhooks pages.
+	Webhooks shop.WebhookService
+	Logger   *slog.Logger
 	// BaseURL is the public URL, for links.
 	BaseURL string
 	// RateLimit is API requests a minute per key; 0 means no limit.

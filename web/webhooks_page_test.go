@@ -1,0 +1,205 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"storefront/internal/webhook"
+)
+
+func TestWebhooksPage(t *testing.T) {
+	e := newAPI(t, 0)
+	e.server.Webhooks = e.db
+	owner := e.signIn(1, "owner")
+	var received atomic.Int64
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		received.Add(1)
+		fmt.Fprint(w, "thanks")
+	}))
+	t.Cleanup(rcv.Close)
+	deliver := func() {
+		t.Helper()
+		d := webhook.NewDeliverer(e.db, webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if _, err := d.DeliverDue(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("OwnersOnly", func(t *testing.T) {
+		for _, role := range []string{"staff", "viewer"} {
+			u := e.signIn(1, role)
+			if r := u.get("/webhooks", false); r.status != http.StatusForbidden {
+				t.Errorf("%s: GET /webhooks got %d, want 403", role, r.status)
+			}
+			if r := u.post("/webhooks", url.Values{"url": {rcv.URL}}); r.status != http.StatusForbidden {
+				t.Errorf("%s: POST /webhooks got %d, want 403", role, r.status)
+			}
+			if p := subsParse(t, u.get("/purchases", false)); len(p.all("a", "href=/webhooks")) != 0 {
+				t.Errorf("%s sees a link to the Webhooks page", role)
+			}
+		}
+		if p := subsParse(t, owner.get("/purchases", false)); len(p.all("a", "href=/webhooks")) != 1 {
+			t.Error("the owner has no link to the Webhooks page")
+		}
+	})
+
+	t.Run("RefusedURLs", func(t *testing.T) {
+		for _, tc := range []struct{ url, want string }{
+			{rcv.URL + "/hooks", "loopback"},
+			{"http://10.0.0.7/hooks", "private"},
+			{"http://169.254.169.254/latest", "link-local"},
+			{"ftp://example.com/", "https:// or http://"},
+			{"", "Enter the URL"},
+		} {
+			r := owner.post("/webhooks", url.Values{"url": {tc.url}})
+			if r.status != http.StatusBadRequest {
+				t.Errorf("%q: got %d, want 400", tc.url, r.status)
+				continue
+			}
+			if msg := subsText(subsParse(t, r).byID("webhook-url-error")); !strings.Contains(msg, tc.want) {
+				t.Errorf("%q: message %q, want it to say %q", tc.url, msg, tc.want)
+			}
+		}
+		r := owner.post("/webhooks", url.Values{"url": {"https://example.com/hooks"}, "events": {"purchase.deleted"}})
+		if r.status != http.StatusBadRequest || !strings.Contains(subsText(subsParse(t, r).byID("webhook-events-error")), "purchase.deleted") {
+			t.Errorf("unknown event type: got %d", r.status)
+		}
+		if n := e.acctCount("SELECT COUNT(*) FROM webhook_endpoints"); n != 0 {
+			t.Fatalf("%d endpoints saved from refused forms", n)
+		}
+	})
+
+	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
+	var base, secret string
+	t.Run("Add", func(t *testing.T) {
+		r := owner.post("/webhooks", url.Values{"url": {rcv.URL + "/hooks"}})
+		if r.status != http.StatusOK {
+			t.Fatalf("got %d: %s", r.status, r.body)
+		}
+		p := subsParse(t, r)
+		secret = regexp.MustCompile(`whsec_[0-9a-f]{64}`).FindString(subsText(p.byID("new-secret")))
+		if secret == "" {
+			t.Fatalf("no secret shown: %q", subsText(p.byID("new-secret")))
+		}
+		links := p.all("a", "href=")
+		for _, a := range links {
+			if h, _ := subsAttr(a, "href"); regexp.MustCompile(`^/webhooks/\d+$`).MatchString(h) {
+				base = h
+			}
+		}
+		if base == "" {
+			t.Fatal("no link to the endpoint's page")
+		}
+		if again := owner.get("/webhooks", false); strings.Contains(string(again.body), secret) {
+			t.Fatal("the secret is shown again")
+		}
+	})
+
+	t.Run("TestEventAndResend", func(t *testing.T) {
+		if r := owner.get(base, false); r.status != 200 || !strings.Contains(subsText(subsParse(t, r).byID("deliveries")), "No deliveries yet") {
+			t.Fatalf("endpoint page: %d", r.status)
+		}
+		if r := owner.post(base+"/test", nil); r.status != http.StatusSeeOther {
+			t.Fatalf("send test event: %d %s", r.status, r.body)
+		}
+		deliver()
+		p := subsParse(t, owner.get(base, false))
+		text := subsText(p.byID("deliveries"))
+		for _, want := range []string{"webhook.test", "delivered", "200", "Storefront-Signature: t=", "thanks"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("deliveries lack %q: %s", want, text)
+			}
+		}
+		forms := p.all("form", "method=post")
+		var resend string
+		for _, f := range forms {
+			if a, _ := subsAttr(f, "action"); strings.HasSuffix(a, "/resend") {
+				resend = a
+			}
+		}
+		if resend == "" {
+			t.Fatal("no Resend button")
+		}
+		if r := owner.post(resend, nil); r.status != http.StatusSeeOther {
+			t.Fatalf("resend: %d %s", r.status, r.body)
+		}
+		deliver()
+		if n := received.Load(); n != 2 {
+			t.Fatalf("the receiver got %d requests, want 2", n)
+		}
+	})
+
+	t.Run("Rotate", func(t *testing.T) {
+		r := owner.post(base+"/rotate", nil)
+		if r.status != 200 {
+			t.Fatalf("rotate: %d", r.status)
+		}
+		p := subsParse(t, r)
+		fresh := regexp.MustCompile(`whsec_[0-9a-f]{64}`).FindString(subsText(p.byID("new-secret")))
+		if fresh == "" || fresh == secret {
+			t.Fatalf("new secret %q", fresh)
+		}
+		if !strings.Contains(string(r.body), "previous secret also signs until") {
+			t.Error("the page does not say the previous secret still signs")
+		}
+	})
+
+	t.Run("DisableEnable", func(t *testing.T) {
+		if r := owner.post(base+"/disable", nil); r.status != http.StatusSeeOther {
+			t.Fatalf("disable: %d", r.status)
+		}
+		if !strings.Contains(string(owner.get(base, false).body), "Disabled") {
+			t.Error("the endpoint is not shown disabled")
+		}
+		if r := owner.post(base+"/test", nil); r.status != http.StatusBadRequest {
+			t.Errorf("test event to a disabled endpoint: got %d, want 400", r.status)
+		}
+		if r := owner.post(base+"/enable", nil); r.status != http.StatusSeeOther {
+			t.Fatalf("enable: %d", r.status)
+		}
+	})
+
+	t.Run("OtherAccount", func(t *testing.T) {
+		other := e.signIn(2, "owner")
+		for _, path := range []string{base} {
+			if r := other.get(path, false); r.status != http.StatusNotFound {
+				t.Errorf("GET %s from another account: %d, want 404", path, r.status)
+			}
+		}
+		for _, path := range []string{base + "/delete", base + "/rotate", base + "/test", base + "/disable"} {
+			if r := other.post(path, url.Values{"confirm": {"yes"}}); r.status != http.StatusNotFound {
+				t.Errorf("POST %s from another account: %d, want 404", path, r.status)
+			}
+		}
+		if r := owner.get("/webhooks/abc", false); r.status != http.StatusBadRequest {
+			t.Errorf("malformed id: %d, want 400", r.status)
+		}
+	})
+
+	t.Run("Delete", func(t *testing.T) {
+		r := owner.post(base+"/delete", nil)
+		if r.status != 200 || len(subsParse(t, r).all("input", "name=confirm", "value=yes")) != 1 {
+			t.Fatalf("delete without confirmation: %d, want the confirmation page", r.status)
+		}
+		if r := owner.post(base+"/delete", url.Values{"confirm": {"yes"}}); r.status != http.StatusSeeOther {
+			t.Fatalf("delete: %d", r.status)
+		}
+		if n := e.acctCount("SELECT COUNT(*) FROM webhook_endpoints"); n != 0 {
+			t.Fatalf("%d endpoints left", n)
+		}
+		if n := e.acctCount("SELECT COUNT(*) FROM webhook_deliveries"); n != 0 {
+			t.Fatalf("%d deliveries left", n)
+		}
+	})
+}
