@@ -234,6 +234,10 @@ func TestTenancy(t *testing.T) {
 		},
 	}
 
+	for route, fn := range webhookTenancyCases(t, e, owner2, viewer1, staff1) {
+		cases[route] = fn
+	}
+
 	var routes []string
 	for _, r := range (&web.Server{}).Engine().Routes() {
 		routes = append(routes, r.Method+" "+r.Path)

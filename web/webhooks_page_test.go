@@ -203,3 +203,85 @@ func TestWebhooksPage(t *testing.T) {
 		}
 	})
 }
+
+// webhookTenancyCases are TestTenancy's cases for the Webhooks routes: account 2's owner
+// reaches none of account 1's endpoints or deliveries (404, as for missing ones) and
+// changes nothing; account 1's staff and viewers are refused (403).
+func webhookTenancyCases(t *testing.T, e *apiEnv, owner2, viewer1, staff1 *dashUser) map[string]func(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	e.server.Webhooks = e.db
+	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
+	ep1, _, err := e.db.CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/one", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, _, err := e.db.CreateWebhookEndpoint(ctx, 2, "http://127.0.0.1:9/two", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.SendTestEvent(ctx, 1, ep1.ID); err != nil {
+		t.Fatal(err)
+	}
+	var delivery int64
+	if err := e.db.QueryRow("SELECT id FROM webhook_deliveries WHERE account_id = 1 AND endpoint_id = ?", ep1.ID).Scan(&delivery); err != nil {
+		t.Fatal(err)
+	}
+	fingerprint := func() string {
+		var s string
+		e.db.QueryRow(`SELECT CONCAT(secret, enabled, COALESCE(previous_secret, ''), (SELECT COUNT(*) FROM webhook_deliveries WHERE account_id = 1),
+			(SELECT GROUP_CONCAT(status, next_attempt_at) FROM webhook_deliveries WHERE account_id = 1)) FROM webhook_endpoints WHERE account_id = 1 AND id = ?`, ep1.ID).Scan(&s)
+		return s
+	}
+	refused := func(t *testing.T, path string) {
+		t.Helper()
+		before := fingerprint()
+		form := url.Values{"confirm": {"yes"}}
+		r := owner2.post(fmt.Sprintf(path, ep1.ID), form)
+		missing := owner2.post(fmt.Sprintf(path, missingID), form)
+		if r.status != http.StatusNotFound || missing.status != http.StatusNotFound {
+			t.Fatalf("POST %s as account 2: got %d, a missing endpoint %d; want 404 for both", path, r.status, missing.status)
+		}
+		noAccount1(t, r)
+		mustStatus(t, staff1.post(fmt.Sprintf(path, ep1.ID), form), 403)
+		mustStatus(t, viewer1.post(fmt.Sprintf(path, ep1.ID), form), 403)
+		if after := fingerprint(); after == "" || after != before {
+			t.Fatalf("refused requests changed the endpoint: %q → %q", before, after)
+		}
+	}
+	return map[string]func(t *testing.T){
+		"GET /webhooks": func(t *testing.T) {
+			r := mustStatus(t, owner2.get("/webhooks", false), 200)
+			if strings.Contains(string(r.body), ep1.URL) || !strings.Contains(string(r.body), own.URL) {
+				t.Fatal("account 2's Webhooks page does not show its own endpoint alone")
+			}
+			mustStatus(t, staff1.get("/webhooks", false), 403)
+			mustStatus(t, viewer1.get("/webhooks", false), 403)
+		},
+		"POST /webhooks": func(t *testing.T) {
+			createsInOwnAccount(t, e.with(t), owner2, "webhook_endpoints", "/webhooks", url.Values{"url": {"http://127.0.0.1:9/new"}})
+			mustStatus(t, staff1.post("/webhooks", url.Values{"url": {"http://127.0.0.1:9/new"}}), 403)
+		},
+		"GET /webhooks/:id": func(t *testing.T) {
+			r, missing := owner2.get(fmt.Sprintf("/webhooks/%d", ep1.ID), false), owner2.get(fmt.Sprintf("/webhooks/%d", missingID), false)
+			if r.status != http.StatusNotFound || missing.status != http.StatusNotFound || strings.Contains(string(r.body), ep1.URL) {
+				t.Fatalf("got %d, a missing endpoint %d; want 404 for both", r.status, missing.status)
+			}
+			mustStatus(t, viewer1.get(fmt.Sprintf("/webhooks/%d", ep1.ID), false), 403)
+		},
+		"POST /webhooks/:id/enable":  func(t *testing.T) { refused(t, "/webhooks/%d/enable") },
+		"POST /webhooks/:id/disable": func(t *testing.T) { refused(t, "/webhooks/%d/disable") },
+		"POST /webhooks/:id/rotate":  func(t *testing.T) { refused(t, "/webhooks/%d/rotate") },
+		"POST /webhooks/:id/test":    func(t *testing.T) { refused(t, "/webhooks/%d/test") },
+		"POST /webhooks/:id/delete":  func(t *testing.T) { refused(t, "/webhooks/%d/delete") },
+		"POST /webhooks/:id/deliveries/:delivery/resend": func(t *testing.T) {
+			refused(t, "/webhooks/%d/deliveries/"+fmt.Sprint(delivery)+"/resend")
+			// Through its own endpoint, account 2 cannot reach account 1's delivery either.
+			before := fingerprint()
+			mustStatus(t, owner2.post(fmt.Sprintf("/webhooks/%d/deliveries/%d/resend", own.ID, delivery), nil), 404)
+			if fingerprint() != before {
+				t.Fatal("a refused resend changed account 1's delivery")
+			}
+		},
+	}
+}
