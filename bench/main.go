@@ -54,6 +54,7 @@ type options struct {
 	keep                   bool
 	only                   string
 	sweepDur               time.Duration
+	hooks, hookRate        int
 }
 
 func main() {
@@ -79,11 +80,13 @@ func main() {
 	flag.IntVar(&o.importN, "import", 100_000, "purchases in the import file")
 	flag.IntVar(&o.seedN, "seed", 100_000, "purchases of the seed-rate run (a tenth as many subscribers)")
 	flag.BoolVar(&o.keep, "keep", false, "leave the server running at the end (for pprof or a look)")
-	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table) or sweep (the shape sweep); both when empty")
+	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep) or webhooks (delivery rate and latency); all when empty")
 	flag.DurationVar(&o.sweepDur, "sweep-duration", time.Second, "length of each measured run of the shape sweep")
+	flag.IntVar(&o.hooks, "hooks", 2000, "purchases reactivated for the webhook part: half as a backlog, half at -hook-rate")
+	flag.IntVar(&o.hookRate, "hook-rate", 100, "reactivations a second while commit-to-delivery latency is measured")
 	flag.Parse()
-	if o.only != "" && o.only != "table" && o.only != "sweep" {
-		fmt.Fprintln(os.Stderr, "bench: -only must be table or sweep")
+	if o.only != "" && o.only != "table" && o.only != "sweep" && o.only != "webhooks" {
+		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep or webhooks")
 		os.Exit(2)
 	}
 	if o.only == "sweep" {
@@ -96,6 +99,17 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.only == "webhooks" {
+		rep, err := benchWebhooks(ctx, o.rootDSN, o.hooks, o.hookRate)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("Storefront bench, webhooks, %s: %d CPUs, %s; code %s; load average at start %s.\n",
+			time.Now().Format("2006-01-02 15:04"), runtime.NumCPU(), runtime.Version(), gitCommit(), loadavg())
+		printWebhooks(os.Stdout, rep)
+		return
+	}
 	if err := run(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -246,6 +260,13 @@ func run(ctx context.Context, o options) error {
 	}
 	if sw != nil {
 		printSweep(os.Stdout, sw)
+	}
+	if o.only == "" {
+		hooks, err := benchWebhooks(ctx, o.rootDSN, o.hooks, o.hookRate)
+		if err != nil {
+			return err
+		}
+		printWebhooks(os.Stdout, hooks)
 	}
 	return nil
 }
