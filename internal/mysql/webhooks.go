@@ -1,10 +1,12 @@
 package mysql
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -368,9 +370,14 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, li
 				kept = append(kept, c)
 			}
 		}
+		// One UPDATE per account leases what was claimed.
+		leased := map[int64][]any{}
 		for _, c := range kept {
-			if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ? WHERE account_id = ? AND id = ?",
-				deliverySending, c.Attempt, leaseUntil, c.AccountID, c.ID); err != nil {
+			leased[c.AccountID] = append(leased[c.AccountID], c.ID)
+		}
+		for account, ids := range leased {
+			if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ? WHERE account_id = ? AND id IN ("+placeholders(len(ids))+")",
+				append([]any{deliverySending, leaseUntil, account}, ids...)...); err != nil {
 				return translate(err)
 			}
 		}
@@ -389,56 +396,123 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, li
 	return claimed, nil
 }
 
-// RecordAttempt implements webhook.Store: in one transaction, the attempt's log row,
-// its delivery's new state (if the lease is still this claim's), and the endpoint's
-// run of failures, which disables it after webhook.RetryFor with an e-mail to each
-// of the account's owners.
-func (db *DB) RecordAttempt(ctx context.Context, c webhook.Claimed, a webhook.Attempt) error {
-	disabled := false
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		var status any
-		if a.StatusCode != 0 {
-			status = a.StatusCode
-		}
-		var errText any
-		if a.Err != "" {
-			errText = truncate(a.Err, 2000)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (account_id, delivery_id, attempt, started_at, duration_ms, request_headers, status_code, error, response_body)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, c.AccountID, c.ID, c.Attempt, a.StartedAt.UTC(), a.Duration.Milliseconds(), a.RequestHeaders,
-			status, errText, a.ResponseBody); err != nil {
-			return translate(err)
-		}
-		next, state := a.NextAttemptAt, deliveryQueued
-		var deliveredAt any
-		switch {
-		case a.Delivered:
-			state, next, deliveredAt = deliveryDelivered, a.StartedAt, a.StartedAt.UTC().Truncate(time.Second)
-		case next.IsZero():
-			state, next = deliveryFailed, a.StartedAt
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_status = ?, last_error = ?, delivered_at = ?
-			WHERE account_id = ? AND id = ? AND status = ? AND next_attempt_at = ?`,
-			state, next.UTC().Truncate(time.Second), status, errText, deliveredAt, c.AccountID, c.ID, deliverySending, c.LeaseUntil.UTC().Truncate(time.Second)); err != nil {
-			return translate(err)
-		}
-		if a.Delivered {
-			_, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET failing_since = NULL WHERE account_id = ? AND id = ? AND failing_since IS NOT NULL",
-				c.AccountID, c.EndpointID)
-			return translate(err)
-		}
-		var err error
-		disabled, err = db.countFailure(ctx, tx, c, a.StartedAt, a.NextAttemptAt.IsZero())
-		return err
+// RecordAttempts implements webhook.Store: in one transaction, each attempt's log row,
+// its delivery's new state (if the lease is still that claim's), and each endpoint's
+// run of failures, which disables it after webhook.RetryFor with an e-mail to each of
+// the account's owners. Rows are changed in the order of their keys, deliveries before
+// endpoints, so that deliverers recording at once wait for each other rather than
+// deadlock; a deadlock that happens anyway is run again.
+func (db *DB) RecordAttempts(ctx context.Context, results []webhook.Result) error {
+	if len(results) == 0 {
+		return nil
+	}
+	rs := slices.Clone(results)
+	slices.SortFunc(rs, func(a, b webhook.Result) int {
+		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.ID, b.ID))
 	})
+	disabled := false
+	var err error
+	for try := 0; try < 3; try++ {
+		disabled = false
+		err = db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sql.Tx) error {
+			var err error
+			disabled, err = db.recordAttempts(ctx, tx, rs)
+			return err
+		})
+		if !isDeadlock(err) {
+			break
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("record attempt of delivery %d: %w", c.ID, err)
+		return fmt.Errorf("record %d attempts: %w", len(rs), err)
 	}
 	if disabled && db.EmailQueued != nil {
 		// The owners' e-mails are committed: wake the mail sender.
 		db.EmailQueued()
 	}
 	return nil
+}
+
+func (db *DB) recordAttempts(ctx context.Context, tx *sql.Tx, rs []webhook.Result) (bool, error) {
+	args := make([]any, 0, 9*len(rs))
+	for _, r := range rs {
+		var status, errText any
+		if r.StatusCode != 0 {
+			status = r.StatusCode
+		}
+		if r.Err != "" {
+			errText = truncate(r.Err, 2000)
+		}
+		args = append(args, r.AccountID, r.ID, r.Attempt, r.StartedAt.UTC(), r.Duration.Milliseconds(), r.RequestHeaders,
+			status, errText, r.ResponseBody)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO webhook_attempts (account_id, delivery_id, attempt, started_at, duration_ms, request_headers, status_code, error, response_body) VALUES "+
+		importPlaceholders(len(rs), 9), args...); err != nil {
+		return false, translate(err)
+	}
+	type endpointKey struct{ account, id int64 }
+	succeeded := map[endpointKey]bool{}
+	// Each account's deliveries move on in one UPDATE, joined to their new states; a
+	// delivery whose lease another claim took over (its next_attempt_at moved) is left
+	// alone.
+	states := map[int64][]any{}
+	for _, r := range rs {
+		var status, errText, deliveredAt any
+		if r.StatusCode != 0 {
+			status = r.StatusCode
+		}
+		if r.Err != "" {
+			errText = truncate(r.Err, 2000)
+		}
+		next, state := r.NextAttemptAt, deliveryQueued
+		switch {
+		case r.Delivered:
+			state, next, deliveredAt = deliveryDelivered, r.StartedAt, r.StartedAt.UTC().Truncate(time.Second)
+			succeeded[endpointKey{r.AccountID, r.EndpointID}] = true
+		case next.IsZero():
+			state, next = deliveryFailed, r.StartedAt
+		}
+		states[r.AccountID] = append(states[r.AccountID], r.ID, r.LeaseUntil.UTC().Truncate(time.Second), state,
+			next.UTC().Truncate(time.Second), status, errText, deliveredAt)
+	}
+	for account, args := range states {
+		rows := len(args) / 7
+		values := "SELECT CAST(? AS SIGNED) AS id, CAST(? AS DATETIME) AS lease, CAST(? AS CHAR(16)) AS status, CAST(? AS DATETIME) AS next, " +
+			"CAST(? AS SIGNED) AS last_status, CAST(? AS CHAR(2000)) AS last_error, CAST(? AS DATETIME) AS delivered_at" +
+			strings.Repeat(" UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?", rows-1)
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE webhook_deliveries d JOIN (%s) v ON v.id = d.id
+			SET d.status = v.status, d.next_attempt_at = v.next, d.last_status = v.last_status, d.last_error = v.last_error, d.delivered_at = v.delivered_at
+			WHERE d.account_id = ? AND d.status = ? AND d.next_attempt_at = v.lease`, values), append(args, account, deliverySending)...); err != nil {
+			return false, translate(err)
+		}
+	}
+	// Endpoints, in key order: a delivery ends a run of failures; otherwise each
+	// failure counts.
+	byEndpoint := slices.Clone(rs)
+	slices.SortStableFunc(byEndpoint, func(a, b webhook.Result) int {
+		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.EndpointID, b.EndpointID))
+	})
+	disabled := false
+	done := map[endpointKey]bool{}
+	for _, r := range byEndpoint {
+		k := endpointKey{r.AccountID, r.EndpointID}
+		if succeeded[k] {
+			if !done[k] {
+				done[k] = true
+				if _, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET failing_since = NULL WHERE account_id = ? AND id = ? AND failing_since IS NOT NULL",
+					r.AccountID, r.EndpointID); err != nil {
+					return false, translate(err)
+				}
+			}
+			continue
+		}
+		d, err := db.countFailure(ctx, tx, r.Claimed, r.StartedAt, r.NextAttemptAt.IsZero())
+		if err != nil {
+			return false, err
+		}
+		disabled = disabled || d
+	}
+	return disabled, nil
 }
 
 // countFailure records a failed attempt against its endpoint, and disables the

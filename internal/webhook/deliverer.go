@@ -48,8 +48,8 @@ type Claimed struct {
 	GiveUpAt   time.Time
 }
 
-// Attempt is the outcome of one attempt, for the log.
-type Attempt struct {
+// Outcome is what came of one attempt, for the log.
+type Outcome struct {
 	StartedAt      time.Time
 	Duration       time.Duration
 	RequestHeaders string
@@ -68,10 +68,16 @@ type Store interface {
 	// claimers get the same one. Deliveries of an endpoint that is gone or disabled
 	// are failed rather than claimed.
 	ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Claimed, error)
-	// RecordAttempt logs an attempt and moves its delivery on (delivered, due again,
+	// RecordAttempts logs attempts and moves each delivery on (delivered, due again,
 	// or failed), unless the claim's lease was taken over meanwhile. An endpoint whose
 	// attempts have all failed for RetryFor is disabled and its owners told.
-	RecordAttempt(ctx context.Context, c Claimed, a Attempt) error
+	RecordAttempts(ctx context.Context, results []Result) error
+}
+
+// Result is an attempt of a claimed delivery and its outcome.
+type Result struct {
+	Claimed
+	Outcome
 }
 
 // Options tune a Deliverer. The zero value of each field means its default.
@@ -200,23 +206,33 @@ func (d *Deliverer) DeliverDue(ctx context.Context) (int, error) {
 			return delivered, fmt.Errorf("claim deliveries: %w", err)
 		}
 		var (
-			wg  sync.WaitGroup
-			mu  sync.Mutex
-			sem = make(chan struct{}, d.opt.Workers)
+			wg      sync.WaitGroup
+			sem     = make(chan struct{}, d.opt.Workers)
+			results = make([]Result, len(batch))
 		)
-		for _, c := range batch {
+		for i, c := range batch {
 			wg.Add(1)
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				if d.attempt(ctx, c) {
-					mu.Lock()
-					delivered++
-					mu.Unlock()
-				}
+				results[i] = Result{c, d.attempt(ctx, c)}
 			}()
 		}
 		wg.Wait()
+		for _, r := range results {
+			if r.Delivered {
+				delivered++
+			}
+		}
+		// One transaction records the batch. Attempts under way when ctx ended ran to
+		// their own timeout and are recorded: one left unrecorded is made again.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		err = d.store.RecordAttempts(rctx, results)
+		cancel()
+		if err != nil {
+			// The leases lapse and the deliveries are attempted again: at least once.
+			d.opt.Log.Error("webhook outbox: record attempts", "count", len(results), "err", err)
+		}
 		if len(batch) < d.opt.BatchSize {
 			break
 		}
@@ -224,13 +240,12 @@ func (d *Deliverer) DeliverDue(ctx context.Context) (int, error) {
 	return delivered, nil
 }
 
-// attempt POSTs one claimed delivery and records the outcome; it reports whether the
-// event was delivered.
-func (d *Deliverer) attempt(ctx context.Context, c Claimed) bool {
-	// An attempt under way when ctx ends runs to its own timeout and is recorded: one
-	// cut off would be sent again.
-	rctx := context.WithoutCancel(ctx)
-	a := d.post(rctx, c)
+// attempt POSTs one claimed delivery and returns the outcome, with the time of the
+// next attempt when it failed.
+func (d *Deliverer) attempt(ctx context.Context, c Claimed) Outcome {
+	// An attempt under way when ctx ends runs to its own timeout: one cut off would be
+	// sent again.
+	a := d.post(context.WithoutCancel(ctx), c)
 	if !a.Delivered {
 		next := a.StartedAt.Add(d.Backoff(c.Attempt))
 		if next.Before(c.GiveUpAt) {
@@ -239,19 +254,13 @@ func (d *Deliverer) attempt(ctx context.Context, c Claimed) bool {
 		d.opt.Log.Warn("webhook not delivered", "delivery", c.ID, "event", c.EventID, "attempt", c.Attempt,
 			"status", a.StatusCode, "err", a.Err, "next_attempt_at", a.NextAttemptAt)
 	}
-	mctx, cancel := context.WithTimeout(rctx, 30*time.Second)
-	defer cancel()
-	if err := d.store.RecordAttempt(mctx, c, a); err != nil {
-		// The lease lapses and the delivery is attempted again: at least once.
-		d.opt.Log.Error("webhook outbox: record attempt", "delivery", c.ID, "err", err)
-	}
-	return a.Delivered
+	return a
 }
 
 // post makes the HTTP request of one attempt.
-func (d *Deliverer) post(ctx context.Context, c Claimed) Attempt {
+func (d *Deliverer) post(ctx context.Context, c Claimed) Outcome {
 	start := d.opt.Now()
-	a := Attempt{StartedAt: start}
+	a := Outcome{StartedAt: start}
 	ts := start.Unix()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(c.Body))
 	if err != nil {
