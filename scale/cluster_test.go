@@ -159,6 +159,8 @@ func startCluster(t *testing.T, n int, beforeStart func(c *cluster)) *cluster {
 		"STOREFRONT_SMTP_URL=" + c.smtp.URL(),
 		"STOREFRONT_BASE_URL=http://" + proxyLn.Addr().String(),
 		"STOREFRONT_RATE_LIMIT=6000",
+		// The webhook sink listens on loopback.
+		"STOREFRONT_WEBHOOK_ALLOW_PRIVATE=1",
 	}
 	// All at once, as after a deploy: migrations and the PAST_DUE sweep race.
 	for range n {

@@ -72,7 +72,10 @@ func TestScale(t *testing.T) {
 		userPassword = "scale-test-password"
 	)
 	var dueBefore int
+	hooks := startHookSink(t)
 	c := startCluster(t, 3, func(c *cluster) {
+		// Account 1's changes (the sweeper's closings, the reactivations) go to a sink.
+		hooks.subscribe(t, c.db, 1)
 		// Overdue PAST_DUE subscriptions, for the three sweepers that start together.
 		mustExec(t, c.pdb, `UPDATE subscriptions SET status = 'PAST_DUE', ended_at = NULL,
 			next_payment_at = UTC_TIMESTAMP() - INTERVAL 60 DAY WHERE id % 4 = 0`)
@@ -344,6 +347,8 @@ func TestScale(t *testing.T) {
 			t.Fatalf("reactivations: %d recorded and %d idempotency keys, want %d and %d", reactivated, idem, want, nPurchases)
 		}
 	})
+
+	t.Run("WebhooksDeliveredOnce", func(t *testing.T) { hooks.deliveredOnce(t, c, 1) })
 
 	t.Run("RateLimitAcrossInstances", func(t *testing.T) {
 		// 6000 a minute (100 a second) with bursts of 60, offered at about 300 a second
