@@ -831,6 +831,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 
 	t.Run("Screenshots", func(t *testing.T) {
 		prefix := emailPrefix(t, e, "ACT", "PND")
+		hooks := webhookScreens(t, e)
 		anon := newTab(t, browser, e.url)
 		for _, v := range viewports {
 			anon.setViewport(t, v)
@@ -846,6 +847,8 @@ func TestBrowser_Dashboard(t *testing.T) {
 				{"account", "/account"},
 				{"password", "/account/password"},
 				{"api-docs", "/docs/api"},
+				{"webhooks", "/webhooks"},
+				{"webhook", hooks},
 			} {
 				if st := owner.open(t, p.path); st != http.StatusOK {
 					t.Fatalf("%s: got %d, want 200", p.path, st)

@@ -18,7 +18,6 @@ import (
 
 func TestWebhooksPage(t *testing.T) {
 	e := newAPI(t, 0)
-	e.server.Webhooks = e.db
 	owner := e.signIn(1, "owner")
 	var received atomic.Int64
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -210,7 +209,6 @@ func TestWebhooksPage(t *testing.T) {
 func webhookTenancyCases(t *testing.T, e *apiEnv, owner2, viewer1, staff1 *dashUser) map[string]func(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	e.server.Webhooks = e.db
 	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
 	ep1, _, err := e.db.CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/one", nil)
 	if err != nil {
@@ -284,4 +282,20 @@ func webhookTenancyCases(t *testing.T, e *apiEnv, owner2, viewer1, staff1 *dashU
 			}
 		},
 	}
+}
+
+// webhookScreens gives account 1 an endpoint with a queued delivery, for the
+// screenshots, and returns the endpoint's page.
+func webhookScreens(t *testing.T, e *apiEnv) string {
+	t.Helper()
+	ctx := context.Background()
+	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
+	ep, _, err := e.db.CreateWebhookEndpoint(ctx, 1, "https://hooks.example.com/storefront/events/with/a/rather/long/path", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("/webhooks/%d", ep.ID)
 }

@@ -72,6 +72,10 @@ type subscriptionBefore struct {
 // subscriptionsBefore returns, for the subscribers of accounts that take events, their
 // subscription's status before the import; nil when there are none.
 func (t *importTx) subscriptionsBefore(ctx context.Context, subs []*shop.Subscriber) (map[int64]*subscriptionBefore, error) {
+	if _, err := t.targets(ctx, 0); err != nil || len(t.hooked) == 0 {
+		// No account takes events: nothing to compare.
+		return nil, err
+	}
 	var out map[int64]*subscriptionBefore
 	byStorefront := map[int64][]int64{}
 	for _, s := range subs {
