@@ -68,38 +68,72 @@ func splitTypes(s string) []string {
 	return strings.Split(s, ",")
 }
 
+// pendingEvent is an event to record: its type and its data.object.
+type pendingEvent struct {
+	typ    string
+	object []byte
+}
+
 // recordEvent writes an event of the account whose data.object is object, with a
 // delivery to each of targets that takes its type, due at now. It writes nothing when
 // none takes it, and returns the event id, or "".
 func recordEvent(ctx context.Context, q queryer, accountID int64, targets []hookTarget, typ string, object []byte, now time.Time) (string, error) {
-	var to []int64
-	for _, h := range targets {
-		if h.takes(typ) {
-			to = append(to, h.id)
+	ids, err := recordEvents(ctx, q, accountID, targets, []pendingEvent{{typ, object}}, now)
+	if err != nil || len(ids) == 0 {
+		return "", err
+	}
+	return ids[0], nil
+}
+
+// eventBatch bounds the events written in one statement.
+const eventBatch = 500
+
+// recordEvents writes events of the account as recordEvent does, a batch to a
+// statement, and returns the ids of those it wrote.
+func recordEvents(ctx context.Context, q queryer, accountID int64, targets []hookTarget, events []pendingEvent, now time.Time) ([]string, error) {
+	now = now.UTC().Truncate(time.Second)
+	var ids []string
+	// The deliveries of a batch stay well below the protocol's 65,535 placeholders.
+	batch := max(1, min(eventBatch, 8000/max(1, len(targets))))
+	for start := 0; start < len(events); start += batch {
+		var evArgs, dlArgs []any
+		nEv, nDl := 0, 0
+		for _, e := range events[start:min(start+batch, len(events))] {
+			var to []int64
+			for _, h := range targets {
+				if h.takes(e.typ) {
+					to = append(to, h.id)
+				}
+			}
+			if len(to) == 0 {
+				continue
+			}
+			id := webhook.NewEventID()
+			body, err := webhook.EventBody(id, e.typ, now.Unix(), accountID, e.object)
+			if err != nil {
+				return ids, fmt.Errorf("event body: %w", err)
+			}
+			evArgs = append(evArgs, accountID, id, e.typ, now, body)
+			nEv++
+			for _, ep := range to {
+				dlArgs = append(dlArgs, accountID, ep, id, now, now.Add(webhook.RetryFor), now)
+				nDl++
+			}
+			ids = append(ids, id)
+		}
+		if nEv == 0 {
+			continue
+		}
+		if _, err := q.ExecContext(ctx, "INSERT INTO webhook_events (account_id, event_id, type, created_at, body) VALUES "+
+			importPlaceholders(nEv, 5), evArgs...); err != nil {
+			return ids, fmt.Errorf("record events: %w", translate(err))
+		}
+		if _, err := q.ExecContext(ctx, "INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id, next_attempt_at, give_up_at, created_at) VALUES "+
+			importPlaceholders(nDl, 6), dlArgs...); err != nil {
+			return ids, fmt.Errorf("record deliveries: %w", translate(err))
 		}
 	}
-	if len(to) == 0 {
-		return "", nil
-	}
-	now = now.UTC().Truncate(time.Second)
-	id := webhook.NewEventID()
-	body, err := webhook.EventBody(id, typ, now.Unix(), accountID, object)
-	if err != nil {
-		return "", fmt.Errorf("event body: %w", err)
-	}
-	if _, err := q.ExecContext(ctx, "INSERT INTO webhook_events (account_id, event_id, type, created_at, body) VALUES (?, ?, ?, ?, ?)",
-		accountID, id, typ, now, body); err != nil {
-		return "", fmt.Errorf("record event: %w", translate(err))
-	}
-	args := make([]any, 0, 5*len(to))
-	for _, ep := range to {
-		args = append(args, accountID, ep, id, now, now.Add(webhook.RetryFor), now)
-	}
-	if _, err := q.ExecContext(ctx, "INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id, next_attempt_at, give_up_at, created_at) VALUES "+
-		importPlaceholders(len(to), 6), args...); err != nil {
-		return "", fmt.Errorf("record deliveries: %w", translate(err))
-	}
-	return id, nil
+	return ids, nil
 }
 
 // recordAccountEvent is recordEvent for a writer that has not read the account's
@@ -144,7 +178,7 @@ func recordPurchaseChanges(ctx context.Context, q queryer, accountID int64, targ
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	var events []pendingEvent
 	for _, id := range ids {
 		doc, ok := after[id]
 		if !ok {
@@ -158,12 +192,10 @@ func recordPurchaseChanges(ctx context.Context, q queryer, accountID int64, targ
 			}
 			typ = shop.EventPurchaseUpdated
 		}
-		if _, err := recordEvent(ctx, q, accountID, targets, typ, doc, now); err != nil {
-			return n, err
-		}
-		n++
+		events = append(events, pendingEvent{typ, doc})
 	}
-	return n, nil
+	written, err := recordEvents(ctx, q, accountID, targets, events, now)
+	return len(written), err
 }
 
 // subscriberDocument is what the subscriber route answers for a subscriber, read in q.
