@@ -42,20 +42,13 @@ func (s *Server) accountView(c *gin.Context) (templates.AccountView, error) {
 	return v, err
 }
 
-func (s *Server) accountLoc(c *gin.Context) *time.Location {
-	if a, err := s.account(c); err == nil {
-		return s.location(a.Timezone)
-	}
-	return time.UTC
-}
-
 func (s *Server) keysSection(c *gin.Context) (templates.KeysSection, error) {
 	k := templates.KeysSection{Scope: shop.ScopeRead}
-	keys, err := s.Admin.FindAPIKeys(c.Request.Context(), currentUser(c).AccountID)
+	keys, err := s.Admin.FindAPIKeys(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return k, err
 	}
-	loc := s.accountLoc(c)
+	loc := s.zone(c)
 	for _, key := range keys {
 		r := templates.APIKeyRow{
 			ID: key.ID, Name: key.Name, Scope: key.Scope,
@@ -88,12 +81,12 @@ func accountRoleOptions(selected string) []templates.Option {
 
 func (s *Server) usersSection(c *gin.Context) (templates.UsersSection, error) {
 	u := templates.UsersSection{Roles: accountRoleOptions(shop.RoleViewer)}
-	users, err := s.Admin.FindUsers(c.Request.Context(), currentUser(c).AccountID)
+	users, err := s.Admin.FindUsers(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return u, err
 	}
 	me := currentUser(c).ID
-	loc := s.accountLoc(c)
+	loc := s.zone(c)
 	for _, usr := range users {
 		u.Rows = append(u.Rows, templates.UserRow{
 			ID: usr.ID, Email: usr.Email, Role: usr.Role, Roles: accountRoleOptions(usr.Role), IsMe: usr.ID == me,
@@ -204,7 +197,7 @@ func (s *Server) createKey(c *gin.Context) error {
 	k.Name, k.Scope = name, scope
 	if len(k.Errors) == 0 {
 		var key string
-		if key, err = s.Admin.CreateAPIKey(c.Request.Context(), currentUser(c).AccountID, name, scope); err == nil {
+		if key, err = s.Admin.CreateAPIKey(c.Request.Context(), currentAccount(c).ID, name, scope); err == nil {
 			// The page is answered directly, not redirected: the key must not be kept
 			// anywhere (not even in the session) to be shown after a redirect.
 			fresh, err := s.keysSection(c)
@@ -240,7 +233,7 @@ func (s *Server) revokeKey(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	acct := currentUser(c).AccountID
+	acct := currentAccount(c).ID
 	keys, err := s.Admin.FindAPIKeys(ctx, acct)
 	if err != nil {
 		return err
@@ -292,7 +285,7 @@ func (s *Server) createUser(c *gin.Context) error {
 	}
 	u.Email, u.Roles = email, accountRoleOptions(role)
 	if len(u.Errors) == 0 {
-		if _, err = s.Admin.CreateUser(c.Request.Context(), currentUser(c).AccountID, email, role, password); err == nil {
+		if _, err = s.Admin.CreateUser(c.Request.Context(), currentAccount(c).ID, email, role, password); err == nil {
 			return s.accountDone(c, fmt.Sprintf("%s was added as %s. Tell them their initial password.", email, role), "users")
 		}
 		if shop.ErrorCode(err) != shop.EInvalid {
@@ -314,7 +307,7 @@ func (s *Server) accountTargetUser(c *gin.Context) (*shop.User, []*shop.User, er
 	if err != nil {
 		return nil, nil, err
 	}
-	users, err := s.Admin.FindUsers(c.Request.Context(), currentUser(c).AccountID)
+	users, err := s.Admin.FindUsers(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -375,7 +368,7 @@ func (s *Server) setUserRole(c *gin.Context) error {
 	if err := shop.KeepAnOwner(users, target, role); err != nil {
 		return s.userRefused(c, target.ID, err)
 	}
-	if err := s.Admin.SetUserRole(c.Request.Context(), currentUser(c).AccountID, target.ID, role); err != nil {
+	if err := s.Admin.SetUserRole(c.Request.Context(), currentAccount(c).ID, target.ID, role); err != nil {
 		return s.userRefused(c, target.ID, err)
 	}
 	if target.ID == currentUser(c).ID && role != shop.RoleOwner {
@@ -400,7 +393,7 @@ func (s *Server) removeUser(c *gin.Context) error {
 		}
 		return s.confirm(c, "Remove the user?", message, "Remove user")
 	}
-	if err := s.Admin.DeleteUser(c.Request.Context(), currentUser(c).AccountID, target.ID); err != nil {
+	if err := s.Admin.DeleteUser(c.Request.Context(), currentAccount(c).ID, target.ID); err != nil {
 		return s.userRefused(c, target.ID, err)
 	}
 	if self {

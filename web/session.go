@@ -80,6 +80,11 @@ func currentUser(c *gin.Context) *shop.User {
 // were going. An htmx request is told to redirect the whole page.
 func (s *Server) requireUser(c *gin.Context) {
 	if currentUser(c) != nil {
+		// Every signed-in page works in the user's account.
+		if _, err := s.account(c); err != nil {
+			s.abort(c, err)
+			return
+		}
 		c.Next()
 		return
 	}
@@ -136,6 +141,16 @@ func (s *Server) flash(c *gin.Context, msg string) {
 		_ = sess.Save(c.Request, c.Writer)
 	}
 }
+
+// currentAccount returns the signed-in user's account, which requireUser loaded.
+func currentAccount(c *gin.Context) *shop.Account {
+	v, _ := c.Get(ctxAccount)
+	a, _ := v.(*shop.Account)
+	return a
+}
+
+// zone returns the time zone of the signed-in user's account.
+func (s *Server) zone(c *gin.Context) *time.Location { return s.location(currentAccount(c).Timezone) }
 
 // account returns the signed-in user's account, loaded once per request.
 func (s *Server) account(c *gin.Context) (*shop.Account, error) {
