@@ -20,17 +20,6 @@ const (
 	maxUserEmailLen = 191
 )
 
-// accountRoutes registers the owner's pages: API keys and users. The group lets only
-// owners through.
-func (s *Server) accountRoutes(d *gin.RouterGroup) {
-	d.GET("/account", s.handle(s.accountPage))
-	d.POST("/account/keys", s.handle(s.createKey))
-	d.POST("/account/keys/:id/revoke", s.handle(s.revokeKey))
-	d.POST("/account/users", s.handle(s.createUser))
-	d.POST("/account/users/:id/role", s.handle(s.setUserRole))
-	d.POST("/account/users/:id/remove", s.handle(s.removeUser))
-}
-
 // accountView loads both sections of the account page.
 func (s *Server) accountView(c *gin.Context) (templates.AccountView, error) {
 	v := templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account")}
@@ -162,16 +151,20 @@ func (s *Server) keep(c *gin.Context, err error, comp templ.Component) error {
 	return render(c, comp)
 }
 
-// accountTextField reads a form field as text: trimmed, valid UTF-8, at most max characters.
-func accountTextField(c *gin.Context, name, label string, max int) (string, string) {
+// requiredText reads a required form field as text: trimmed, valid UTF-8, at most max
+// characters. A problem is noted in errs under the field's name; missing says what to
+// do when the field is blank.
+func requiredText(c *gin.Context, errs map[string]string, name, label string, max int, missing string) string {
 	v := strings.TrimSpace(c.PostForm(name))
 	switch {
 	case !utf8.ValidString(v):
-		return "", label + " contains characters that cannot be read."
+		v, errs[name] = "", label+" contains characters that cannot be read."
 	case utf8.RuneCountInString(v) > max:
-		return v, fmt.Sprintf("%s must have at most %d characters.", label, max)
+		errs[name] = fmt.Sprintf("%s must have at most %d characters.", label, max)
+	case v == "":
+		errs[name] = missing
 	}
-	return v, ""
+	return v
 }
 
 // formRefused is the error of a form whose messages stand next to its fields.
@@ -183,13 +176,7 @@ func (s *Server) createKey(c *gin.Context) error {
 		return err
 	}
 	k.Errors = map[string]string{}
-	name, msg := accountTextField(c, "name", "The name", maxKeyNameLen)
-	if msg == "" && name == "" {
-		msg = "Give the key a name, so that you know later which program uses it."
-	}
-	if msg != "" {
-		k.Errors["name"] = msg
-	}
+	name := requiredText(c, k.Errors, "name", "The name", maxKeyNameLen, "Give the key a name, so that you know later which program uses it.")
 	scope := strings.TrimSpace(c.PostForm("scope"))
 	if scope != shop.ScopeRead && scope != shop.ScopeReadWrite {
 		k.Errors["scope"] = "Choose read only or read and write."
@@ -228,24 +215,9 @@ func (s *Server) confirm(c *gin.Context, heading, message, button string) error 
 func confirmed(c *gin.Context) bool { return c.PostForm("confirm") == "yes" }
 
 func (s *Server) revokeKey(c *gin.Context) error {
-	ctx := c.Request.Context()
-	id, err := pathID(c, "id")
+	key, _, err := pathRecord(c, "id", "API key", s.Admin.FindAPIKeys, func(k *shop.APIKeyInfo) int64 { return k.ID })
 	if err != nil {
 		return err
-	}
-	acct := currentAccount(c).ID
-	keys, err := s.Admin.FindAPIKeys(ctx, acct)
-	if err != nil {
-		return err
-	}
-	var key *shop.APIKeyInfo
-	for _, k := range keys {
-		if k.ID == id {
-			key = k
-		}
-	}
-	if key == nil {
-		return shop.Errorf(shop.ENotFound, "API key %d was not found.", id)
 	}
 	name := key.Name
 	if name == "" {
@@ -254,11 +226,11 @@ func (s *Server) revokeKey(c *gin.Context) error {
 	if !confirmed(c) {
 		return s.confirm(c, "Revoke the API key?", fmt.Sprintf("Programs using the key “%s” will stop working within %d seconds. This cannot be undone.", name, int(KeyCacheTTL/time.Second)), "Revoke key")
 	}
-	if err := s.Admin.RevokeAPIKey(ctx, acct, id); err != nil {
+	if err := s.Admin.RevokeAPIKey(c.Request.Context(), currentAccount(c).ID, key.ID); err != nil {
 		return err
 	}
 	// This instance refuses the key from now on; the others within KeyCacheTTL.
-	s.keys.forget(id)
+	s.keys.forget(key.ID)
 	return s.accountDone(c, fmt.Sprintf("The key “%s” is revoked.", name), "keys")
 }
 
@@ -268,13 +240,7 @@ func (s *Server) createUser(c *gin.Context) error {
 		return err
 	}
 	u.Errors = map[string]string{}
-	email, msg := accountTextField(c, "email", "The e-mail", maxUserEmailLen)
-	if msg == "" && email == "" {
-		msg = "Enter the new user's e-mail address."
-	}
-	if msg != "" {
-		u.Errors["email"] = msg
-	}
+	email := requiredText(c, u.Errors, "email", "The e-mail", maxUserEmailLen, "Enter the new user's e-mail address.")
 	role := strings.TrimSpace(c.PostForm("role"))
 	if !shop.ValidRole(role) {
 		u.Errors["role"] = "Choose owner, staff or viewer."
@@ -303,20 +269,7 @@ func (s *Server) createUser(c *gin.Context) error {
 // accountTargetUser reads the user of the path: 400 when malformed, 404 when not in the
 // account. It returns the account's users too, to count owners.
 func (s *Server) accountTargetUser(c *gin.Context) (*shop.User, []*shop.User, error) {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return nil, nil, err
-	}
-	users, err := s.Admin.FindUsers(c.Request.Context(), currentAccount(c).ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, u := range users {
-		if u.ID == id {
-			return u, users, nil
-		}
-	}
-	return nil, nil, shop.Errorf(shop.ENotFound, "User %d was not found.", id)
+	return pathRecord(c, "id", "User", s.Admin.FindUsers, func(u *shop.User) int64 { return u.ID })
 }
 
 // userRefused answers a refused user action (an EInvalid error) with the message next

@@ -17,13 +17,6 @@ import (
 	"storefront/templates"
 )
 
-// purchaseRoutes registers the page of one purchase and its actions.
-func (s *Server) purchaseRoutes(d *gin.RouterGroup) {
-	d.GET("/purchases/:id", s.handle(s.purchasePage))
-	d.GET("/purchases/:id/activity", s.handle(s.purchaseActivity))
-	d.POST("/purchases/:id/reactivate", s.handle(s.reactivatePurchase))
-}
-
 // purchaseTimeline is the timeline the page prefers: activity merged with the state
 // of the purchase's e-mails (sent, failed). *mysql.DB has it; without it the page
 // shows the recorded activity alone.

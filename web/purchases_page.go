@@ -14,20 +14,11 @@ import (
 	"storefront/templates"
 )
 
-// dashboardPageSize is how many purchases a dashboard page shows.
+// dashboardPageSize is how many rows a page of a dashboard list shows.
 const dashboardPageSize = 25
 
 // countCap is where the purchase count stops counting: beyond it "10,000+".
 const countCap = 10_000
-
-// dashboardRoutes registers the signed-in pages.
-func (s *Server) dashboardRoutes(d *gin.RouterGroup) {
-	d.GET("/purchases", s.handle(s.purchasesPage))
-	s.purchaseRoutes(d)
-	s.subscriberRoutes(d)
-	s.passwordRoutes(d)
-	s.accountRoutes(d.Group("/", s.requireOwner))
-}
 
 // purchasesPage lists purchases with the filters of GET /api/v2/purchases, read by the
 // same parser as the API. An htmx request gets the results fragment, anything else the

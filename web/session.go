@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -176,4 +178,23 @@ func (s *Server) requireOwner(c *gin.Context) {
 		return
 	}
 	c.Next()
+}
+
+// pathRecord reads the id of the path parameter name and finds it among the records
+// that load lists for the signed-in user's account: 400 when the id is malformed, 404
+// (naming what) when no record of the account has it. It returns the list too.
+func pathRecord[T any](c *gin.Context, name, what string, load func(ctx context.Context, accountID int64) ([]T, error), idOf func(T) int64) (T, []T, error) {
+	var none T
+	id, err := pathID(c, name)
+	if err != nil {
+		return none, nil, err
+	}
+	all, err := load(c.Request.Context(), currentAccount(c).ID)
+	if err != nil {
+		return none, nil, err
+	}
+	if i := slices.IndexFunc(all, func(r T) bool { return idOf(r) == id }); i >= 0 {
+		return all[i], all, nil
+	}
+	return none, nil, shop.Errorf(shop.ENotFound, "%s %d was not found.", what, id)
 }

@@ -16,19 +16,9 @@ import (
 	"storefront/templates"
 )
 
-// subscriberPageSize is how many subscribers a dashboard page shows.
-const subscriberPageSize = 25
-
 // subscriberPurchasesShown is how many purchases the page of one subscriber lists;
 // beyond them it links to the purchases page filtered by the subscriber.
 const subscriberPurchasesShown = 50
-
-// subscriberRoutes registers the subscriber pages.
-func (s *Server) subscriberRoutes(d *gin.RouterGroup) {
-	d.GET("/subscribers", s.handle(s.subscribersHome))
-	d.GET("/storefronts/:storefront_id/subscribers", s.handle(s.subscribersPage))
-	d.GET("/storefronts/:storefront_id/subscribers/:id", s.handle(s.subscriberPage))
-}
 
 // subscribersHome sends the user to the subscribers of the account's first storefront,
 // keeping the search; with no storefront it shows the empty page.
@@ -55,20 +45,7 @@ func subscribersURL(storefrontID int64) string {
 // storefrontOf returns the account's storefront named by the path (400 when the id is
 // malformed, 404 when it is not the account's) and all of the account's storefronts.
 func (s *Server) storefrontOf(c *gin.Context) (*shop.Storefront, []*shop.Storefront, error) {
-	id, err := pathID(c, "storefront_id")
-	if err != nil {
-		return nil, nil, err
-	}
-	sfs, err := s.Accounts.FindStorefronts(c.Request.Context(), currentAccount(c).ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, sf := range sfs {
-		if sf.ID == id {
-			return sf, sfs, nil
-		}
-	}
-	return nil, nil, shop.Errorf(shop.ENotFound, "Storefront %d was not found.", id)
+	return pathRecord(c, "storefront_id", "Storefront", s.Accounts.FindStorefronts, func(sf *shop.Storefront) int64 { return sf.ID })
 }
 
 // subscribersPage lists a storefront's subscribers with the e-mail search and the
@@ -108,7 +85,7 @@ func (s *Server) subscribersPage(c *gin.Context) error {
 		res.Error = paramLabel("subscribers", shop.ErrorParam(serr)) + shop.ErrorMessage(serr)
 		return &formError{serr, show}
 	}
-	f.PerPage = subscriberPageSize
+	f.PerPage = dashboardPageSize
 	if err := s.fillSubscriberResults(c, &res, sf, f, backwards, q, loc); err != nil {
 		return err
 	}
