@@ -63,22 +63,10 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	if ferr == nil {
 		backwards, ferr = filter.PurchasesBefore(&f, before)
 	}
-	if ferr != nil {
-		if shop.ErrorCode(ferr) == shop.EInternal {
-			return ferr
-		}
-		res.Error = paramLabel("purchases", shop.ErrorParam(ferr)) + shop.ErrorMessage(ferr)
-		return &formError{ferr, show}
-	}
-	f.PerPage = dashboardPageSize
-	if err := s.fillPurchaseResults(c, &res, f, q, backwards, loc); err != nil {
-		return err
-	}
-	comp, err := show(isFragment(c))
-	if err != nil {
-		return err
-	}
-	return render(c, comp)
+	return answerList(c, "purchases", ferr, &res.Error, func() error {
+		f.PerPage = dashboardPageSize
+		return s.fillPurchaseResults(c, &res, f, q, backwards, loc)
+	}, show)
 }
 
 // fillPurchaseResults loads one page of purchases, the capped count and the paging links.
