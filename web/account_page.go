@@ -20,17 +20,6 @@ const (
 	maxUserEmailLen = 191
 )
 
-// accountRoutes registers the owner's pages: API keys and users. The group lets only
-// owners through.
-func (s *Server) accountRoutes(d *gin.RouterGroup) {
-	d.GET("/account", s.handle(s.accountPage))
-	d.POST("/account/keys", s.handle(s.createKey))
-	d.POST("/account/keys/:id/revoke", s.handle(s.revokeKey))
-	d.POST("/account/users", s.handle(s.createUser))
-	d.POST("/account/users/:id/role", s.handle(s.setUserRole))
-	d.POST("/account/users/:id/remove", s.handle(s.removeUser))
-}
-
 // accountView loads both sections of the account page.
 func (s *Server) accountView(c *gin.Context) (templates.AccountView, error) {
 	v := templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account")}
@@ -42,20 +31,13 @@ func (s *Server) accountView(c *gin.Context) (templates.AccountView, error) {
 	return v, err
 }
 
-func (s *Server) accountLoc(c *gin.Context) *time.Location {
-	if a, err := s.account(c); err == nil {
-		return s.location(a.Timezone)
-	}
-	return time.UTC
-}
-
 func (s *Server) keysSection(c *gin.Context) (templates.KeysSection, error) {
 	k := templates.KeysSection{Scope: shop.ScopeRead}
-	keys, err := s.Admin.FindAPIKeys(c.Request.Context(), currentUser(c).AccountID)
+	keys, err := s.Admin.FindAPIKeys(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return k, err
 	}
-	loc := s.accountLoc(c)
+	loc := s.zone(c)
 	for _, key := range keys {
 		r := templates.APIKeyRow{
 			ID: key.ID, Name: key.Name, Scope: key.Scope,
@@ -88,12 +70,12 @@ func accountRoleOptions(selected string) []templates.Option {
 
 func (s *Server) usersSection(c *gin.Context) (templates.UsersSection, error) {
 	u := templates.UsersSection{Roles: accountRoleOptions(shop.RoleViewer)}
-	users, err := s.Admin.FindUsers(c.Request.Context(), currentUser(c).AccountID)
+	users, err := s.Admin.FindUsers(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return u, err
 	}
 	me := currentUser(c).ID
-	loc := s.accountLoc(c)
+	loc := s.zone(c)
 	for _, usr := range users {
 		u.Rows = append(u.Rows, templates.UserRow{
 			ID: usr.ID, Email: usr.Email, Role: usr.Role, Roles: accountRoleOptions(usr.Role), IsMe: usr.ID == me,
@@ -112,35 +94,27 @@ func (s *Server) accountPage(c *gin.Context) error {
 	return render(c, templates.Account(v))
 }
 
-// showKeys shows the keys section: alone for htmx, else in the whole page.
-func (s *Server) showKeys(c *gin.Context, k templates.KeysSection) func(bool) (templ.Component, error) {
+// showSection shows the keys section (k) or the users section (u) as a form's answer:
+// alone for htmx, else in the whole page with the other section loaded.
+func (s *Server) showSection(c *gin.Context, k *templates.KeysSection, u *templates.UsersSection) view {
 	return func(fragment bool) (templ.Component, error) {
-		if fragment {
-			return templates.AccountKeys(k), nil
+		switch {
+		case fragment && k != nil:
+			return templates.AccountKeys(*k), nil
+		case fragment:
+			return templates.AccountUsers(*u), nil
 		}
-		users, err := s.usersSection(c)
-		return templates.Account(templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account"), Keys: k, Users: users}), err
-	}
-}
-
-// showUsers is showKeys for the users section.
-func (s *Server) showUsers(c *gin.Context, u templates.UsersSection) func(bool) (templ.Component, error) {
-	return func(fragment bool) (templ.Component, error) {
-		if fragment {
-			return templates.AccountUsers(u), nil
+		v := templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account")}
+		var err error
+		if k != nil {
+			v.Keys = *k
+			v.Users, err = s.usersSection(c)
+		} else {
+			v.Users = *u
+			v.Keys, err = s.keysSection(c)
 		}
-		keys, err := s.keysSection(c)
-		return templates.Account(templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account"), Keys: keys, Users: u}), err
+		return templates.Account(v), err
 	}
-}
-
-// show answers 200 with what fn shows: the fragment for htmx, else the page.
-func show(c *gin.Context, fn func(fragment bool) (templ.Component, error)) error {
-	comp, err := fn(isFragment(c))
-	if err != nil {
-		return err
-	}
-	return render(c, comp)
 }
 
 // accountDone ends a successful action: htmx gets the fresh section with the notice; a
@@ -169,42 +143,35 @@ func (s *Server) keep(c *gin.Context, err error, comp templ.Component) error {
 	return render(c, comp)
 }
 
-// accountTextField reads a form field as text: trimmed, valid UTF-8, at most max characters.
-func accountTextField(c *gin.Context, name, label string, max int) (string, string) {
+// requiredText reads a required form field as text: trimmed, valid UTF-8, at most max
+// characters. A problem is noted in errs under the field's name; missing says what to
+// do when the field is blank.
+func requiredText(c *gin.Context, errs map[string]string, name, label string, max int, missing string) string {
 	v := strings.TrimSpace(c.PostForm(name))
 	switch {
 	case !utf8.ValidString(v):
-		return "", label + " contains characters that cannot be read."
+		v, errs[name] = "", label+" contains characters that cannot be read."
 	case utf8.RuneCountInString(v) > max:
-		return v, fmt.Sprintf("%s must have at most %d characters.", label, max)
+		errs[name] = fmt.Sprintf("%s must have at most %d characters.", label, max)
+	case v == "":
+		errs[name] = missing
 	}
-	return v, ""
+	return v
 }
 
 // formRefused is the error of a form whose messages stand next to its fields.
 func formRefused() *shop.Error { return shop.Errorf(shop.EInvalid, "Correct the fields marked.") }
 
 func (s *Server) createKey(c *gin.Context) error {
-	k, err := s.keysSection(c)
-	if err != nil {
-		return err
-	}
-	k.Errors = map[string]string{}
-	name, msg := accountTextField(c, "name", "The name", maxKeyNameLen)
-	if msg == "" && name == "" {
-		msg = "Give the key a name, so that you know later which program uses it."
-	}
-	if msg != "" {
-		k.Errors["name"] = msg
-	}
+	errs := map[string]string{}
+	name := requiredText(c, errs, "name", "The name", maxKeyNameLen, "Give the key a name, so that you know later which program uses it.")
 	scope := strings.TrimSpace(c.PostForm("scope"))
 	if scope != shop.ScopeRead && scope != shop.ScopeReadWrite {
-		k.Errors["scope"] = "Choose read only or read and write."
+		errs["scope"] = "Choose read only or read and write."
 	}
-	k.Name, k.Scope = name, scope
-	if len(k.Errors) == 0 {
-		var key string
-		if key, err = s.Admin.CreateAPIKey(c.Request.Context(), currentUser(c).AccountID, name, scope); err == nil {
+	if len(errs) == 0 {
+		key, err := s.Admin.CreateAPIKey(c.Request.Context(), currentAccount(c).ID, name, scope)
+		if err == nil {
 			// The page is answered directly, not redirected: the key must not be kept
 			// anywhere (not even in the session) to be shown after a redirect.
 			fresh, err := s.keysSection(c)
@@ -212,14 +179,19 @@ func (s *Server) createKey(c *gin.Context) error {
 				return err
 			}
 			fresh.NewKey, fresh.NewKeyName = key, name
-			return show(c, s.showKeys(c, fresh))
+			return answer(c, s.showSection(c, &fresh, nil))
 		}
 		if shop.ErrorCode(err) != shop.EInvalid || shop.ErrorParam(err) == "" {
 			return err
 		}
-		k.Errors[shop.ErrorParam(err)] = shop.ErrorMessage(err)
+		errs[shop.ErrorParam(err)] = shop.ErrorMessage(err)
 	}
-	return &formError{formRefused(), s.showKeys(c, k)}
+	k, err := s.keysSection(c)
+	if err != nil {
+		return err
+	}
+	k.Errors, k.Name, k.Scope = errs, name, scope
+	return &formError{formRefused(), s.showSection(c, &k, nil)}
 }
 
 // confirm shows the page that asks to confirm a destructive action without
@@ -235,24 +207,9 @@ func (s *Server) confirm(c *gin.Context, heading, message, button string) error 
 func confirmed(c *gin.Context) bool { return c.PostForm("confirm") == "yes" }
 
 func (s *Server) revokeKey(c *gin.Context) error {
-	ctx := c.Request.Context()
-	id, err := pathID(c, "id")
+	key, _, err := pathRecord(c, "id", "API key", s.Admin.FindAPIKeys, func(k *shop.APIKeyInfo) int64 { return k.ID })
 	if err != nil {
 		return err
-	}
-	acct := currentUser(c).AccountID
-	keys, err := s.Admin.FindAPIKeys(ctx, acct)
-	if err != nil {
-		return err
-	}
-	var key *shop.APIKeyInfo
-	for _, k := range keys {
-		if k.ID == id {
-			key = k
-		}
-	}
-	if key == nil {
-		return shop.Errorf(shop.ENotFound, "API key %d was not found.", id)
 	}
 	name := key.Name
 	if name == "" {
@@ -261,11 +218,11 @@ func (s *Server) revokeKey(c *gin.Context) error {
 	if !confirmed(c) {
 		return s.confirm(c, "Revoke the API key?", fmt.Sprintf("Programs using the key “%s” will stop working within %d seconds. This cannot be undone.", name, int(KeyCacheTTL/time.Second)), "Revoke key")
 	}
-	if err := s.Admin.RevokeAPIKey(ctx, acct, id); err != nil {
+	if err := s.Admin.RevokeAPIKey(c.Request.Context(), currentAccount(c).ID, key.ID); err != nil {
 		return err
 	}
 	// This instance refuses the key from now on; the others within KeyCacheTTL.
-	s.keys.forget(id)
+	s.keys.forget(key.ID)
 	return s.accountDone(c, fmt.Sprintf("The key “%s” is revoked.", name), "keys")
 }
 
@@ -275,13 +232,7 @@ func (s *Server) createUser(c *gin.Context) error {
 		return err
 	}
 	u.Errors = map[string]string{}
-	email, msg := accountTextField(c, "email", "The e-mail", maxUserEmailLen)
-	if msg == "" && email == "" {
-		msg = "Enter the new user's e-mail address."
-	}
-	if msg != "" {
-		u.Errors["email"] = msg
-	}
+	email := requiredText(c, u.Errors, "email", "The e-mail", maxUserEmailLen, "Enter the new user's e-mail address.")
 	role := strings.TrimSpace(c.PostForm("role"))
 	if !shop.ValidRole(role) {
 		u.Errors["role"] = "Choose owner, staff or viewer."
@@ -292,7 +243,7 @@ func (s *Server) createUser(c *gin.Context) error {
 	}
 	u.Email, u.Roles = email, accountRoleOptions(role)
 	if len(u.Errors) == 0 {
-		if _, err = s.Admin.CreateUser(c.Request.Context(), currentUser(c).AccountID, email, role, password); err == nil {
+		if _, err = s.Admin.CreateUser(c.Request.Context(), currentAccount(c).ID, email, role, password); err == nil {
 			return s.accountDone(c, fmt.Sprintf("%s was added as %s. Tell them their initial password.", email, role), "users")
 		}
 		if shop.ErrorCode(err) != shop.EInvalid {
@@ -304,26 +255,13 @@ func (s *Server) createUser(c *gin.Context) error {
 		}
 		u.Errors[field] = shop.ErrorMessage(err)
 	}
-	return &formError{formRefused(), s.showUsers(c, u)}
+	return &formError{formRefused(), s.showSection(c, nil, &u)}
 }
 
 // accountTargetUser reads the user of the path: 400 when malformed, 404 when not in the
 // account. It returns the account's users too, to count owners.
 func (s *Server) accountTargetUser(c *gin.Context) (*shop.User, []*shop.User, error) {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return nil, nil, err
-	}
-	users, err := s.Admin.FindUsers(c.Request.Context(), currentUser(c).AccountID)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, u := range users {
-		if u.ID == id {
-			return u, users, nil
-		}
-	}
-	return nil, nil, shop.Errorf(shop.ENotFound, "User %d was not found.", id)
+	return pathRecord(c, "id", "User", s.Admin.FindUsers, func(u *shop.User) int64 { return u.ID })
 }
 
 // userRefused answers a refused user action (an EInvalid error) with the message next
@@ -344,7 +282,7 @@ func (s *Server) userRefused(c *gin.Context, userID int64, err error) error {
 			}
 		}
 		u.Error = msg
-		return s.showUsers(c, u)(fragment)
+		return s.showSection(c, nil, &u)(fragment)
 	}}
 }
 
@@ -375,7 +313,7 @@ func (s *Server) setUserRole(c *gin.Context) error {
 	if err := shop.KeepAnOwner(users, target, role); err != nil {
 		return s.userRefused(c, target.ID, err)
 	}
-	if err := s.Admin.SetUserRole(c.Request.Context(), currentUser(c).AccountID, target.ID, role); err != nil {
+	if err := s.Admin.SetUserRole(c.Request.Context(), currentAccount(c).ID, target.ID, role); err != nil {
 		return s.userRefused(c, target.ID, err)
 	}
 	if target.ID == currentUser(c).ID && role != shop.RoleOwner {
@@ -400,7 +338,7 @@ func (s *Server) removeUser(c *gin.Context) error {
 		}
 		return s.confirm(c, "Remove the user?", message, "Remove user")
 	}
-	if err := s.Admin.DeleteUser(c.Request.Context(), currentUser(c).AccountID, target.ID); err != nil {
+	if err := s.Admin.DeleteUser(c.Request.Context(), currentAccount(c).ID, target.ID); err != nil {
 		return s.userRefused(c, target.ID, err)
 	}
 	if self {

@@ -13,20 +13,6 @@ import (
 	"storefront/internal/shop"
 )
 
-// apiRoutes registers the routes of the JSON API (docs/API.md#routes).
-func (s *Server) apiRoutes(r *gin.Engine) {
-	g := r.Group("/api/v2")
-	g.GET("", s.handle(s.ping))
-	g.GET("/", s.handle(s.ping))
-	g.GET("/openapi.json", s.handle(s.openAPI))
-	g.GET("/purchases", s.handle(s.listPurchases))
-	g.GET("/purchases/:id", s.handle(s.getPurchase))
-	g.POST("/purchases/:id/reactivate", s.handle(s.reactivate))
-	g.GET("/storefronts/:storefront_id/subscribers", s.handle(s.listSubscribers))
-	g.GET("/storefronts/:storefront_id/subscribers/verify", s.handle(s.verifySubscriber))
-	g.GET("/storefronts/:storefront_id/subscribers/:id", s.handle(s.getSubscriber))
-}
-
 // noParams rejects any query parameter on a route that takes none.
 func noParams(c *gin.Context) error {
 	_, err := filter.Check(c.Request.URL.Query(), nil)
@@ -62,47 +48,34 @@ func (s *Server) location(name string) *time.Location {
 func (s *Server) listPurchases(c *gin.Context) error {
 	key := apiKey(c)
 	f, err := filter.Purchases(c.Request.URL.Query(), key.AccountID, s.now(), s.location(key.Timezone))
+	var page *shop.DocumentPage
+	if err == nil {
+		page, err = s.Purchases.FindPurchaseDocuments(c.Request.Context(), f)
+	}
 	if err != nil {
 		return err
 	}
-	f.IncludeCount = f.IncludeCount || countsAsDPD(f.Page)
-	page, err := s.Purchases.FindPurchaseDocuments(c.Request.Context(), f)
-	if err != nil {
-		return err
-	}
-	if page.Next != nil {
-		s.linkNext(c, filter.EncodeCursor(*page.Next, filter.KindPurchase, f.Desc))
-	}
-	setCount(c, page.Total)
+	s.listHeaders(c, page.Next, filter.KindPurchase, f.Desc, page.Total)
 	writeDocuments(c, page.Documents)
 	return nil
 }
 
-// countsAsDPD reports whether a list request is counted because it asks, as DPD
-// clients do, for the first page by number: they read the size of the whole list from
-// that page's Dpd-Collection-Count header. Any other page is counted only with
-// include_count, since counting a large set is costly.
-func countsAsDPD(page int) bool { return page == 1 }
-
-// setCount sends the size of the whole filtered list, when it was counted (total >= 0),
-// under both names clients read: X-Total-Count and DPD's Dpd-Collection-Count.
-func setCount(c *gin.Context, total int64) {
-	if total < 0 {
-		return
+// listHeaders sends the headers of a list page. Link (RFC 8288) names the next page,
+// when there is one: the same request with a cursor after next in place of any page or
+// cursor it had. The size of the whole filtered list, when it was counted (total >= 0),
+// goes under both names clients read: X-Total-Count and DPD's Dpd-Collection-Count.
+func (s *Server) listHeaders(c *gin.Context, next *shop.Cursor, kind byte, desc bool, total int64) {
+	if next != nil {
+		q := c.Request.URL.Query()
+		q.Del("page")
+		q.Set("cursor", filter.EncodeCursor(*next, kind, desc))
+		c.Header("Link", "<"+s.BaseURL+c.Request.URL.Path+"?"+q.Encode()+`>; rel="next"`)
 	}
-	n := strconv.FormatInt(total, 10)
-	c.Header("X-Total-Count", n)
-	c.Header("Dpd-Collection-Count", n)
-}
-
-// linkNext sets the Link header (RFC 8288) to the next page: the same request with the
-// cursor in place of any page or cursor it had.
-func (s *Server) linkNext(c *gin.Context, cursor string) {
-	q := c.Request.URL.Query()
-	q.Del("page")
-	q.Set("cursor", cursor)
-	u := s.BaseURL + c.Request.URL.Path + "?" + q.Encode()
-	c.Header("Link", "<"+u+`>; rel="next"`)
+	if total >= 0 {
+		n := strconv.FormatInt(total, 10)
+		c.Header("X-Total-Count", n)
+		c.Header("Dpd-Collection-Count", n)
+	}
 }
 
 func (s *Server) getPurchase(c *gin.Context) error {
@@ -131,15 +104,11 @@ func (s *Server) listSubscribers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f.IncludeCount = f.IncludeCount || countsAsDPD(f.Page)
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err
 	}
-	if page.Next != nil {
-		s.linkNext(c, filter.EncodeCursor(*page.Next, filter.KindSubscriber, f.Desc))
-	}
-	setCount(c, page.Total)
+	s.listHeaders(c, page.Next, filter.KindSubscriber, f.Desc, page.Total)
 	return writeJSON(c, http.StatusOK, page.Subscribers)
 }
 

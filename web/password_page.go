@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
@@ -11,14 +10,6 @@ import (
 	"storefront/internal/shop"
 	"storefront/templates"
 )
-
-// passwordChanger is the storage side of the password change; *mysql.DB has it.
-type passwordChanger interface {
-	// ChangePassword checks current, sets next, ends all of the user's sessions and
-	// returns the token of a new one. Returns EInvalid with param current_password or
-	// new_password.
-	ChangePassword(ctx context.Context, userID int64, current, next string) (string, error)
-}
 
 // Password lengths: bcrypt reads at most 72 bytes, and a longer password is refused
 // rather than cut.
@@ -30,12 +21,6 @@ const (
 // passwordChanged is the notice after a successful change.
 const passwordChanged = "Password changed; other sessions were signed out."
 
-// passwordRoutes registers the password change, open to every signed-in user.
-func (s *Server) passwordRoutes(d *gin.RouterGroup) {
-	d.GET("/account/password", s.handle(s.passwordPage))
-	d.POST("/account/password", s.handle(s.changePassword))
-}
-
 func (s *Server) passwordPage(c *gin.Context) error {
 	return render(c, templates.Password(templates.PasswordView{Chrome: s.chrome(c, "Change your password", "")}))
 }
@@ -46,10 +31,6 @@ func (s *Server) passwordPage(c *gin.Context) error {
 func (s *Server) changePassword(c *gin.Context) error {
 	ctx := c.Request.Context()
 	user := currentUser(c)
-	pc, ok := s.Users.(passwordChanger)
-	if !ok {
-		return shop.Errorf(shop.ENotFound, "Passwords cannot be changed here.")
-	}
 	if err := readForm(c); err != nil {
 		return err
 	}
@@ -92,7 +73,7 @@ func (s *Server) changePassword(c *gin.Context) error {
 		return refuse(shop.EInvalid)
 	}
 
-	token, err := pc.ChangePassword(ctx, user.ID, current, next)
+	token, err := s.Users.ChangePassword(ctx, user.ID, current, next)
 	if err != nil {
 		field := shop.ErrorParam(err)
 		if shop.ErrorCode(err) != shop.EInvalid || (field != "current_password" && field != "new_password") {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-
 	"github.com/gorilla/sessions"
 
 	"storefront/internal/shop"
@@ -113,17 +112,7 @@ func (s *Server) engine() *gin.Engine {
 	r.NoRoute(s.handle(s.noRoute))
 	r.NoMethod(s.handle(s.noMethod))
 
-	s.apiRoutes(r)
-	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
-	r.GET("/static/*path", s.handle(staticFiles()))
-	r.GET("/favicon.ico", favicon)
-	r.GET("/login", s.handle(s.loginPage))
-	r.POST("/login", s.handle(s.login))
-	r.POST("/logout", s.handle(s.logout))
-	d := r.Group("/", s.requireUser)
-	d.GET("/", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, "/purchases") })
-	d.GET("/docs/api", s.handle(s.apiDocs))
-	s.dashboardRoutes(d)
+	s.routes(r)
 	return r
 }
 

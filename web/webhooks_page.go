@@ -17,20 +17,6 @@ import (
 // recentDeliveries is how many deliveries an endpoint's page shows.
 const recentDeliveries = 50
 
-// webhookRoutes registers the owner's Webhooks pages (docs/WEBHOOKS.md). The group
-// lets only owners through.
-func (s *Server) webhookRoutes(d *gin.RouterGroup) {
-	d.GET("/webhooks", s.handle(s.webhooksPage))
-	d.POST("/webhooks", s.handle(s.createWebhook))
-	d.GET("/webhooks/:id", s.handle(s.webhookPage))
-	d.POST("/webhooks/:id/enable", s.handle(s.setWebhookEnabled(true)))
-	d.POST("/webhooks/:id/disable", s.handle(s.setWebhookEnabled(false)))
-	d.POST("/webhooks/:id/rotate", s.handle(s.rotateWebhook))
-	d.POST("/webhooks/:id/test", s.handle(s.testWebhook))
-	d.POST("/webhooks/:id/delete", s.handle(s.deleteWebhook))
-	d.POST("/webhooks/:id/deliveries/:delivery/resend", s.handle(s.resendWebhook))
-}
-
 // webhooks returns the service, or a 404 when the server has none.
 func (s *Server) webhooks() (shop.WebhookService, error) {
 	if s.Webhooks == nil {
@@ -70,11 +56,11 @@ func (s *Server) webhooksView(c *gin.Context, checked []string) (templates.Webho
 	if err != nil {
 		return v, err
 	}
-	eps, err := svc.FindWebhookEndpoints(c.Request.Context(), currentUser(c).AccountID)
+	eps, err := svc.FindWebhookEndpoints(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return v, err
 	}
-	loc := s.accountLoc(c)
+	loc := s.zone(c)
 	for _, e := range eps {
 		v.Rows = append(v.Rows, webhookRow(e, loc))
 	}
@@ -109,19 +95,13 @@ func (s *Server) createWebhook(c *gin.Context) error {
 		return err
 	}
 	v.Errors = map[string]string{}
-	rawURL, msg := accountTextField(c, "url", "The URL", 2048)
-	if msg == "" && rawURL == "" {
-		msg = "Enter the URL that events are to be sent to."
-	}
-	if msg != "" {
-		v.Errors["url"] = msg
-	}
+	rawURL := requiredText(c, v.Errors, "url", "The URL", 2048, "Enter the URL that events are to be sent to.")
 	if _, err := shop.ParseEventTypes(strings.Join(types, ",")); err != nil {
 		v.Errors["events"] = shop.ErrorMessage(err)
 	}
 	v.URL = rawURL
 	if len(v.Errors) == 0 {
-		ep, secret, err := svc.CreateWebhookEndpoint(c.Request.Context(), currentUser(c).AccountID, rawURL, types)
+		ep, secret, err := svc.CreateWebhookEndpoint(c.Request.Context(), currentAccount(c).ID, rawURL, types)
 		if err == nil {
 			// Answered directly, never redirected: the secret is kept nowhere to be
 			// shown after a redirect.
@@ -155,14 +135,14 @@ func (s *Server) webhookEndpoint(c *gin.Context) (shop.WebhookService, *shop.Web
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := svc.FindWebhookEndpoint(c.Request.Context(), currentUser(c).AccountID, id)
+	e, err := svc.FindWebhookEndpoint(c.Request.Context(), currentAccount(c).ID, id)
 	return svc, e, err
 }
 
 func (s *Server) webhookView(c *gin.Context, e *shop.WebhookEndpoint, svc shop.WebhookService) (templates.WebhookView, error) {
-	loc := s.accountLoc(c)
+	loc := s.zone(c)
 	v := templates.WebhookView{Chrome: s.chrome(c, "Webhook endpoint", "webhooks"), Endpoint: webhookRow(e, loc)}
-	ds, err := svc.FindWebhookDeliveries(c.Request.Context(), currentUser(c).AccountID, e.ID, recentDeliveries)
+	ds, err := svc.FindWebhookDeliveries(c.Request.Context(), currentAccount(c).ID, e.ID, recentDeliveries)
 	if err != nil {
 		return v, err
 	}

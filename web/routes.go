@@ -1,0 +1,42 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+)
+
+// routes registers every route: the JSON API (docs/API.md#routes), the sign-in pages,
+// and the dashboard for signed-in users, whose account pages only owners reach. Every
+// handler returns its error to the one adapter, handle.
+func (s *Server) routes(r *gin.Engine) {
+	h := s.handle
+	// One line per resource: its routes chained on its group.
+	api := r.Group("/api/v2")
+	api.GET("", h(s.ping)).GET("/", h(s.ping)).GET("/openapi.json", h(s.openAPI))
+	api.Group("/purchases").GET("", h(s.listPurchases)).GET("/:id", h(s.getPurchase)).POST("/:id/reactivate", h(s.reactivate))
+	api.Group("/storefronts/:storefront_id/subscribers").
+		GET("", h(s.listSubscribers)).GET("/verify", h(s.verifySubscriber)).GET("/:id", h(s.getSubscriber))
+
+	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	r.GET("/static/*path", h(staticFiles()))
+	r.GET("/favicon.ico", favicon)
+	r.GET("/login", h(s.loginPage)).POST("/login", h(s.login)).POST("/logout", h(s.logout))
+
+	d := r.Group("/", s.requireUser)
+	d.GET("/", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, "/purchases") })
+	d.GET("/docs/api", h(s.apiDocs)).GET("/subscribers", h(s.subscribersHome))
+	d.Group("/purchases").GET("", h(s.purchasesPage)).GET("/:id", h(s.purchasePage)).
+		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", h(s.reactivatePurchase))
+	d.Group("/storefronts/:storefront_id/subscribers").GET("", h(s.subscribersPage)).GET("/:id", h(s.subscriberPage))
+	account := d.Group("/account")
+	account.GET("/password", h(s.passwordPage)).POST("/password", h(s.changePassword))
+	owner := account.Group("", s.requireOwner)
+	owner.GET("", h(s.accountPage))
+	owner.Group("/keys").POST("", h(s.createKey)).POST("/:id/revoke", h(s.revokeKey))
+	owner.Group("/users").POST("", h(s.createUser)).POST("/:id/role", h(s.setUserRole)).POST("/:id/remove", h(s.removeUser))
+	d.Group("/webhooks", s.requireOwner).GET("", h(s.webhooksPage)).POST("", h(s.createWebhook)).GET("/:id", h(s.webhookPage)).
+		POST("/:id/enable", h(s.setWebhookEnabled(true))).POST("/:id/disable", h(s.setWebhookEnabled(false))).
+		POST("/:id/rotate", h(s.rotateWebhook)).POST("/:id/test", h(s.testWebhook)).POST("/:id/delete", h(s.deleteWebhook)).
+		POST("/:id/deliveries/:delivery/resend", h(s.resendWebhook))
+}
