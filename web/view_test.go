@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,5 +123,29 @@ func TestView_Subscription(t *testing.T) {
 	}
 	if got := subscriberPlan("25.00", 3, "M", ""); got != "25.00 / 3 months" {
 		t.Errorf("got %q, want 25.00 / 3 months", got)
+	}
+}
+
+func TestView_WebhookDeliveries(t *testing.T) {
+	code, failed := 200, 503
+	next := shop.NewTime(viewTime.Add(12 * time.Second))
+	ds := []*shop.WebhookDelivery{
+		{ID: 12, EndpointID: 3, EventID: "evt_0123456789abcdef01234567", EventType: shop.EventPurchaseReactivated, Status: "delivered", Attempts: 2,
+			LastStatus: &code, CreatedAt: shop.NewTime(viewTime), Body: `{"id":"evt_0123456789abcdef01234567","type":"purchase.reactivated"}`,
+			Log: []shop.WebhookAttempt{
+				{Attempt: 2, StartedAt: viewTime.Add(11 * time.Second), Duration: 41 * time.Millisecond, RequestHeaders: "Storefront-Signature: t=1,v1=ab\n", StatusCode: &code, ResponseBody: "ok"},
+				{Attempt: 1, StartedAt: viewTime, Duration: 10 * time.Second, RequestHeaders: "Storefront-Signature: t=1,v1=cd\n", Error: "timed out (no answer within 10 seconds)"},
+			}},
+		{ID: 11, EndpointID: 3, EventID: "evt_fedcba9876543210fedcba98", EventType: shop.EventTest, Status: "queued", Attempts: 1, LastStatus: &failed,
+			LastError: "the receiver answered 503 Service Unavailable", NextAttemptAt: &next, CreatedAt: shop.NewTime(viewTime), Body: "{}",
+			Log: []shop.WebhookAttempt{{Attempt: 1, StartedAt: viewTime, Duration: 3 * time.Millisecond, StatusCode: &failed, ResponseBody: "<h1>down</h1>"}}},
+	}
+	golden(t, "webhook_deliveries", templates.WebhookDeliveries(webhookDeliveryRows(3, ds, viewZone)))
+	until := shop.NewTime(viewTime.Add(24 * time.Hour))
+	r := webhookRow(&shop.WebhookEndpoint{ID: 3, URL: "https://hooks.example.com/e", EventTypes: []string{shop.EventPurchaseCreated},
+		Enabled: false, DisabledReason: "Every attempt failed for three days.", Rotating: true, PreviousSecretUntil: &until}, viewZone)
+	if r.Status != "Disabled: Every attempt failed for three days." || r.ToggleLabel != "Enable" || r.ToggleURL != "/webhooks/3/enable" ||
+		r.Events != shop.EventPurchaseCreated || !strings.Contains(r.Rotating, "until") {
+		t.Errorf("got %+v", r)
 	}
 }

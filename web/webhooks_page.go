@@ -3,9 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
@@ -23,28 +21,6 @@ func (s *Server) webhooks() (shop.WebhookService, error) {
 		return nil, shop.Errorf(shop.ENotFound, "There is no such page.")
 	}
 	return s.Webhooks, nil
-}
-
-func webhookRow(e *shop.WebhookEndpoint, loc *time.Location) templates.WebhookRow {
-	base := fmt.Sprintf("/webhooks/%d", e.ID)
-	r := templates.WebhookRow{
-		ID: e.ID, URL: e.URL, Enabled: e.Enabled, Status: "Enabled", Events: "All events",
-		DetailURL: base, ToggleURL: base + "/disable", ToggleLabel: "Disable",
-		RotateURL: base + "/rotate", TestURL: base + "/test", DeleteURL: base + "/delete",
-	}
-	if len(e.EventTypes) > 0 {
-		r.Events = strings.Join(e.EventTypes, ", ")
-	}
-	if !e.Enabled {
-		r.Status, r.ToggleURL, r.ToggleLabel = "Disabled", base+"/enable", "Enable"
-		if e.DisabledReason != "" {
-			r.Status = "Disabled: " + e.DisabledReason
-		}
-	}
-	if e.Rotating && e.PreviousSecretUntil != nil {
-		r.Rotating = "The previous secret also signs until " + templates.FormatTime(e.PreviousSecretUntil.Time, loc) + "."
-	}
-	return r
 }
 
 func (s *Server) webhooksView(c *gin.Context, checked []string) (templates.WebhooksView, error) {
@@ -146,35 +122,7 @@ func (s *Server) webhookView(c *gin.Context, e *shop.WebhookEndpoint, svc shop.W
 	if err != nil {
 		return v, err
 	}
-	for _, d := range ds {
-		r := templates.WebhookDeliveryRow{
-			ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempts: d.Attempts,
-			LastStatus: "—", Duration: "—", Next: "—", Body: d.Body,
-			Created: templates.FormatTime(d.CreatedAt.Time, loc), CreatedISO: d.CreatedAt.UTC().Format(time.RFC3339),
-			ResendURL: fmt.Sprintf("/webhooks/%d/deliveries/%d/resend", e.ID, d.ID),
-		}
-		if d.LastStatus != nil {
-			r.LastStatus = strconv.Itoa(*d.LastStatus)
-		}
-		if d.NextAttemptAt != nil {
-			r.Next, r.NextISO = templates.FormatTime(d.NextAttemptAt.Time, loc), d.NextAttemptAt.UTC().Format(time.RFC3339)
-		}
-		if len(d.Log) > 0 {
-			r.Duration = d.Log[0].Duration.String()
-		}
-		for _, a := range d.Log {
-			row := templates.WebhookAttemptRow{
-				Attempt: a.Attempt, Started: templates.FormatTime(a.StartedAt, loc), StartedISO: a.StartedAt.UTC().Format(time.RFC3339),
-				Duration: a.Duration.String(), Status: "no response", Error: a.Error,
-				RequestHeaders: a.RequestHeaders, ResponseBody: a.ResponseBody,
-			}
-			if a.StatusCode != nil {
-				row.Status = "HTTP " + strconv.Itoa(*a.StatusCode)
-			}
-			r.Log = append(r.Log, row)
-		}
-		v.Deliveries = append(v.Deliveries, r)
-	}
+	v.Deliveries = webhookDeliveryRows(e.ID, ds, loc)
 	return v, nil
 }
 
