@@ -21,6 +21,7 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 	now := db.Now().UTC().Truncate(time.Second)
 	closed := 0
 	fence := map[int64]bool{}
+	hooks := hookCache{}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		type due struct {
 			id, subscriberID, accountID, storefrontID int64
@@ -82,7 +83,7 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 				d.subscriberID, string(details), now); err != nil {
 				return translate(err)
 			}
-			if err := db.closedEvent(ctx, tx, d.accountID, d.storefrontID, d.subscriberID, now); err != nil {
+			if err := db.closedEvent(ctx, tx, hooks, d.accountID, d.storefrontID, d.subscriberID, now); err != nil {
 				return err
 			}
 			closed++

@@ -238,10 +238,25 @@ func reactivatedEvent(ctx context.Context, tx *sql.Tx, accountID int64, p *shop.
 	return err
 }
 
+// hookCache holds the accounts' enabled endpoints for one transaction that writes
+// events of several rows.
+type hookCache map[int64][]hookTarget
+
+func (h hookCache) targets(ctx context.Context, q queryer, accountID int64) ([]hookTarget, error) {
+	if ts, ok := h[accountID]; ok {
+		return ts, nil
+	}
+	ts, err := hookTargets(ctx, q, accountID)
+	if err == nil {
+		h[accountID] = ts
+	}
+	return ts, err
+}
+
 // closedEvent records subscription.updated for a subscription the past-due sweeper
 // closed.
-func (db *DB) closedEvent(ctx context.Context, tx *sql.Tx, accountID, storefrontID, subscriberID int64, now time.Time) error {
-	targets, err := hookTargets(ctx, tx, accountID)
+func (db *DB) closedEvent(ctx context.Context, tx *sql.Tx, hooks hookCache, accountID, storefrontID, subscriberID int64, now time.Time) error {
+	targets, err := hooks.targets(ctx, tx, accountID)
 	if err != nil || len(targets) == 0 {
 		return err
 	}
