@@ -829,6 +829,8 @@ func TestBrowser_Dashboard(t *testing.T) {
 		owner.checkConsole(t, failedLoad{http.StatusForbidden, target}, failedLoad{http.StatusForbidden, e.url + "/logout"})
 	})
 
+	t.Run("Webhooks", func(t *testing.T) { browserWebhooks(t, e, owner) })
+
 	t.Run("Screenshots", func(t *testing.T) {
 		prefix := emailPrefix(t, e, "ACT", "PND")
 		hooks := webhookScreens(t, e)

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"storefront/internal/webhook"
 )
 
@@ -298,4 +300,68 @@ func webhookScreens(t *testing.T, e *apiEnv) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("/webhooks/%d", ep.ID)
+}
+
+// browserWebhooks is the owner's Webhooks flow in Chromium: add an endpoint and see its
+// secret once, send a test event and see it delivered with its request, delete the
+// endpoint through the confirmation page.
+func browserWebhooks(t *testing.T, e *apiEnv, owner *tab) {
+	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
+	var received atomic.Int64
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		received.Add(1)
+	}))
+	t.Cleanup(rcv.Close)
+	url := rcv.URL + "/browser-hooks"
+	if st := owner.open(t, "/webhooks"); st != http.StatusOK {
+		t.Fatalf("/webhooks: got %d", st)
+	}
+	owner.do(t, "fill the endpoint form", chromedp.SendKeys(byLabel("Endpoint URL"), url), chromedp.Click(byLabel("purchase.reactivated")))
+	if st := owner.follow(t, "add the endpoint", chromedp.Click(buttonByText("Add endpoint"))); st != http.StatusOK {
+		t.Fatalf("add endpoint: got %d", st)
+	}
+	secret := eval[string](t, owner, `document.querySelector('#new-secret button[data-copy]').dataset.copy`)
+	if !regexp.MustCompile(`^whsec_[0-9a-f]{64}$`).MatchString(secret) {
+		t.Fatalf("the new endpoint's secret is shown as %q", secret)
+	}
+	if got := eval[string](t, owner, `text(document.querySelector('#endpoints'))`); !strings.Contains(got, url) || !strings.Contains(got, "purchase.reactivated") {
+		t.Fatalf("the endpoints list says %q", got)
+	}
+	link := chromedp.JSPath(`[...document.querySelectorAll('#endpoints a')].find(a => a.textContent.trim() === ` + js(url) + `)`)
+	if st := owner.follow(t, "open the endpoint", chromedp.Click(link)); st != http.StatusOK {
+		t.Fatalf("endpoint page: got %d", st)
+	}
+	path := eval[string](t, owner, `location.pathname`)
+	if st := owner.follow(t, "send a test event", chromedp.Click(buttonByText("Send test event"))); st != http.StatusOK {
+		t.Fatalf("send test event: got %d", st)
+	}
+	if got := eval[string](t, owner, `text(document.querySelector('main [role=status]'))`); !strings.Contains(got, "is on its way") {
+		t.Fatalf("after Send test event the page says %q", got)
+	}
+	d := webhook.NewDeliverer(e.db, webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if n, err := d.DeliverDue(context.Background()); err != nil || n != 1 || received.Load() != 1 {
+		t.Fatalf("delivered %d (%v), the receiver got %d; want 1", n, err, received.Load())
+	}
+	if st := owner.open(t, path); st != http.StatusOK {
+		t.Fatalf("%s: got %d", path, st)
+	}
+	owner.do(t, "open the request and response", chromedp.Click(chromedp.CSS(`#deliveries summary`)))
+	row := eval[string](t, owner, `text(document.querySelector('#deliveries tbody tr'))`)
+	for _, want := range []string{"webhook.test", "delivered", "200", "Storefront-Signature: t="} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the delivery's row lacks %q: %s", want, row)
+		}
+	}
+	if st := owner.follow(t, "delete", chromedp.Click(buttonByText("Delete "+url))); st != http.StatusOK {
+		t.Fatalf("delete: got %d", st)
+	}
+	if st := owner.follow(t, "confirm the deletion", chromedp.Click(buttonByText("Delete endpoint"))); st != http.StatusOK {
+		t.Fatalf("confirm: got %d", st)
+	}
+	if got := eval[string](t, owner, `location.pathname + ' ' + text(document.querySelector('main'))`); !strings.HasPrefix(got, "/webhooks ") || !strings.Contains(got, "is deleted") || strings.Contains(got, "browser-hooks ") {
+		t.Fatalf("after the deletion: %s", got)
+	}
+	owner.checkConsole(t)
 }
