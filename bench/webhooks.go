@@ -186,7 +186,7 @@ func benchWebhooks(ctx context.Context, rootDSN string, n, rate int) (*hookRepor
 
 	// Steady traffic: a running deliverer, woken by each commit.
 	logf("webhooks: %d events at %d/s, commit to delivery", rep.pacedN, rate)
-	db.OnWebhookEvents = d.Kick
+	db.WebhookEventsWritten = d.Kick
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = d.Run(rctx) }()

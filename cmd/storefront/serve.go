@@ -71,7 +71,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	// the deliverer (docs/WEBHOOKS.md).
 	d.DB.WebhookGuard = e.webhookGuard()
 	deliverer := webhook.NewDeliverer(d.DB, webhook.Options{Log: e.log, Guard: d.DB.WebhookGuard})
-	d.DB.OnWebhookEvents = deliverer.Kick
+	d.DB.WebhookEventsWritten = deliverer.Kick
 
 	// Background work stops with bgCtx, after the HTTP server has drained.
 	bgCtx, stopBg := context.WithCancel(context.Background())

@@ -34,9 +34,9 @@ type DB struct {
 	// WebhookGuard checks endpoint URLs when they are saved; nil allows public
 	// addresses only.
 	WebhookGuard *webhook.Guard
-	// OnWebhookEvents is called after a commit that wrote webhook events, to wake the
+	// WebhookEventsWritten is called after a commit that wrote webhook events, to wake the
 	// deliverer; nil for none.
-	OnWebhookEvents func()
+	WebhookEventsWritten func()
 }
 
 // NormalizeDSN adds the settings the program relies on to a go-sql-driver DSN:

@@ -223,8 +223,8 @@ func (db *DB) recordSubscriptionChange(ctx context.Context, q queryer, accountID
 
 // webhookEventsWritten wakes the deliverer after a commit that wrote events.
 func (db *DB) webhookEventsWritten() {
-	if db.OnWebhookEvents != nil {
-		db.OnWebhookEvents()
+	if db.WebhookEventsWritten != nil {
+		db.WebhookEventsWritten()
 	}
 }
 
