@@ -94,7 +94,8 @@ type Options struct {
 	Lease time.Duration
 	// BatchSize is how many deliveries one claim takes (default 32).
 	BatchSize int
-	// Workers is how many attempts run at once (default 8).
+	// Workers is how many attempts run at once (default: BatchSize, so that a batch
+	// takes at most one Timeout however many of its receivers do not answer).
 	Workers int
 	// Timeout bounds one attempt (default Timeout).
 	Timeout time.Duration
@@ -136,7 +137,7 @@ func NewDeliverer(store Store, opt Options) *Deliverer {
 		opt.BatchSize = 32
 	}
 	if opt.Workers <= 0 {
-		opt.Workers = 8
+		opt.Workers = opt.BatchSize
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = Timeout
