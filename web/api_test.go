@@ -181,6 +181,20 @@ func (e *apiEnv) do(method, path, key string, body io.Reader, header map[string]
 
 func (e *apiEnv) get(path, key string) response { return e.do("GET", path, key, nil, nil) }
 
+// wantCounted checks the count headers of a list answer: both carry count, or neither
+// is sent when count is -1.
+func wantCounted(t *testing.T, query string, r response, count int) {
+	t.Helper()
+	want := ""
+	if count >= 0 {
+		want = fmt.Sprint(count)
+	}
+	if r.status != 200 || r.header.Get("Dpd-Collection-Count") != want || r.header.Get("X-Total-Count") != want {
+		t.Errorf("%s: got %d, Dpd-Collection-Count %q, X-Total-Count %q; want both %q", query, r.status,
+			r.header.Get("Dpd-Collection-Count"), r.header.Get("X-Total-Count"), want)
+	}
+}
+
 // wantError checks an API error answer.
 func wantError(t testing.TB, r response, status int, word, code, param string) errorBody {
 	t.Helper()
@@ -653,14 +667,7 @@ func TestAPI(t *testing.T) {
 			{"page=1&status=ACT&storefront_id=3", 0},
 		} {
 			r := e.get("/api/v2/purchases?"+tc.query, e.ro)
-			want := ""
-			if tc.count >= 0 {
-				want = fmt.Sprint(tc.count)
-			}
-			if r.status != 200 || r.header.Get("Dpd-Collection-Count") != want || r.header.Get("X-Total-Count") != want {
-				t.Errorf("%s: got %d, Dpd-Collection-Count %q, X-Total-Count %q; want both %q", tc.query, r.status,
-					r.header.Get("Dpd-Collection-Count"), r.header.Get("X-Total-Count"), want)
-			}
+			wantCounted(t, tc.query, r, tc.count)
 		}
 		// What the DPD v2 PHP client does: count() reads the header of page 1, and the
 		// iteration asks for page 2, 3, ... until one comes back empty.
@@ -778,14 +785,7 @@ func TestAPI(t *testing.T) {
 			{"per_page=7", -1},
 		} {
 			r := e.get("/api/v2/storefronts/1/subscribers?"+tc.query, e.ro)
-			want := ""
-			if tc.count >= 0 {
-				want = fmt.Sprint(tc.count)
-			}
-			if r.status != 200 || r.header.Get("Dpd-Collection-Count") != want || r.header.Get("X-Total-Count") != want {
-				t.Errorf("%s: got %d, Dpd-Collection-Count %q, X-Total-Count %q; want both %q", tc.query, r.status,
-					r.header.Get("Dpd-Collection-Count"), r.header.Get("X-Total-Count"), want)
-			}
+			wantCounted(t, tc.query, r, tc.count)
 		}
 	})
 
