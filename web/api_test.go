@@ -235,14 +235,14 @@ func rawResponseHead(t testing.TB, e *apiEnv, path, key string) string {
 // purchase is the parts of a purchase JSON the tests look at; raw keeps the rest.
 type purchase struct {
 	ID               int64   `json:"id"`
-	CreatedAt        int64   `json:"created_at"`
-	StorefrontID     int64   `json:"storefront_id"`
-	Status           string  `json:"status"`
-	Total            string  `json:"total"`
 	BuyerEmail       *string `json:"buyer_email"`
+	CreatedAt        int64   `json:"created_at"`
 	BuyerFirstname   *string `json:"buyer_firstname"`
+	StorefrontID     int64   `json:"storefront_id"`
 	BuyerLastname    *string `json:"buyer_lastname"`
+	Status           string  `json:"status"`
 	TangiblesToShip  *int64  `json:"tangibles_to_ship"`
+	Total            string  `json:"total"`
 	RequiresShipping bool    `json:"requires_shipping"`
 	Customer         *struct {
 		ID    int64   `json:"id"`
@@ -251,12 +251,12 @@ type purchase struct {
 	LineItems []struct {
 		ID            int64    `json:"id"`
 		ProductID     int64    `json:"product_id"`
+		ExpiresAt     *int64   `json:"expires_at"`
 		ProductName   string   `json:"product_name"`
 		Quantity      int64    `json:"quantity"`
+		ProductKeys   []string `json:"product_keys"`
 		DownloadLimit int64    `json:"download_limit"`
 		DownloadCount int64    `json:"download_count"`
-		ExpiresAt     *int64   `json:"expires_at"`
-		ProductKeys   []string `json:"product_keys"`
 		HasAllKeys    bool     `json:"has_all_keys"`
 	} `json:"line_items"`
 }
