@@ -306,7 +306,7 @@ func (r *ReadRouter) CountPurchases(ctx context.Context, f shop.PurchaseFilter, 
 
 // FindPurchaseTimeline is the purchase page's timeline (activity with the state of the
 // purchase's e-mails).
-func (r *ReadRouter) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) (a []shop.Activity, err error) {
+func (r *ReadRouter) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) (a []shop.TimelineEntry, err error) {
 	err = r.read(ctx, accountID, func(db *DB) error { a, err = db.FindPurchaseTimeline(ctx, accountID, purchaseID); return err })
 	return a, err
 }
