@@ -68,15 +68,15 @@ func TestWebhooksPage(t *testing.T) {
 				t.Errorf("%q: got %d, want 400", tc.url, r.status)
 				continue
 			}
-			if msg := subsText(subsParse(t, r).byID("webhook-url-error")); !strings.Contains(msg, tc.want) {
+			if msg := blockText(subsParse(t, r).byID("webhook-url-error")); !strings.Contains(msg, tc.want) {
 				t.Errorf("%q: message %q, want it to say %q", tc.url, msg, tc.want)
 			}
 		}
 		r := owner.post("/webhooks", url.Values{"url": {"https://example.com/hooks"}, "events": {"purchase.deleted"}})
-		if r.status != http.StatusBadRequest || !strings.Contains(subsText(subsParse(t, r).byID("webhook-events-error")), "purchase.deleted") {
+		if r.status != http.StatusBadRequest || !strings.Contains(blockText(subsParse(t, r).byID("webhook-events-error")), "purchase.deleted") {
 			t.Errorf("unknown event type: got %d", r.status)
 		}
-		if n := e.acctCount("SELECT COUNT(*) FROM webhook_endpoints"); n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM webhook_endpoints"); n != 0 {
 			t.Fatalf("%d endpoints saved from refused forms", n)
 		}
 	})
@@ -89,9 +89,9 @@ func TestWebhooksPage(t *testing.T) {
 			t.Fatalf("got %d: %s", r.status, r.body)
 		}
 		p := subsParse(t, r)
-		secret = regexp.MustCompile(`whsec_[0-9a-f]{64}`).FindString(subsText(p.byID("new-secret")))
+		secret = regexp.MustCompile(`whsec_[0-9a-f]{64}`).FindString(blockText(p.byID("new-secret")))
 		if secret == "" {
-			t.Fatalf("no secret shown: %q", subsText(p.byID("new-secret")))
+			t.Fatalf("no secret shown: %q", blockText(p.byID("new-secret")))
 		}
 		links := p.all("a", "href=")
 		for _, a := range links {
@@ -108,7 +108,7 @@ func TestWebhooksPage(t *testing.T) {
 	})
 
 	t.Run("TestEventAndResend", func(t *testing.T) {
-		if r := owner.get(base, false); r.status != 200 || !strings.Contains(subsText(subsParse(t, r).byID("deliveries")), "No deliveries yet") {
+		if r := owner.get(base, false); r.status != 200 || !strings.Contains(blockText(subsParse(t, r).byID("deliveries")), "No deliveries yet") {
 			t.Fatalf("endpoint page: %d", r.status)
 		}
 		if r := owner.post(base+"/test", nil); r.status != http.StatusSeeOther {
@@ -116,7 +116,7 @@ func TestWebhooksPage(t *testing.T) {
 		}
 		deliver()
 		p := subsParse(t, owner.get(base, false))
-		text := subsText(p.byID("deliveries"))
+		text := blockText(p.byID("deliveries"))
 		for _, want := range []string{"webhook.test", "delivered", "200", "Storefront-Signature: t=", "thanks"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("deliveries lack %q: %s", want, text)
@@ -147,7 +147,7 @@ func TestWebhooksPage(t *testing.T) {
 			t.Fatalf("rotate: %d", r.status)
 		}
 		p := subsParse(t, r)
-		fresh := regexp.MustCompile(`whsec_[0-9a-f]{64}`).FindString(subsText(p.byID("new-secret")))
+		fresh := regexp.MustCompile(`whsec_[0-9a-f]{64}`).FindString(blockText(p.byID("new-secret")))
 		if fresh == "" || fresh == secret {
 			t.Fatalf("new secret %q", fresh)
 		}
@@ -196,10 +196,10 @@ func TestWebhooksPage(t *testing.T) {
 		if r := owner.post(base+"/delete", url.Values{"confirm": {"yes"}}); r.status != http.StatusSeeOther {
 			t.Fatalf("delete: %d", r.status)
 		}
-		if n := e.acctCount("SELECT COUNT(*) FROM webhook_endpoints"); n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM webhook_endpoints"); n != 0 {
 			t.Fatalf("%d endpoints left", n)
 		}
-		if n := e.acctCount("SELECT COUNT(*) FROM webhook_deliveries"); n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM webhook_deliveries"); n != 0 {
 			t.Fatalf("%d deliveries left", n)
 		}
 	})
