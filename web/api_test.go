@@ -93,7 +93,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	db := dbtest.New(t)
 	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}}
 	db.Now = e.clock.now
-	db.BaseURL = "http://shop.test"
+	db.ComposePurchaseReady = mail.PurchaseReady("http://shop.test")
 	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour)}, nil); err != nil {
 		t.Fatal(err)
 	}

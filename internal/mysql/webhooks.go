@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"storefront/internal/mail"
 	"storefront/internal/shop"
 	"storefront/internal/webhook"
 )
@@ -576,7 +575,11 @@ func (db *DB) countFailure(ctx context.Context, tx *sql.Tx, c webhook.Claimed, a
 	if err != nil {
 		return false, err
 	}
-	subject, body := mail.ComposeWebhookDisabled(endpointID, url, reason, db.BaseURL)
+	subject := fmt.Sprintf("Webhook endpoint %d was disabled", endpointID)
+	body := fmt.Sprintf("Webhook endpoint %d (%s) was disabled. %s\n", endpointID, url, reason)
+	if db.ComposeWebhookDisabled != nil {
+		subject, body = db.ComposeWebhookDisabled(endpointID, url, reason)
+	}
 	for _, to := range owners {
 		if _, err := enqueueEmail(ctx, tx, accountID, 0, to, subject, body, at); err != nil {
 			return false, err
