@@ -100,6 +100,11 @@ func (db *DB) Migrate(ctx context.Context) error {
 			_, err := backfillDocuments(ctx, sqlDB)
 			return err
 		}}, &goose.GoFunc{RunDB: func(context.Context, *sql.DB) error { return nil }}),
+		// After 00032 made the table: every existing purchase gets its prefix rows, from
+		// its row by the statement that writes them, in batches of their own
+		// transactions (resumable).
+		goose.NewGoMigration(33, &goose.GoFunc{RunDB: backfillPrefixes},
+			&goose.GoFunc{RunDB: func(context.Context, *sql.DB) error { return nil }}),
 	))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)

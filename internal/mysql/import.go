@@ -622,9 +622,22 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		if err := t.deleteInAccount(ctx, "purchase_documents", account, moved); err != nil {
 			return fmt.Errorf("replace purchase_documents: %w", err)
 		}
+		// Found by the keys the old rows give them, so before the rows change.
+		if err := deletePrefixes(ctx, t.tx, account, old); err != nil {
+			return fmt.Errorf("replace purchase_prefixes: %w", err)
+		}
 	}
 	if err := t.insertRows(ctx, importPurchaseInsert, importPurchaseCols, importPurchaseUpdate, args); err != nil {
 		return fmt.Errorf("upsert purchases: %w", err)
+	}
+	idsByAccount := map[int64][]int64{}
+	for _, p := range b.Purchases {
+		idsByAccount[p.AccountID] = append(idsByAccount[p.AccountID], p.ID)
+	}
+	for account, ids := range idsByAccount {
+		if err := writePrefixes(ctx, t.tx, account, ids); err != nil {
+			return err
+		}
 	}
 	for _, in := range []struct {
 		head string
