@@ -39,7 +39,7 @@ const (
 	pathTotalRange
 	// A walk of the list order on a covering index that holds the total: for a dense
 	// total comparison.
-	pathWalkNames
+	pathWalkTotal
 	// The prefix paths (purchase_prefixes): ordered ranges of a prefix's first
 	// characters, for the e-mail, first-name and last-name filters.
 	pathPrefixEmail
@@ -78,7 +78,7 @@ var pathIndexes = map[accessPath]string{
 	pathLastName:    "purchases_account_lastname",
 	pathTotalRange:  "purchases_account_total",
 	pathProduct:     "PRIMARY", // of purchase_products
-	pathWalkNames:   "purchases_account_created_names",
+	pathWalkTotal:   "purchases_account_created_total",
 	pathPrefixEmail: "PRIMARY", // of purchase_prefixes
 	pathPrefixFirst: "PRIMARY",
 	pathPrefixLast:  "PRIMARY",
@@ -161,7 +161,7 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 	case f.Unshipped != nil:
 		return pathShip
 	case f.Total != "":
-		return pathWalkNames
+		return pathWalkTotal
 	}
 	return pathList
 }
