@@ -265,8 +265,9 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 // leadSelect reads the purchases from a path table (alias a, with created_at and
 // purchase_id in list order after its equality columns) by its primary key: where
 // holds the path's own conditions, the filter's dates become ranges of its created_at,
-// and rest (the filter less the path's condition) is checked on the purchases' rows,
-// joined in the path's order, only when it holds more than the account.
+// the product and prefix conditions left in rest (the filter less the path's own) are
+// primary-key probes of their path tables, and what remains is checked on the
+// purchases' rows, joined in the path's order, only when it holds more than the account.
 func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols []string) planned {
 	if f.CreatedFrom != nil {
 		where = append(where, sq.Expr(a+".created_at >= ?", clampTime(*f.CreatedFrom)))
@@ -275,6 +276,20 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 		where = append(where, sq.Expr(a+".created_at < ?", clampTime(*f.CreatedBefore)))
 	}
 	rest.CreatedFrom, rest.CreatedBefore = nil, nil
+	same := a + ".account_id AND %[1]s.created_at = " + a + ".created_at AND %[1]s.purchase_id = " + a + ".purchase_id"
+	if rest.ProductID != 0 {
+		where = append(where, sq.Expr(fmt.Sprintf("EXISTS (SELECT 1 FROM purchase_products pp2 WHERE pp2.account_id = "+same+
+			" AND pp2.product_id = ?)", "pp2"), rest.ProductID))
+		rest.ProductID = 0
+	}
+	for i, pf := range prefixFilters(rest) {
+		pp := newPrefixPath(pf.field, pf.text)
+		y := fmt.Sprintf("y%d", i)
+		where = append(where, sq.Expr(fmt.Sprintf("EXISTS (SELECT 1 FROM purchase_prefixes %[1]s WHERE %[1]s.account_id = "+same+
+			" AND %[1]s.field = ? AND %[1]s.prefix_len = ? AND %[1]s.prefix = ? AND %[1]s.value LIKE ?)", y),
+			int(pp.field), pp.length, pp.prefix, pp.like))
+	}
+	rest.EmailPrefix, rest.FirstPrefix, rest.LastPrefix = "", "", ""
 	others := purchaseConditions(rest)
 	sel := sq.Select(cols...).From(table + " FORCE INDEX (PRIMARY)")
 	if len(others) > 1 { // more than the account
