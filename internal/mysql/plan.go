@@ -66,7 +66,7 @@ func (p accessPath) limit() int64 {
 
 // pathIndexes names the index each path forces.
 var pathIndexes = map[accessPath]string{
-	pathList:        "purchases_account_created",
+	pathList:        "purchases_account_created_total",
 	pathCustomer:    "purchases_customer_created",
 	pathSubscriber:  "purchases_subscriber_created",
 	pathTotalEq:     "purchases_account_total",

@@ -14,7 +14,7 @@ import (
 // purchase has one row per field and prefix length of 1 to maxPrefixLen characters
 // that its value has, keyed (account_id, field, prefix_len, prefix, created_at,
 // purchase_id), with the whole value beside the key. The rows are derived from the
-// purchase's row by the database itself (prefixRowsSelect), so that "a character" and
+// purchase's row by the database itself (prefixRowsInsert), so that "a character" and
 // the prefix's bytes are MariaDB's, written in the transaction that writes the row.
 
 // prefixField numbers the fields that have prefix paths, as stored in
@@ -53,13 +53,21 @@ var prefixKinds = func() string {
 // with prefixKinds k.
 const prefixValue = "CASE k.field WHEN 1 THEN p.buyer_email WHEN 2 THEN p.buyer_firstname ELSE p.buyer_lastname END"
 
-// prefixRowsSelect selects the prefix rows of purchases p; the caller adds its
-// conditions on p after WHERE. A value shorter than a length has no row of that
-// length: no LIKE pattern of as many literal characters can match it.
-var prefixRowsSelect = "SELECT p.account_id, k.field, k.prefix_len, LEFT(" + prefixValue + ", k.prefix_len), p.created_at, p.id, " +
-	prefixValue + " FROM purchases p JOIN " + prefixKinds + " k ON CHAR_LENGTH(" + prefixValue + ") >= k.prefix_len WHERE "
+// prefixRowsInsert writes the prefix rows of purchases p of one account: the format's
+// arguments are prefixValue, prefixKinds, the IN list of ids and "" or " IGNORE". A
+// value shorter than a length has no row of that length: no LIKE pattern of as many
+// literal characters can match it.
+const prefixRowsInsert = `INSERT%[4]s INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value)
+	SELECT p.account_id, k.field, k.prefix_len, LEFT(%[1]s, k.prefix_len), p.created_at, p.id, %[1]s
+	FROM purchases p JOIN %[2]s k ON CHAR_LENGTH(%[1]s) >= k.prefix_len WHERE p.account_id = ? AND p.id IN %[3]s`
 
-const prefixInsert = "INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value) "
+// prefixRowsDelete deletes the prefix rows of purchases p of one account, found by
+// the keys their rows give: the format's arguments are prefixValue, prefixKinds and
+// the IN list of ids.
+const prefixRowsDelete = `DELETE x FROM purchases p JOIN %[2]s k JOIN purchase_prefixes x
+	ON x.account_id = p.account_id AND x.field = k.field AND x.prefix_len = k.prefix_len
+	AND x.prefix = LEFT(%[1]s, k.prefix_len) AND x.created_at = p.created_at AND x.purchase_id = p.id
+	WHERE p.account_id = ? AND p.id IN %[3]s`
 
 // prefixBatch bounds the purchases whose prefix rows one statement writes or deletes.
 const prefixBatch = 5000
@@ -67,15 +75,15 @@ const prefixBatch = 5000
 // writePrefixes writes the prefix rows of the given purchases of an account from their
 // rows, as the transaction q sees them. The purchases have none yet.
 func writePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64) error {
-	return insertPrefixes(ctx, q, "INSERT", accountID, ids)
+	return insertPrefixes(ctx, q, "", accountID, ids)
 }
 
-// insertPrefixes runs verb (INSERT, or INSERT IGNORE to keep the rows that exist) with
-// the prefix rows of the given purchases.
-func insertPrefixes(ctx context.Context, q queryer, verb string, accountID int64, ids []int64) error {
+// insertPrefixes writes the prefix rows of the given purchases; with ignore " IGNORE",
+// rows that exist are kept.
+func insertPrefixes(ctx context.Context, q queryer, ignore string, accountID int64, ids []int64) error {
 	for start := 0; start < len(ids); start += prefixBatch {
 		list, args := importInList(ids[start:min(start+prefixBatch, len(ids))])
-		query := verb + strings.TrimPrefix(prefixInsert, "INSERT") + prefixRowsSelect + "p.account_id = ? AND p.id IN " + list
+		query := fmt.Sprintf(prefixRowsInsert, prefixValue, prefixKinds, list, ignore)
 		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
 			return fmt.Errorf("write prefix rows: %w", translate(err))
 		}
@@ -96,10 +104,7 @@ func WritePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ids []int64
 func deletePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64) error {
 	for start := 0; start < len(ids); start += prefixBatch {
 		list, args := importInList(ids[start:min(start+prefixBatch, len(ids))])
-		query := "DELETE x FROM purchases p JOIN " + prefixKinds + " k JOIN purchase_prefixes x " +
-			"ON x.account_id = p.account_id AND x.field = k.field AND x.prefix_len = k.prefix_len " +
-			"AND x.prefix = LEFT(" + prefixValue + ", k.prefix_len) AND x.created_at = p.created_at AND x.purchase_id = p.id " +
-			"WHERE p.account_id = ? AND p.id IN " + list
+		query := fmt.Sprintf(prefixRowsDelete, prefixValue, prefixKinds, list)
 		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
 			return fmt.Errorf("delete prefix rows: %w", translate(err))
 		}
@@ -134,7 +139,7 @@ func backfillPrefixes(ctx context.Context, sqlDB *sql.DB) error {
 			return translate(err)
 		}
 		for account, ids := range byAccount {
-			if err := insertPrefixes(ctx, tx, "INSERT IGNORE", account, ids); err != nil {
+			if err := insertPrefixes(ctx, tx, " IGNORE", account, ids); err != nil {
 				_ = tx.Rollback()
 				return err
 			}

@@ -26,6 +26,7 @@ var tenantTables = map[string]bool{
 	"custom_fields": true, "transactions": true, "api_keys": true, "users": true, "user_sessions": true,
 	"purchase_activity": true, "subscriber_activity": true, "email_outbox": true, "idempotency_keys": true,
 	"read_fences": true, "api_rate_buckets": true, "purchase_products": true, "purchase_documents": true,
+	"purchase_prefixes": true,
 }
 
 // unscoped are the statements on tenant tables that carry neither the account nor the
@@ -77,6 +78,10 @@ var unscoped = map[string]string{
 	"DELETE FROM purchase_products": "repair across accounts, per shard",
 	"INSERT IGNORE INTO purchase_products (account_id, product_id, created_at, purchase_id) SELECT p.account_id, li.product_id, p.created_at, p.id FROM purchases p JOIN line_items li ON li.purchase_id = p.id": "repair across accounts, per shard",
 	"DELETE FROM purchase_documents": "repair across accounts, per shard",
+	"DELETE FROM purchase_prefixes":  "repair across accounts, per shard",
+	// Migration 00033's backfill of the prefix rows walks every purchase; each batch is
+	// then written per account.
+	"SELECT account_id, id FROM purchases WHERE id > ? ORDER BY id LIMIT 20000": "backfill across accounts, per shard",
 	// Shared rate limit: keyed by the API key, whose account is known.
 	"INSERT INTO api_rate_buckets (key_id, tokens, refilled_at) VALUES (?, (@sf_left := ? - (@sf_taken := ?)), ?) ON DUPLICATE KEY UPDATE tokens = (@sf_left := ": "bucket of the authenticated key",
 }
