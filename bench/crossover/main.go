@@ -1,14 +1,12 @@
-// Command crossover measures where reading and sorting a condition's matches stops
-// being cheaper than walking an ordered path until a page of them is found: the limits
-// of the plan rule (internal/mysql/plan.go, db/README.md "Plans").
+// Command crossover measures where reading and sorting a total comparison's matches
+// stops being cheaper than walking the list order until a page of them is found: the
+// sortLimit of the plan rule (internal/mysql/plan.go, db/README.md "Plans").
 //
-// For prefixes longer than three characters of the name and e-mail columns it picks,
-// by SQL, prefixes whose match counts span 100 to 100,000 in account 1 of the bench
-// database and times, newest first, the first page of 101 ids read both ways: from the
-// column's own index, sorted ("sort"), and from the prefix path of its first three
-// characters in purchase_prefixes, checking the whole prefix on each entry ("walk").
-// For total comparisons (total > x) it does the same with the total index and the
-// list-order index that holds the total.
+// It picks, by SQL, totals of account 1 of the bench database above which 100 to
+// 100,000 purchases lie, and times, newest first, the first page of 101 ids of
+// total > x read both ways: from the total's own index, sorted ("sort"), and from the
+// list-order index that holds the total, checking it on each entry ("walk"). (The
+// prefix filters have ordered paths of their own and no cross-over.)
 //
 //	go run ./bench/crossover -dsn 'root@tcp(127.0.0.1:3306)/storefront_bench'
 package main
@@ -21,7 +19,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
@@ -37,12 +34,6 @@ func main() {
 	}
 }
 
-type column struct {
-	name  string
-	field int
-	index string
-}
-
 func run(dsn string, runs int) error {
 	ctx := context.Background()
 	db, err := sql.Open("mysql", dsn+"?parseTime=true&collation=utf8mb4_unicode_ci")
@@ -53,37 +44,6 @@ func run(dsn string, runs int) error {
 	fmt.Println("| condition | value | matches | sort p50 ms | walk p50 ms | walk/sort |")
 	fmt.Println("|---|---|---:|---:|---:|---:|")
 	targets := []int{100, 300, 1000, 2000, 4000, 8000, 16000, 32000, 100000}
-	for _, col := range []column{
-		{"buyer_email", 1, "purchases_account_email"},
-		{"buyer_firstname", 2, "purchases_account_firstname"},
-		{"buyer_lastname", 3, "purchases_account_lastname"},
-	} {
-		counts, err := groupCounts(ctx, db, col.name, 4, 6)
-		if err != nil {
-			return err
-		}
-		seen := map[string]bool{}
-		for _, target := range targets {
-			prefix, n := pick(counts, target)
-			if seen[prefix] {
-				continue
-			}
-			seen[prefix] = true
-			arg := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(prefix) + "%"
-			sortT, err := median(ctx, db, runs, "SELECT p.id, p.created_at FROM purchases p FORCE INDEX ("+col.index+") WHERE p.account_id = 1 AND "+
-				col.name+" LIKE ? ORDER BY p.created_at DESC, p.id DESC LIMIT 101", arg)
-			if err != nil {
-				return err
-			}
-			walkT, err := median(ctx, db, runs, "SELECT x.purchase_id, x.created_at FROM purchase_prefixes x FORCE INDEX (PRIMARY) "+
-				"WHERE x.account_id = 1 AND x.field = ? AND x.prefix_len = 3 AND x.prefix = ? AND x.value LIKE ? "+
-				"ORDER BY x.created_at DESC, x.purchase_id DESC LIMIT 101", col.field, string([]rune(prefix)[:3]), arg)
-			if err != nil {
-				return err
-			}
-			fmt.Printf("| %s LIKE | %q | %d | %.2f | %.2f | %.1f |\n", col.name, prefix, n, ms(sortT), ms(walkT), float64(walkT)/float64(sortT))
-		}
-	}
 	// Totals: the count above each distinct total, from the largest down.
 	counts, err := totalCounts(ctx, db)
 	if err != nil {
@@ -106,32 +66,6 @@ func run(dsn string, runs int) error {
 		fmt.Printf("| total > | %s | %d | %.2f | %.2f | %.1f |\n", total, n, ms(sortT), ms(walkT), float64(walkT)/float64(sortT))
 	}
 	return nil
-}
-
-// groupCounts counts the matches in account 1 of every prefix of from to to
-// characters of the column.
-func groupCounts(ctx context.Context, db *sql.DB, col string, from, to int) (map[string]int, error) {
-	out := map[string]int{}
-	for l := from; l <= to; l++ {
-		rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT LEFT(%[1]s, %[2]d), COUNT(*) FROM purchases WHERE account_id = 1 AND CHAR_LENGTH(%[1]s) >= %[2]d GROUP BY LEFT(%[1]s, %[2]d)", col, l))
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var p string
-			var n int
-			if err := rows.Scan(&p, &n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[p] = n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // totalCounts maps each distinct total of account 1 (as text) to the number of its

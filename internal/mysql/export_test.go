@@ -109,19 +109,23 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 		field, n     int
 		prefix, when string
 	}
-	want := map[key]string{}
-	err := eachRow(ctx, db.DB, "SELECT account_id, id, created_at, buyer_email, buyer_firstname, buyer_lastname FROM purchases", nil,
+	type row struct {
+		value      string
+		storefront int64
+	}
+	want := map[key]row{}
+	err := eachRow(ctx, db.DB, "SELECT account_id, id, created_at, storefront_id, buyer_email, buyer_firstname, buyer_lastname FROM purchases", nil,
 		func(rows *sql.Rows) error {
-			var account, id int64
+			var account, id, storefront int64
 			var created time.Time
 			var vals [3]sql.NullString
-			if err := rows.Scan(&account, &id, &created, &vals[0], &vals[1], &vals[2]); err != nil {
+			if err := rows.Scan(&account, &id, &created, &storefront, &vals[0], &vals[1], &vals[2]); err != nil {
 				return err
 			}
 			for i, v := range vals {
 				runes := []rune(v.String)
 				for n := 1; n <= 3 && n <= len(runes); n++ {
-					want[key{account, id, i + 1, n, string(runes[:n]), created.UTC().Format(time.DateTime)}] = v.String
+					want[key{account, id, i + 1, n, string(runes[:n]), created.UTC().Format(time.DateTime)}] = row{v.String, storefront}
 				}
 			}
 			return nil
@@ -130,12 +134,12 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	err = eachRow(ctx, db.DB, "SELECT account_id, purchase_id, field, prefix_len, prefix, created_at, value FROM purchase_prefixes", nil,
+	err = eachRow(ctx, db.DB, "SELECT account_id, purchase_id, field, prefix_len, prefix, created_at, value, storefront_id FROM purchase_prefixes", nil,
 		func(rows *sql.Rows) error {
 			var k key
 			var created time.Time
-			var value string
-			if err := rows.Scan(&k.account, &k.id, &k.field, &k.n, &k.prefix, &created, &value); err != nil {
+			var got row
+			if err := rows.Scan(&k.account, &k.id, &k.field, &k.n, &k.prefix, &created, &got.value, &got.storefront); err != nil {
 				return err
 			}
 			k.when = created.UTC().Format(time.DateTime)
@@ -143,8 +147,8 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 			switch {
 			case !ok:
 				out = append(out, fmt.Sprintf("purchase %d: prefix row extra: %+v", k.id, k))
-			case w != value:
-				out = append(out, fmt.Sprintf("purchase %d: prefix row %+v holds %q, want %q", k.id, k, value, w))
+			case w != got:
+				out = append(out, fmt.Sprintf("purchase %d: prefix row %+v holds %+v, want %+v", k.id, k, got, w))
 			}
 			delete(want, k)
 			return nil

@@ -3,7 +3,6 @@ package mysql
 import (
 	"context"
 	"fmt"
-	"unicode/utf8"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -30,18 +29,15 @@ const (
 	pathStatus
 	pathStorefront
 	pathShip
-	// Short ranges: the matches of a prefix longer than maxPrefixLen (or of a total
-	// comparison) read from their own index and sorted; chosen only when a capped count
-	// finds at most the path's sortLimit.
-	pathEmail
-	pathFirstName
-	pathLastName
+	// A short range: the matches of a total comparison read from the total's index and
+	// sorted; chosen only when a capped count finds at most sortLimit.
 	pathTotalRange
 	// A walk of the list order on a covering index that holds the total: for a dense
 	// total comparison.
 	pathWalkTotal
 	// The prefix paths (purchase_prefixes): ordered ranges of a prefix's first
-	// characters, for the e-mail, first-name and last-name filters.
+	// characters (at most maxPrefixLen), for the e-mail, first-name and last-name
+	// filters.
 	pathPrefixEmail
 	pathPrefixFirst
 	pathPrefixLast
@@ -50,19 +46,6 @@ const (
 // sortLimit is the most matches of a total comparison that are read and sorted rather
 // than found by walking the list order: the cross-over measured in db/README.md.
 const sortLimit = 6000
-
-// longPrefixSortLimit is the most matches of a prefix longer than maxPrefixLen that are
-// read from the field's index and sorted rather than found by walking the prefix path
-// of its first characters (db/README.md, "Plans").
-const longPrefixSortLimit = 1000
-
-// limit returns the most matches that a short-range path reads and sorts.
-func (p accessPath) limit() int64 {
-	if p == pathTotalRange {
-		return sortLimit
-	}
-	return longPrefixSortLimit
-}
 
 // pathIndexes names the index each path forces.
 var pathIndexes = map[accessPath]string{
@@ -73,9 +56,6 @@ var pathIndexes = map[accessPath]string{
 	pathStatus:      "purchases_account_status_created",
 	pathStorefront:  "purchases_storefront_created",
 	pathShip:        "purchases_account_to_ship_created",
-	pathEmail:       "purchases_account_email",
-	pathFirstName:   "purchases_account_firstname",
-	pathLastName:    "purchases_account_lastname",
 	pathTotalRange:  "purchases_account_total",
 	pathProduct:     "PRIMARY", // of purchase_products
 	pathWalkTotal:   "purchases_account_created_total",
@@ -86,28 +66,21 @@ var pathIndexes = map[accessPath]string{
 
 func (p accessPath) String() string {
 	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
-		"email sort", "first-name sort", "last-name sort", "total range", "walk (total)",
+		"total range", "walk (total)",
 		"email prefix", "first-name prefix", "last-name prefix"}[p]
 }
 
-// prefixPaths maps each prefix field to its ordered path and to the path that sorts a
-// long prefix's matches from the field's index.
-var prefixPaths = map[prefixField]struct{ ordered, sorted accessPath }{
-	prefixEmail: {pathPrefixEmail, pathEmail},
-	prefixFirst: {pathPrefixFirst, pathFirstName},
-	prefixLast:  {pathPrefixLast, pathLastName},
+// prefixPaths maps each prefix field to its ordered path.
+var prefixPaths = map[prefixField]accessPath{
+	prefixEmail: pathPrefixEmail,
+	prefixFirst: pathPrefixFirst,
+	prefixLast:  pathPrefixLast,
 }
 
 // rangePaths lists the filter's conditions whose matches may be read from an index of
-// their own and sorted: prefixes longer than maxPrefixLen and total comparisons, each
-// to be counted.
+// their own and sorted, each to be counted: a total comparison.
 func rangePaths(f shop.PurchaseFilter) []accessPath {
 	var out []accessPath
-	for _, pf := range prefixFilters(f) {
-		if utf8.RuneCountInString(pf.text) > maxPrefixLen {
-			out = append(out, prefixPaths[pf.field].sorted)
-		}
-	}
 	if f.Total != "" && (f.TotalOp == shop.TotalGt || f.TotalOp == shop.TotalLt) {
 		out = append(out, pathTotalRange)
 	}
@@ -115,16 +88,15 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 }
 
 // choosePath is the plan rule. counts holds, for each of rangePaths(f), the number of
-// matches of that condition alone, counted up to its path's limit()+1.
+// matches of that condition alone, counted up to sortLimit+1.
 //
 //   - A customer, a subscriber or an exact total leads: their ranges are ordered and
 //     (for people) short.
-//   - Else the shortest range within its limit is read and sorted: a prefix longer than
-//     three characters matching at most longPrefixSortLimit, a total comparison
-//     matching at most sortLimit.
+//   - Else a total comparison matching at most sortLimit is read and sorted.
 //   - Else the first ordered path the filter has, in this order: product, a prefix (the
-//     longest first), one status, storefront, unshipped; the remaining conditions
-//     filter as its range is walked.
+//     longest first; one longer than maxPrefixLen walks the range of its first
+//     characters), one status, storefront, unshipped; the remaining conditions filter
+//     as its range is walked.
 //   - Else the list order is walked: a dense total comparison is checked on the
 //     entries of a covering index; with no condition left, the list is the path.
 func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
@@ -140,7 +112,7 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 	}
 	best, bestN := pathList, int64(0)
 	for _, p := range rangePaths(f) {
-		if n, ok := counts[p]; ok && n <= p.limit() && (best == pathList || n < bestN) {
+		if n, ok := counts[p]; ok && n <= sortLimit && (best == pathList || n < bestN) {
 			best, bestN = p, n
 		}
 	}
@@ -151,7 +123,7 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 		return pathProduct
 	}
 	if pfs := prefixFilters(f); len(pfs) > 0 {
-		return prefixPaths[pfs[0].field].ordered
+		return prefixPaths[pfs[0].field]
 	}
 	switch {
 	case len(f.Statuses) == 1:
@@ -175,12 +147,6 @@ func needsCounts(f shop.PurchaseFilter) bool {
 // rangeCondition is the condition of a range path alone.
 func rangeCondition(f shop.PurchaseFilter, p accessPath) sq.Sqlizer {
 	switch p {
-	case pathEmail:
-		return sq.Expr("p.buyer_email LIKE ?", escapeLike(f.EmailPrefix)+"%")
-	case pathFirstName:
-		return sq.Expr("p.buyer_firstname LIKE ?", escapeLike(f.FirstPrefix)+"%")
-	case pathLastName:
-		return sq.Expr("p.buyer_lastname LIKE ?", escapeLike(f.LastPrefix)+"%")
 	case pathTotalRange:
 		return totalCondition(f)
 	}
@@ -188,16 +154,16 @@ func rangeCondition(f shop.PurchaseFilter, p accessPath) sq.Sqlizer {
 }
 
 // rangeCount builds the statement that counts the matches of a range path's condition
-// alone, from its index, up to the path's limit()+1.
+// alone, from its index, up to sortLimit+1.
 func rangeCount(f shop.PurchaseFilter, p accessPath) (string, []any, error) {
 	inner, args, err := sq.Select("1").From("purchases p FORCE INDEX (" + pathIndexes[p] + ")").
 		Where(sq.And{sq.Eq{"p.account_id": f.AccountID}, rangeCondition(f, p)}).
-		Limit(uint64(p.limit()) + 1).ToSql()
+		Limit(sortLimit + 1).ToSql()
 	return "SELECT COUNT(*) FROM (" + inner + ") t", args, err
 }
 
 // planPurchases chooses the access path of the filter, counting the matches of its
-// range conditions from their indexes (at most limit()+1 entries each) when the rule
+// range conditions from their indexes (at most sortLimit+1 entries each) when the rule
 // needs them.
 func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (accessPath, error) {
 	if !needsCounts(f) {
@@ -250,10 +216,14 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 		default:
 			pp, rest.LastPrefix = newPrefixPath(prefixLast, f.LastPrefix), ""
 		}
-		return leadSelect(f, rest, "purchase_prefixes x", "x", sq.And{
+		where := sq.And{
 			sq.Eq{"x.account_id": f.AccountID}, sq.Eq{"x.field": int(pp.field)}, sq.Eq{"x.prefix_len": pp.length},
 			sq.Eq{"x.prefix": pp.prefix}, sq.Expr("x.value LIKE ?", pp.like),
-		}, cols)
+		}
+		if rest.StorefrontID != 0 { // held by the prefix row
+			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
+		}
+		return leadSelect(f, rest, "purchase_prefixes x", "x", where, cols)
 	}
 	from := "purchases p"
 	if idx, ok := pathIndexes[path]; ok {

@@ -56,6 +56,7 @@ func TestPlans_BoundedReads(t *testing.T) {
 		GROUP BY LEFT(buyer_email, 5) HAVING COUNT(*) BETWEEN 3 AND 30 ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&rareLong); err != nil {
 		t.Fatal(err)
 	}
+	rareLongRange := one("SELECT COUNT(*) FROM purchases WHERE account_id = 1 AND buyer_email LIKE ?", string([]rune(rareLong)[:3])+"%")
 	yes := true
 
 	const page = 101 // a page of 100 and the one that tells whether more follow
@@ -80,8 +81,9 @@ func TestPlans_BoundedReads(t *testing.T) {
 		{"rare e-mail prefix", shop.PurchaseFilter{EmailPrefix: rarePrefix}, "email prefix", 30},
 		{"densest e-mail letter", shop.PurchaseFilter{EmailPrefix: denseLetter, Desc: true}, "email prefix", page},
 		{"densest last-name letter", shop.PurchaseFilter{LastPrefix: denseLast, Desc: true}, "last-name prefix", page},
-		// A longer prefix with few matches is sorted from its index.
-		{"rare long e-mail prefix", shop.PurchaseFilter{EmailPrefix: rareLong}, "email sort", 30},
+		// A longer prefix walks the range of its first three characters.
+		{"rare long e-mail prefix", shop.PurchaseFilter{EmailPrefix: rareLong}, "email prefix", float64(rareLongRange)},
+		{"e-mail prefix in a storefront", shop.PurchaseFilter{EmailPrefix: denseLetter, StorefrontID: storefront, Desc: true}, "email prefix", 2 * page},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.f.AccountID = 1

@@ -57,8 +57,8 @@ const prefixValue = "CASE k.field WHEN 1 THEN p.buyer_email WHEN 2 THEN p.buyer_
 // arguments are prefixValue, prefixKinds, the IN list of ids and "" or " IGNORE". A
 // value shorter than a length has no row of that length: no LIKE pattern of as many
 // literal characters can match it.
-const prefixRowsInsert = `INSERT%[4]s INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value)
-	SELECT p.account_id, k.field, k.prefix_len, LEFT(%[1]s, k.prefix_len), p.created_at, p.id, %[1]s
+const prefixRowsInsert = `INSERT%[4]s INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)
+	SELECT p.account_id, k.field, k.prefix_len, LEFT(%[1]s, k.prefix_len), p.created_at, p.id, %[1]s, p.storefront_id
 	FROM purchases p JOIN %[2]s k ON CHAR_LENGTH(%[1]s) >= k.prefix_len WHERE p.account_id = ? AND p.id IN %[3]s`
 
 // prefixRowsDelete deletes the prefix rows of purchases p of one account, found by

@@ -36,10 +36,11 @@ func ptr(s string) *string { return &s }
 
 // TestPrefixPaths_MatchLike imports purchases with the values above in e-mail, first
 // and last name, and checks, for prefixes drawn from them with their letter case and
-// accents changed and for random ones, that every way the plan can read a prefix filter
-// (its ordered path in purchase_prefixes, and for a long prefix also the sort from the
-// field's index) answers exactly the purchases that plain SQL's LIKE finds, in list
-// order, both ways, a few at a time by cursor; and that the API's read path does too.
+// accents changed and for random ones, that the prefix filter's ordered path in
+// purchase_prefixes (and, as a control, the list order walked with the LIKE on the
+// rows) answers exactly the purchases that plain SQL's LIKE finds, in list order, both
+// ways, a few at a time by cursor; that the API's read path does too; and that a prefix
+// with a storefront, read from the prefix rows alone, does as well.
 func TestPrefixPaths_MatchLike(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
@@ -110,12 +111,12 @@ func TestPrefixPaths_MatchLike(t *testing.T) {
 	}
 
 	fields := []struct {
-		column, sorted, ordered string
-		set                     func(*shop.PurchaseFilter, string)
+		column, ordered string
+		set             func(*shop.PurchaseFilter, string)
 	}{
-		{"buyer_email", "email sort", "email prefix", func(f *shop.PurchaseFilter, s string) { f.EmailPrefix = s }},
-		{"buyer_firstname", "first-name sort", "first-name prefix", func(f *shop.PurchaseFilter, s string) { f.FirstPrefix = s }},
-		{"buyer_lastname", "last-name sort", "last-name prefix", func(f *shop.PurchaseFilter, s string) { f.LastPrefix = s }},
+		{"buyer_email", "email prefix", func(f *shop.PurchaseFilter, s string) { f.EmailPrefix = s }},
+		{"buyer_firstname", "first-name prefix", func(f *shop.PurchaseFilter, s string) { f.FirstPrefix = s }},
+		{"buyer_lastname", "last-name prefix", func(f *shop.PurchaseFilter, s string) { f.LastPrefix = s }},
 	}
 	matched := 0
 	for _, fd := range fields {
@@ -130,11 +131,7 @@ func TestPrefixPaths_MatchLike(t *testing.T) {
 				matched += len(want)
 				f := shop.PurchaseFilter{AccountID: 1, Desc: desc}
 				fd.set(&f, prefix)
-				paths := []string{fd.ordered}
-				if utf8.RuneCountInString(prefix) > 3 {
-					paths = append(paths, fd.sorted)
-				}
-				for _, path := range paths {
+				for _, path := range []string{fd.ordered, "list"} {
 					got, err := db.PathIDs(ctx, f, path, 4)
 					if err != nil {
 						t.Fatalf("%s %q on %s: %v", fd.column, prefix, path, err)
@@ -172,6 +169,18 @@ func TestPrefixPaths_MatchLike(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("first %q and last %q on %s: got %v, want %v", first, last, path, got, want)
 			}
+		}
+	}
+	// A prefix in one storefront: the storefront is checked on the prefix rows.
+	for _, prefix := range prefixes[:40] {
+		want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND storefront_id = 10 AND buyer_lastname LIKE ? ORDER BY created_at DESC, id DESC",
+			likeLiteral(prefix)+"%")
+		got, err := db.PathIDs(ctx, shop.PurchaseFilter{AccountID: 1, Desc: true, LastPrefix: prefix, StorefrontID: 10}, "last-name prefix", 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("last %q in storefront 10: got %v, want %v", prefix, got, want)
 		}
 	}
 	// The check must have had something to find.
