@@ -36,9 +36,11 @@ func (s *Server) apiRoutes(r *gin.Engine) {
 	g.GET("/", s.api(s.ping))
 	g.GET("/openapi.json", s.api(s.openAPI))
 	g.GET("/purchases", s.api(s.listPurchases))
+	g.GET("/purchases.csv", s.api(s.exportPurchasesAPI))
 	g.GET("/purchases/:id", s.api(s.getPurchase))
 	g.POST("/purchases/:id/reactivate", s.api(s.reactivate))
 	g.GET("/storefronts/:storefront_id/subscribers", s.api(s.listSubscribers))
+	g.GET("/storefronts/:storefront_id/subscribers.csv", s.api(s.exportSubscribersAPI))
 	g.GET("/storefronts/:storefront_id/subscribers/verify", s.api(s.verifySubscriber))
 	g.GET("/storefronts/:storefront_id/subscribers/:id", s.api(s.getSubscriber))
 }

@@ -25,6 +25,8 @@ const countCap = 10_000
 // dashboardRoutes registers the signed-in pages.
 func (s *Server) dashboardRoutes(d *gin.RouterGroup) {
 	d.GET("/purchases", s.purchasesPage)
+	d.GET("/purchases.csv", s.exportPage(s.exportPurchasesPage))
+	d.GET("/storefronts/:storefront_id/subscribers.csv", s.exportPage(s.exportSubscribersPage))
 	s.purchaseRoutes(d)
 	s.subscriberRoutes(d)
 	s.passwordRoutes(d)
