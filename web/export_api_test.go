@@ -5,15 +5,24 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"runtime"
+	"sync/atomic"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"storefront/internal/mysql"
 	"storefront/internal/shop"
+	"storefront/web"
 )
 
 // exportBatch is the export batch size of the test server: small, so that the test
@@ -566,5 +575,82 @@ func TestExportPurchases_Audit(t *testing.T) {
 	// Another account sees none of it.
 	if other, _ := e.db.FindAccountActivity(context.Background(), 2, 10); len(other) != 0 {
 		t.Errorf("account 2 has %d activity entries, want none", len(other))
+	}
+}
+
+// stallingExport is the database's export, reporting its first batch and then
+// holding the request until the client has gone away.
+type stallingExport struct {
+	*mysql.DB
+	batches atomic.Int64
+	first   chan struct{}
+	done    chan error
+}
+
+func (s *stallingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
+	err := s.DB.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+		err := fn(ps)
+		if s.batches.Add(1) == 1 {
+			close(s.first)
+			<-ctx.Done()
+		}
+		return err
+	})
+	s.done <- err
+	return err
+}
+
+// TestExportPurchases_Disconnect: a client that goes away mid-stream stops the export:
+// no further batch is read, its database connection goes back to the pool, no
+// goroutine is left behind, and the activity records an incomplete file.
+func TestExportPurchases_Disconnect(t *testing.T) {
+	e := newAPI(t, 0)
+	exp := &stallingExport{DB: e.db, first: make(chan struct{}), done: make(chan error, 1)}
+	s := &web.Server{Purchases: exp, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db, Users: e.db, Admin: e.db,
+		Activity: e.db, ExportBatch: 10, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	client := &http.Client{Transport: &http.Transport{}}
+	runtime.GC()
+	before := runtime.NumGoroutine()
+
+	req, _ := http.NewRequest("GET", hs.URL+"/api/v2/purchases.csv", nil)
+	req.SetBasicAuth("demo", e.ro)
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-exp.first
+	buf := make([]byte, 512)
+	if _, err := io.ReadAtLeast(res.Body, buf, len(buf)); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	client.CloseIdleConnections()
+
+	select {
+	case err := <-exp.done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the export ended with %v, want it stopped by the client's leaving", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the export still runs 10 s after the client went away")
+	}
+	if n := exp.batches.Load(); n != 1 {
+		t.Errorf("the export read %d batches, want it to stop after the first", n)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for e.db.Stats().InUse > 0 || runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the export: %d connections in use, %d goroutines (before it: %d)", e.db.Stats().InUse, runtime.NumGoroutine(), before)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	acts, err := e.db.FindAccountActivity(context.Background(), 1, 1)
+	if err != nil || len(acts) != 1 {
+		t.Fatalf("got %v %v, want the export recorded", acts, err)
+	}
+	if !strings.Contains(acts[0].Details, `"complete":false`) || !strings.Contains(acts[0].Details, `"rows":10`) {
+		t.Errorf("got %s, want an incomplete export of the first 10 rows", acts[0].Details)
 	}
 }
