@@ -13,10 +13,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
-	"sync/atomic"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
