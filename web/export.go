@@ -14,6 +14,7 @@ import (
 
 	"storefront/internal/filter"
 	"storefront/internal/shop"
+	"storefront/templates"
 )
 
 // The CSV exports (docs/API.md#get-apiv2purchasescsv): every purchase or subscriber a
@@ -354,6 +355,31 @@ func dashboardPurchaseQuery(q url.Values) url.Values {
 		q.Set("order", "desc")
 	}
 	return q
+}
+
+// purchaseViewAsAPI returns the purchases page's current view (its query as the page
+// reads it) as CSV links of the dashboard and as the API calls that return it.
+func (s *Server) purchaseViewAsAPI(acct *shop.Account, shown url.Values, res templates.PurchaseResults) (templates.ExportLinks, templates.APIRequest) {
+	q := dashboardPurchaseQuery(shown)
+	lines := cloneValues(q)
+	lines.Set("rows", filter.RowsLineItems)
+	x := templates.ExportLinks{PerPurchase: "/purchases.csv?" + q.Encode(), PerLineItem: "/purchases.csv?" + lines.Encode()}
+	list := cloneValues(q)
+	list.Set("per_page", strconv.Itoa(dashboardPageSize))
+	curl := "curl -u " + acct.APIUsername + ":$STOREFRONT_KEY '" + s.BaseURL + "/api/v2/"
+	a := templates.APIRequest{
+		List: curl + "purchases?" + list.Encode() + "'",
+		CSV:  curl + "purchases.csv?" + q.Encode() + "' -OJ",
+	}
+	for _, d := range []struct {
+		name string
+		hint templates.Hint
+	}{{"date_min", res.DateMinHint}, {"date_max", res.DateMaxHint}} {
+		if d.hint.Text != "" && !d.hint.Error {
+			a.Dates = append(a.Dates, templates.Hint{Text: d.name + ": " + d.hint.Text})
+		}
+	}
+	return x, a
 }
 
 // exportPurchasesPage answers GET /purchases.csv: the rows the purchases page with the

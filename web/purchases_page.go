@@ -89,6 +89,7 @@ func (s *Server) purchasesPage(c *gin.Context) {
 			s.pageError(c, err)
 			return
 		}
+		res.Export, res.API = s.purchaseViewAsAPI(acct, shown, res)
 	}
 
 	if isFragment(c) {

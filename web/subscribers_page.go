@@ -176,6 +176,15 @@ func (s *Server) subscribersPage(c *gin.Context) {
 		s.pageError(c, err)
 		return
 	}
+	if serr == nil {
+		x := url.Values{}
+		for k, vs := range q {
+			if k != "cursor" && k != "before" {
+				x[k] = vs
+			}
+		}
+		res.Export.PerPurchase = cleanURL(listURL+".csv", x)
+	}
 
 	if isFragment(c) {
 		c.Header("HX-Push-Url", cleanURL(listURL, q))
