@@ -5,7 +5,7 @@ import "context"
 // ExportBatch is how many purchases or subscribers an export reads at a time, after
 // its first batch of DefaultPerPage (as many as the API's first page, so that the
 // first bytes leave as soon as a page would).
-const ExportBatch = 1000
+const ExportBatch = 999
 
 // ActionExport is the account activity of a CSV export; its details are JSON
 // {"what","filters","rows","complete"}.
