@@ -97,6 +97,17 @@ func TestDashboard_ExportCSV(t *testing.T) {
 		t.Fatalf("got %+v %v, want the export recorded as the viewer's", acts, err)
 	}
 
+	// The owner sees the exports in the account's activity; a viewer may not.
+	page := string(e.signIn(1, "owner").get("/account/activity", false).body)
+	for _, want := range []string{"Subscribers CSV (storefront 1)", "status=ACTIVE", "Line items CSV", u.email} {
+		if !strings.Contains(page, html.EscapeString(want)) {
+			t.Errorf("the activity page does not show %q", want)
+		}
+	}
+	if r := u.get("/account/activity", false); r.status != 403 {
+		t.Errorf("a viewer got %d for the account's activity, want 403", r.status)
+	}
+
 	// Bad filters: the page's own error, no file.
 	r := u.get("/purchases.csv?date_min=not+a+date", false)
 	if r.status != 400 || strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {

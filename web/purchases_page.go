@@ -27,6 +27,7 @@ func (s *Server) dashboardRoutes(d *gin.RouterGroup) {
 	d.GET("/purchases", s.purchasesPage)
 	d.GET("/purchases.csv", s.exportPage(s.exportPurchasesPage))
 	d.GET("/storefronts/:storefront_id/subscribers.csv", s.exportPage(s.exportSubscribersPage))
+	d.GET("/account/activity", s.requireOwner, s.exportPage(s.activityPage))
 	s.purchaseRoutes(d)
 	s.subscriberRoutes(d)
 	s.passwordRoutes(d)
