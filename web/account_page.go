@@ -7,9 +7,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
-	"storefront/internal/filter"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -19,17 +19,6 @@ const (
 	maxKeyNameLen   = 255
 	maxUserEmailLen = 191
 )
-
-// accountRoutes registers the owner's pages: API keys and users. The group lets only
-// owners through.
-func (s *Server) accountRoutes(d *gin.RouterGroup) {
-	d.GET("/account", s.accountPage)
-	d.POST("/account/keys", s.createKey)
-	d.POST("/account/keys/:id/revoke", s.revokeKey)
-	d.POST("/account/users", s.createUser)
-	d.POST("/account/users/:id/role", s.setUserRole)
-	d.POST("/account/users/:id/remove", s.removeUser)
-}
 
 // accountView loads both sections of the account page.
 func (s *Server) accountView(c *gin.Context) (templates.AccountView, error) {
@@ -42,20 +31,13 @@ func (s *Server) accountView(c *gin.Context) (templates.AccountView, error) {
 	return v, err
 }
 
-func (s *Server) accountLoc(c *gin.Context) *time.Location {
-	if a, err := s.account(c); err == nil {
-		return s.location(a.Timezone)
-	}
-	return time.UTC
-}
-
 func (s *Server) keysSection(c *gin.Context) (templates.KeysSection, error) {
 	k := templates.KeysSection{Scope: shop.ScopeRead}
-	keys, err := s.Admin.FindAPIKeys(c.Request.Context(), currentUser(c).AccountID)
+	keys, err := s.Admin.FindAPIKeys(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return k, err
 	}
-	loc := s.accountLoc(c)
+	loc := s.zone(c)
 	for _, key := range keys {
 		r := templates.APIKeyRow{
 			ID: key.ID, Name: key.Name, Scope: key.Scope,
@@ -88,12 +70,12 @@ func accountRoleOptions(selected string) []templates.Option {
 
 func (s *Server) usersSection(c *gin.Context) (templates.UsersSection, error) {
 	u := templates.UsersSection{Roles: accountRoleOptions(shop.RoleViewer)}
-	users, err := s.Admin.FindUsers(c.Request.Context(), currentUser(c).AccountID)
+	users, err := s.Admin.FindUsers(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return u, err
 	}
 	me := currentUser(c).ID
-	loc := s.accountLoc(c)
+	loc := s.zone(c)
 	for _, usr := range users {
 		u.Rows = append(u.Rows, templates.UserRow{
 			ID: usr.ID, Email: usr.Email, Role: usr.Role, Roles: accountRoleOptions(usr.Role), IsMe: usr.ID == me,
@@ -104,188 +86,161 @@ func (s *Server) usersSection(c *gin.Context) (templates.UsersSection, error) {
 	return u, nil
 }
 
-func (s *Server) accountPage(c *gin.Context) {
+func (s *Server) accountPage(c *gin.Context) error {
 	v, err := s.accountView(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
-	renderStatus(c, http.StatusOK, templates.Account(v))
+	return render(c, templates.Account(v))
 }
 
-// renderKeys answers a key action: the keys section for htmx (200, which htmx swaps,
-// errors included), else the whole page with the given status.
-func (s *Server) renderKeys(c *gin.Context, status int, k templates.KeysSection) {
-	if isFragment(c) {
-		renderStatus(c, http.StatusOK, templates.AccountKeys(k))
-		return
+// showKeys shows the keys section: alone for htmx, else in the whole page.
+func (s *Server) showKeys(c *gin.Context, k templates.KeysSection) func(bool) (templ.Component, error) {
+	return func(fragment bool) (templ.Component, error) {
+		if fragment {
+			return templates.AccountKeys(k), nil
+		}
+		users, err := s.usersSection(c)
+		return templates.Account(templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account"), Keys: k, Users: users}), err
 	}
-	users, err := s.usersSection(c)
-	if err != nil {
-		s.pageError(c, err)
-		return
-	}
-	renderStatus(c, status, templates.Account(templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account"), Keys: k, Users: users}))
 }
 
-// renderUsers is renderKeys for the users section.
-func (s *Server) renderUsers(c *gin.Context, status int, u templates.UsersSection) {
-	if isFragment(c) {
-		renderStatus(c, http.StatusOK, templates.AccountUsers(u))
-		return
+// showUsers is showKeys for the users section.
+func (s *Server) showUsers(c *gin.Context, u templates.UsersSection) func(bool) (templ.Component, error) {
+	return func(fragment bool) (templ.Component, error) {
+		if fragment {
+			return templates.AccountUsers(u), nil
+		}
+		keys, err := s.keysSection(c)
+		return templates.Account(templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account"), Keys: keys, Users: u}), err
 	}
-	keys, err := s.keysSection(c)
+}
+
+// show answers 200 with what fn shows: the fragment for htmx, else the page.
+func show(c *gin.Context, fn func(fragment bool) (templ.Component, error)) error {
+	comp, err := fn(isFragment(c))
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
-	renderStatus(c, status, templates.Account(templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account"), Keys: keys, Users: u}))
+	return render(c, comp)
 }
 
 // accountDone ends a successful action: htmx gets the fresh section with the notice; a
 // browser without JavaScript is sent back to the page (post/redirect/get).
-func (s *Server) accountDone(c *gin.Context, notice, anchor string, section func() error) {
-	if isFragment(c) {
-		if err := section(); err != nil {
-			s.pageError(c, err)
-		}
-		return
+func (s *Server) accountDone(c *gin.Context, notice, anchor string) error {
+	if !isFragment(c) {
+		s.flash(c, notice)
+		c.Redirect(http.StatusSeeOther, "/account#"+anchor)
+		return nil
 	}
-	s.flash(c, notice)
-	c.Redirect(http.StatusSeeOther, "/account#"+anchor)
+	if anchor == "keys" {
+		k, err := s.keysSection(c)
+		k.Notice = notice
+		return s.keep(c, err, templates.AccountKeys(k))
+	}
+	u, err := s.usersSection(c)
+	u.Notice = notice
+	return s.keep(c, err, templates.AccountUsers(u))
 }
 
-// accountTextField reads a form field as text: trimmed, valid UTF-8, at most max characters.
-func accountTextField(c *gin.Context, name, label string, max int) (string, string) {
+// keep renders comp unless err (from loading what it shows) is set.
+func (s *Server) keep(c *gin.Context, err error, comp templ.Component) error {
+	if err != nil {
+		return err
+	}
+	return render(c, comp)
+}
+
+// requiredText reads a required form field as text: trimmed, valid UTF-8, at most max
+// characters. A problem is noted in errs under the field's name; missing says what to
+// do when the field is blank.
+func requiredText(c *gin.Context, errs map[string]string, name, label string, max int, missing string) string {
 	v := strings.TrimSpace(c.PostForm(name))
 	switch {
 	case !utf8.ValidString(v):
-		return "", label + " contains characters that cannot be read."
+		v, errs[name] = "", label+" contains characters that cannot be read."
 	case utf8.RuneCountInString(v) > max:
-		return v, fmt.Sprintf("%s must have at most %d characters.", label, max)
+		errs[name] = fmt.Sprintf("%s must have at most %d characters.", label, max)
+	case v == "":
+		errs[name] = missing
 	}
-	return v, ""
+	return v
 }
 
-func (s *Server) createKey(c *gin.Context) {
+// formRefused is the error of a form whose messages stand next to its fields.
+func formRefused() *shop.Error { return shop.Errorf(shop.EInvalid, "Correct the fields marked.") }
+
+func (s *Server) createKey(c *gin.Context) error {
 	k, err := s.keysSection(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	k.Errors = map[string]string{}
-	name, msg := accountTextField(c, "name", "The name", maxKeyNameLen)
-	if msg == "" && name == "" {
-		msg = "Give the key a name, so that you know later which program uses it."
-	}
-	if msg != "" {
-		k.Errors["name"] = msg
-	}
+	name := requiredText(c, k.Errors, "name", "The name", maxKeyNameLen, "Give the key a name, so that you know later which program uses it.")
 	scope := strings.TrimSpace(c.PostForm("scope"))
 	if scope != shop.ScopeRead && scope != shop.ScopeReadWrite {
 		k.Errors["scope"] = "Choose read only or read and write."
 	}
 	k.Name, k.Scope = name, scope
-	if len(k.Errors) > 0 {
-		s.renderKeys(c, http.StatusBadRequest, k)
-		return
-	}
-	key, err := s.Admin.CreateAPIKey(c.Request.Context(), currentUser(c).AccountID, name, scope)
-	if err != nil {
-		if shop.ErrorCode(err) == shop.EInvalid && shop.ErrorParam(err) != "" {
-			k.Errors[shop.ErrorParam(err)] = shop.ErrorMessage(err)
-			s.renderKeys(c, http.StatusBadRequest, k)
-			return
+	if len(k.Errors) == 0 {
+		var key string
+		if key, err = s.Admin.CreateAPIKey(c.Request.Context(), currentAccount(c).ID, name, scope); err == nil {
+			// The page is answered directly, not redirected: the key must not be kept
+			// anywhere (not even in the session) to be shown after a redirect.
+			fresh, err := s.keysSection(c)
+			if err != nil {
+				return err
+			}
+			fresh.NewKey, fresh.NewKeyName = key, name
+			return show(c, s.showKeys(c, fresh))
 		}
-		s.pageError(c, err)
-		return
+		if shop.ErrorCode(err) != shop.EInvalid || shop.ErrorParam(err) == "" {
+			return err
+		}
+		k.Errors[shop.ErrorParam(err)] = shop.ErrorMessage(err)
 	}
-	// The page is answered directly, not redirected: the key must not be kept
-	// anywhere (not even in the session) to be shown after a redirect.
-	fresh, err := s.keysSection(c)
-	if err != nil {
-		s.pageError(c, err)
-		return
-	}
-	fresh.NewKey, fresh.NewKeyName = key, name
-	s.renderKeys(c, http.StatusOK, fresh)
+	return &formError{formRefused(), s.showKeys(c, k)}
 }
 
-// accountConfirmed reports whether a destructive action was confirmed: htmx confirms with
-// its dialog and sends confirm=yes; without JavaScript a confirmation page is shown.
-func (s *Server) accountConfirmed(c *gin.Context, heading, message, button string) bool {
-	if c.PostForm("confirm") == "yes" {
-		return true
-	}
-	renderStatus(c, http.StatusOK, templates.Confirm(templates.ConfirmView{
+// confirm shows the page that asks to confirm a destructive action without
+// JavaScript; htmx confirms with its dialog and sends confirm=yes.
+func (s *Server) confirm(c *gin.Context, heading, message, button string) error {
+	return render(c, templates.Confirm(templates.ConfirmView{
 		Chrome: s.chrome(c, heading, "account"), Heading: heading, Message: message,
 		Action: c.Request.URL.Path, Button: button, CancelURL: "/account",
 	}))
-	return false
 }
 
-func (s *Server) revokeKey(c *gin.Context) {
-	ctx := c.Request.Context()
-	id, err := pathID(c, "id")
+// confirmed reports whether a destructive action was confirmed.
+func confirmed(c *gin.Context) bool { return c.PostForm("confirm") == "yes" }
+
+func (s *Server) revokeKey(c *gin.Context) error {
+	key, _, err := pathRecord(c, "id", "API key", s.Admin.FindAPIKeys, func(k *shop.APIKeyInfo) int64 { return k.ID })
 	if err != nil {
-		s.pageError(c, err)
-		return
-	}
-	acct := currentUser(c).AccountID
-	keys, err := s.Admin.FindAPIKeys(ctx, acct)
-	if err != nil {
-		s.pageError(c, err)
-		return
-	}
-	var key *shop.APIKeyInfo
-	for _, k := range keys {
-		if k.ID == id {
-			key = k
-		}
-	}
-	if key == nil {
-		s.pageError(c, shop.Errorf(shop.ENotFound, "API key %d was not found.", id))
-		return
+		return err
 	}
 	name := key.Name
 	if name == "" {
 		name = fmt.Sprintf("Key %d", key.ID)
 	}
-	if !s.accountConfirmed(c, "Revoke the API key?", fmt.Sprintf("Programs using the key “%s” will stop working within %d seconds. This cannot be undone.", name, int(KeyCacheTTL/time.Second)), "Revoke key") {
-		return
+	if !confirmed(c) {
+		return s.confirm(c, "Revoke the API key?", fmt.Sprintf("Programs using the key “%s” will stop working within %d seconds. This cannot be undone.", name, int(KeyCacheTTL/time.Second)), "Revoke key")
 	}
-	if err := s.Admin.RevokeAPIKey(ctx, acct, id); err != nil {
-		s.pageError(c, err)
-		return
+	if err := s.Admin.RevokeAPIKey(c.Request.Context(), currentAccount(c).ID, key.ID); err != nil {
+		return err
 	}
 	// This instance refuses the key from now on; the others within KeyCacheTTL.
-	s.keys.forget(id)
-	notice := fmt.Sprintf("The key “%s” is revoked.", name)
-	s.accountDone(c, notice, "keys", func() error {
-		k, err := s.keysSection(c)
-		if err != nil {
-			return err
-		}
-		k.Notice = notice
-		renderStatus(c, http.StatusOK, templates.AccountKeys(k))
-		return nil
-	})
+	s.keys.forget(key.ID)
+	return s.accountDone(c, fmt.Sprintf("The key “%s” is revoked.", name), "keys")
 }
 
-func (s *Server) createUser(c *gin.Context) {
+func (s *Server) createUser(c *gin.Context) error {
 	u, err := s.usersSection(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	u.Errors = map[string]string{}
-	email, msg := accountTextField(c, "email", "The e-mail", maxUserEmailLen)
-	if msg == "" && email == "" {
-		msg = "Enter the new user's e-mail address."
-	}
-	if msg != "" {
-		u.Errors["email"] = msg
-	}
+	email := requiredText(c, u.Errors, "email", "The e-mail", maxUserEmailLen, "Enter the new user's e-mail address.")
 	role := strings.TrimSpace(c.PostForm("role"))
 	if !shop.ValidRole(role) {
 		u.Errors["role"] = "Choose owner, staff or viewer."
@@ -295,175 +250,108 @@ func (s *Server) createUser(c *gin.Context) {
 		u.Errors["password"] = "The password must have at least 8 characters."
 	}
 	u.Email, u.Roles = email, accountRoleOptions(role)
-	if len(u.Errors) > 0 {
-		s.renderUsers(c, http.StatusBadRequest, u)
-		return
-	}
-	if _, err := s.Admin.CreateUser(c.Request.Context(), currentUser(c).AccountID, email, role, password); err != nil {
-		if shop.ErrorCode(err) == shop.EInvalid {
-			field := shop.ErrorParam(err)
-			if field != "email" && field != "role" && field != "password" {
-				field = "email"
-			}
-			u.Errors[field] = shop.ErrorMessage(err)
-			s.renderUsers(c, http.StatusBadRequest, u)
-			return
+	if len(u.Errors) == 0 {
+		if _, err = s.Admin.CreateUser(c.Request.Context(), currentAccount(c).ID, email, role, password); err == nil {
+			return s.accountDone(c, fmt.Sprintf("%s was added as %s. Tell them their initial password.", email, role), "users")
 		}
-		s.pageError(c, err)
-		return
-	}
-	notice := fmt.Sprintf("%s was added as %s. Tell them their initial password.", email, role)
-	s.accountDone(c, notice, "users", func() error {
-		fresh, err := s.usersSection(c)
-		if err != nil {
+		if shop.ErrorCode(err) != shop.EInvalid {
 			return err
 		}
-		fresh.Notice = notice
-		renderStatus(c, http.StatusOK, templates.AccountUsers(fresh))
-		return nil
-	})
+		field := shop.ErrorParam(err)
+		if field != "email" && field != "role" && field != "password" {
+			field = "email"
+		}
+		u.Errors[field] = shop.ErrorMessage(err)
+	}
+	return &formError{formRefused(), s.showUsers(c, u)}
 }
 
 // accountTargetUser reads the user of the path: 400 when malformed, 404 when not in the
 // account. It returns the account's users too, to count owners.
 func (s *Server) accountTargetUser(c *gin.Context) (*shop.User, []*shop.User, error) {
-	id, err := filter.ParseID("id", c.Param("id"))
-	if err != nil {
-		return nil, nil, err
-	}
-	users, err := s.Admin.FindUsers(c.Request.Context(), currentUser(c).AccountID)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, u := range users {
-		if u.ID == id {
-			return u, users, nil
-		}
-	}
-	return nil, nil, shop.Errorf(shop.ENotFound, "User %d was not found.", id)
+	return pathRecord(c, "id", "User", s.Admin.FindUsers, func(u *shop.User) int64 { return u.ID })
 }
 
-// isLastOwner reports whether u is the account's only owner.
-func isLastOwner(u *shop.User, users []*shop.User) bool {
-	if u.Role != shop.RoleOwner {
-		return false
+// userRefused answers a refused user action (an EInvalid error) with the message next
+// to the user's row; any other error is answered as it is.
+func (s *Server) userRefused(c *gin.Context, userID int64, err error) error {
+	if shop.ErrorCode(err) != shop.EInvalid {
+		return err
 	}
-	for _, o := range users {
-		if o.ID != u.ID && o.Role == shop.RoleOwner {
-			return false
+	msg := shop.ErrorMessage(err)
+	return &formError{err, func(fragment bool) (templ.Component, error) {
+		u, err := s.usersSection(c)
+		if err != nil {
+			return nil, err
 		}
-	}
-	return true
-}
-
-// accountUserError answers a refused user action with the message next to the user's row.
-func (s *Server) accountUserError(c *gin.Context, userID int64, msg string) {
-	u, err := s.usersSection(c)
-	if err != nil {
-		s.pageError(c, err)
-		return
-	}
-	for i := range u.Rows {
-		if u.Rows[i].ID == userID {
-			u.Rows[i].Error = msg
+		for i := range u.Rows {
+			if u.Rows[i].ID == userID {
+				u.Rows[i].Error = msg
+			}
 		}
-	}
-	u.Error = msg
-	s.renderUsers(c, http.StatusBadRequest, u)
+		u.Error = msg
+		return s.showUsers(c, u)(fragment)
+	}}
 }
 
 // leaveAccountPage sends a user who just lost ownership (or their account) away from
 // the owner's page.
-func (s *Server) leaveAccountPage(c *gin.Context, target, notice string) {
+func (s *Server) leaveAccountPage(c *gin.Context, target, notice string) error {
 	if notice != "" {
 		s.flash(c, notice)
 	}
-	if c.GetHeader("HX-Request") == "true" {
+	if isHTMX(c) {
 		c.Header("HX-Redirect", target)
 		c.Status(http.StatusOK)
-		return
+		return nil
 	}
 	c.Redirect(http.StatusSeeOther, target)
+	return nil
 }
 
-func (s *Server) setUserRole(c *gin.Context) {
+func (s *Server) setUserRole(c *gin.Context) error {
 	target, users, err := s.accountTargetUser(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	role := strings.TrimSpace(c.PostForm("role"))
 	if !shop.ValidRole(role) {
-		s.accountUserError(c, target.ID, "Choose owner, staff or viewer.")
-		return
+		return s.userRefused(c, target.ID, shop.ParamErrorf(shop.EInvalid, "role", "Choose owner, staff or viewer."))
 	}
-	if role != shop.RoleOwner && isLastOwner(target, users) {
-		s.accountUserError(c, target.ID, fmt.Sprintf("%s is the account's only owner and must stay one. Make another user an owner first.", target.Email))
-		return
+	if err := shop.KeepAnOwner(users, target, role); err != nil {
+		return s.userRefused(c, target.ID, err)
 	}
-	if err := s.Admin.SetUserRole(c.Request.Context(), currentUser(c).AccountID, target.ID, role); err != nil {
-		if shop.ErrorCode(err) == shop.EInvalid {
-			s.accountUserError(c, target.ID, shop.ErrorMessage(err))
-			return
-		}
-		s.pageError(c, err)
-		return
+	if err := s.Admin.SetUserRole(c.Request.Context(), currentAccount(c).ID, target.ID, role); err != nil {
+		return s.userRefused(c, target.ID, err)
 	}
-	notice := fmt.Sprintf("%s is now %s.", target.Email, role)
 	if target.ID == currentUser(c).ID && role != shop.RoleOwner {
-		s.leaveAccountPage(c, "/purchases", "You are now "+role+"; only owners manage users and keys.")
-		return
+		return s.leaveAccountPage(c, "/purchases", "You are now "+role+"; only owners manage users and keys.")
 	}
-	s.accountDone(c, notice, "users", func() error {
-		fresh, err := s.usersSection(c)
-		if err != nil {
-			return err
-		}
-		fresh.Notice = notice
-		renderStatus(c, http.StatusOK, templates.AccountUsers(fresh))
-		return nil
-	})
+	return s.accountDone(c, fmt.Sprintf("%s is now %s.", target.Email, role), "users")
 }
 
-func (s *Server) removeUser(c *gin.Context) {
+func (s *Server) removeUser(c *gin.Context) error {
 	target, users, err := s.accountTargetUser(c)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
-	if isLastOwner(target, users) {
-		s.accountUserError(c, target.ID, fmt.Sprintf("%s is the account's only owner and cannot be removed. Make another user an owner first.", target.Email))
-		return
+	if err := shop.KeepAnOwner(users, target, ""); err != nil {
+		return s.userRefused(c, target.ID, err)
 	}
 	self := target.ID == currentUser(c).ID
-	message := fmt.Sprintf("%s will be signed out at once and can no longer sign in.", target.Email)
-	if self {
-		message = "You are removing yourself: you will be signed out at once and can no longer sign in."
-	}
-	if !s.accountConfirmed(c, "Remove the user?", message, "Remove user") {
-		return
-	}
-	if err := s.Admin.DeleteUser(c.Request.Context(), currentUser(c).AccountID, target.ID); err != nil {
-		if shop.ErrorCode(err) == shop.EInvalid {
-			s.accountUserError(c, target.ID, shop.ErrorMessage(err))
-			return
+	if !confirmed(c) {
+		message := fmt.Sprintf("%s will be signed out at once and can no longer sign in.", target.Email)
+		if self {
+			message = "You are removing yourself: you will be signed out at once and can no longer sign in."
 		}
-		s.pageError(c, err)
-		return
+		return s.confirm(c, "Remove the user?", message, "Remove user")
+	}
+	if err := s.Admin.DeleteUser(c.Request.Context(), currentAccount(c).ID, target.ID); err != nil {
+		return s.userRefused(c, target.ID, err)
 	}
 	if self {
 		// The user's sessions went with them.
-		s.leaveAccountPage(c, "/login", "")
-		return
+		return s.leaveAccountPage(c, "/login", "")
 	}
-	notice := fmt.Sprintf("%s was removed.", target.Email)
-	s.accountDone(c, notice, "users", func() error {
-		fresh, err := s.usersSection(c)
-		if err != nil {
-			return err
-		}
-		fresh.Notice = notice
-		renderStatus(c, http.StatusOK, templates.AccountUsers(fresh))
-		return nil
-	})
+	return s.accountDone(c, fmt.Sprintf("%s was removed.", target.Email), "users")
 }

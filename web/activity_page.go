@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -18,10 +17,7 @@ const activityPageSize = 100
 // activityPage shows the account's latest exports: who, what, with which filters, how
 // many rows.
 func (s *Server) activityPage(c *gin.Context) error {
-	acct, err := s.account(c)
-	if err != nil {
-		return err
-	}
+	acct := currentAccount(c)
 	v := templates.ActivityView{Chrome: s.chrome(c, "Account activity", "account")}
 	if s.Activity != nil {
 		acts, err := s.Activity.FindAccountActivity(c.Request.Context(), acct.ID, activityPageSize)
@@ -33,8 +29,7 @@ func (s *Server) activityPage(c *gin.Context) error {
 			v.Rows = append(v.Rows, activityRow(a, loc))
 		}
 	}
-	renderStatus(c, http.StatusOK, templates.Activity(v))
-	return nil
+	return render(c, templates.Activity(v))
 }
 
 func activityRow(a shop.Activity, loc *time.Location) templates.ActivityRow {

@@ -113,6 +113,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 		t.Fatal(err)
 	}
 	sender := mail.NewSender(db, transport, mail.SenderOptions{Now: e.clock.now, PollInterval: 20 * time.Millisecond})
+	db.EmailQueued = sender.Kick
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = sender.Run(sctx) }()
@@ -120,7 +121,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	e.keys = &countingKeys{DB: db}
 	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: e.keys, Accounts: db, Users: db, Admin: db,
 		Activity: db, ExportBatch: exportBatch,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now, OnEmailQueued: sender.Kick,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
 		SignInStore: db}
 	e.server = s
 	e.handler = s.Handler()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -20,16 +19,12 @@ import (
 // the page shows, keeping the order of its objects' keys, and turned into a view model.
 
 // apiDocs serves GET /docs/api: the API reference, rendered from openapi.json.
-func (s *Server) apiDocs(c *gin.Context) {
+func (s *Server) apiDocs(c *gin.Context) error {
 	v, err := apiDocsView()
 	if err != nil {
-		if s.Logger != nil {
-			s.Logger.Error("api docs", "request_id", c.GetString(ctxRequestID), "err", err)
-		}
-		c.String(http.StatusInternalServerError, "The API reference cannot be shown.\n")
-		return
+		return fmt.Errorf("api docs: %w", err)
 	}
-	renderStatus(c, http.StatusOK, templates.APIDocs(s.chrome(c, "API reference", "docs"), v))
+	return render(c, templates.APIDocs(s.chrome(c, "API reference", "docs"), v))
 }
 
 // apiDocsView builds the view model once: the document is embedded and never changes.

@@ -77,11 +77,11 @@ func (s *Server) apiGate(c *gin.Context) {
 		return
 	}
 	if len(c.Request.URL.RawQuery) > MaxQueryBytes {
-		s.abortAPI(c, &statusError{shop.Errorf(shop.ETooLarge, "The query string is longer than %d bytes.", MaxQueryBytes), http.StatusRequestURITooLong})
+		s.abort(c, &statusError{shop.Errorf(shop.ETooLarge, "The query string is longer than %d bytes.", MaxQueryBytes), http.StatusRequestURITooLong})
 		return
 	}
 	if c.Request.ContentLength > MaxBodyBytes {
-		s.abortAPI(c, &statusError{shop.Errorf(shop.ETooLarge, "The request body is larger than %d bytes.", MaxBodyBytes), http.StatusRequestEntityTooLarge})
+		s.abort(c, tooLarge("request body"))
 		return
 	}
 	// A body sent without Content-Length (chunked) is read here, within the limit, so
@@ -89,11 +89,11 @@ func (s *Server) apiGate(c *gin.Context) {
 	if c.Request.Body != nil && c.Request.Body != http.NoBody {
 		body, err := io.ReadAll(io.LimitReader(c.Request.Body, MaxBodyBytes+1))
 		if err != nil {
-			s.abortAPI(c, shop.Errorf(shop.EInvalid, "The request body could not be read."))
+			s.abort(c, shop.Errorf(shop.EInvalid, "The request body could not be read."))
 			return
 		}
 		if len(body) > MaxBodyBytes {
-			s.abortAPI(c, &statusError{shop.Errorf(shop.ETooLarge, "The request body is larger than %d bytes.", MaxBodyBytes), http.StatusRequestEntityTooLarge})
+			s.abort(c, tooLarge("request body"))
 			return
 		}
 		c.Request.Body = io.NopCloser(bytes.NewReader(body))
@@ -101,7 +101,7 @@ func (s *Server) apiGate(c *gin.Context) {
 
 	key, err := s.authenticate(c.Request.Context(), c.Request)
 	if err != nil {
-		s.abortAPI(c, err)
+		s.abort(c, err)
 		return
 	}
 	c.Set(ctxAPIKey, key)
@@ -115,7 +115,7 @@ func (s *Server) apiGate(c *gin.Context) {
 		c.Header("RateLimit-Reset", strconv.Itoa(d.reset))
 		if !d.ok {
 			c.Header("Retry-After", strconv.Itoa(d.retryAfter))
-			s.abortAPI(c, shop.Errorf(shop.ERateLimited, "Too many requests: this key may make %d a minute. Try again in %d s.", d.limit, d.retryAfter))
+			s.abort(c, shop.Errorf(shop.ERateLimited, "Too many requests: this key may make %d a minute. Try again in %d s.", d.limit, d.retryAfter))
 			return
 		}
 	}
@@ -136,11 +136,6 @@ func (s *Server) recordKeyUse(ctx context.Context, key *shop.APIKey) {
 			s.Logger.Warn("record API key use", "key", key.ID, "err", err)
 		}
 	})
-}
-
-func (s *Server) abortAPI(c *gin.Context, err error) {
-	s.writeAPIError(c, err)
-	c.Abort()
 }
 
 // authenticate reads HTTP Basic api_username:KEY or Bearer KEY
@@ -207,3 +202,22 @@ func isMaxBytes(err error) bool {
 	var mbe *http.MaxBytesError
 	return errors.As(err, &mbe)
 }
+
+// contentSecurityPolicy allows only the dashboard's own files: no inline script or
+// style, no framing.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+
+// securityHeaders sets the headers every answer carries.
+func securityHeaders(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	if !isAPI(c.Request.URL.Path) {
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Frame-Options", "DENY")
+	}
+	c.Next()
+}
+
+// sessionStore makes the cookie store: the cookie holds only a signed, encrypted

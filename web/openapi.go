@@ -19,6 +19,6 @@ func (s *Server) openAPI(c *gin.Context) error {
 	if err := noParams(c); err != nil {
 		return err
 	}
-	c.Data(http.StatusOK, "application/json; charset=utf-8", openAPIDoc)
+	c.Data(http.StatusOK, jsonType, openAPIDoc)
 	return nil
 }

@@ -205,12 +205,12 @@ var queryParams = map[string][]string{
 	"GET /purchases.csv":                                  filter.PurchaseExportParams,
 	"GET /storefronts/{storefront_id}/subscribers.csv":    filter.SubscriberExportParams,
 	"GET /storefronts/{storefront_id}/subscribers/verify": filter.VerifyParams,
-	"POST /purchases/{id}/reactivate":                     reactivateParams,
+	"POST /purchases/{id}/reactivate":                     filter.ReactivateParamNames,
 }
 
 // bodyParams gives the body fields an operation's parser accepts.
 var bodyParams = map[string][]string{
-	"POST /purchases/{id}/reactivate": reactivateParams,
+	"POST /purchases/{id}/reactivate": filter.ReactivateParamNames,
 }
 
 var placeholder = regexp.MustCompile(`\{([^}]+)\}`)

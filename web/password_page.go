@@ -3,9 +3,9 @@ package web
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/http"
 
+	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/shop"
@@ -30,107 +30,96 @@ const (
 // passwordChanged is the notice after a successful change.
 const passwordChanged = "Password changed; other sessions were signed out."
 
-// passwordRoutes registers the password change, open to every signed-in user.
-func (s *Server) passwordRoutes(d *gin.RouterGroup) {
-	d.GET("/account/password", s.passwordPage)
-	d.POST("/account/password", s.changePassword)
-}
-
-func (s *Server) passwordPage(c *gin.Context) {
-	renderStatus(c, http.StatusOK, templates.Password(templates.PasswordView{Chrome: s.chrome(c, "Change your password", "")}))
+func (s *Server) passwordPage(c *gin.Context) error {
+	return render(c, templates.Password(templates.PasswordView{Chrome: s.chrome(c, "Change your password", "")}))
 }
 
 // changePassword checks the form, changes the password, signs every other session of
 // the user out and renews the current one (a new session id), then shows the page
 // again with a notice (post/redirect/get). Problems are shown next to their field.
-func (s *Server) changePassword(c *gin.Context) {
+func (s *Server) changePassword(c *gin.Context) error {
+	ctx := c.Request.Context()
 	user := currentUser(c)
 	pc, ok := s.Users.(passwordChanger)
 	if !ok {
-		s.pageError(c, shop.Errorf(shop.ENotFound, "Passwords cannot be changed here."))
-		return
+		return shop.Errorf(shop.ENotFound, "Passwords cannot be changed here.")
 	}
-	if c.Request.ContentLength > MaxBodyBytes {
-		s.pageError(c, &statusError{shop.Errorf(shop.ETooLarge, "The form is larger than %d bytes.", MaxBodyBytes), http.StatusRequestEntityTooLarge})
-		return
-	}
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
-	if err := c.Request.ParseForm(); err != nil {
-		if isMaxBytes(err) {
-			s.pageError(c, &statusError{shop.Errorf(shop.ETooLarge, "The form is larger than %d bytes.", MaxBodyBytes), http.StatusRequestEntityTooLarge})
-			return
-		}
-		s.pageError(c, shop.Errorf(shop.EInvalid, "The form could not be read."))
-		return
+	if err := readForm(c); err != nil {
+		return err
 	}
 	current := c.Request.PostForm.Get("current_password")
 	next := c.Request.PostForm.Get("new_password")
 	confirm := c.Request.PostForm.Get("confirm_password")
 
-	v := templates.PasswordView{Errors: map[string]string{}}
-	render := func(status int) {
-		v.Chrome = s.chrome(c, "Change your password", "")
-		renderStatus(c, status, templates.Password(v))
+	errs := map[string]string{}
+	refuse := func(code string) error {
+		return &formError{shop.Errorf(code, "The password was not changed."), func(bool) (templ.Component, error) {
+			return templates.Password(templates.PasswordView{Chrome: s.chrome(c, "Change your password", ""), Errors: errs}), nil
+		}}
 	}
 	// A wrong current password counts as a failed sign-in: a session left open on a
 	// shared computer must not become a way to guess the password.
 	ip := clientIP(c.Request)
-	wait, err := s.throttle.wait(c.Request.Context(), ip, user.Email)
+	wait, err := s.throttle.wait(ctx, ip, user.Email)
 	if err != nil {
-		s.pageError(c, err)
-		return
+		return err
 	}
 	if wait > 0 {
-		secs := int(math.Ceil(wait.Seconds()))
-		v.Errors["current_password"] = fmt.Sprintf("Too many wrong passwords. Try again in %d seconds.", secs)
-		c.Header("Retry-After", fmt.Sprint(secs))
-		render(http.StatusTooManyRequests)
-		return
+		errs["current_password"] = fmt.Sprintf("Too many wrong passwords. Try again in %d seconds.", retryAfter(c, wait))
+		return refuse(shop.ERateLimited)
 	}
 	switch {
 	case current == "":
-		v.Errors["current_password"] = "Enter your current password."
+		errs["current_password"] = "Enter your current password."
 	case len(current) > maxPasswordBytes:
-		v.Errors["current_password"] = "The current password is not right."
+		errs["current_password"] = "The current password is not right."
 	}
 	switch {
 	case len(next) < minPasswordBytes:
-		v.Errors["new_password"] = fmt.Sprintf("The new password must have at least %d characters.", minPasswordBytes)
+		errs["new_password"] = fmt.Sprintf("The new password must have at least %d characters.", minPasswordBytes)
 	case len(next) > maxPasswordBytes:
-		v.Errors["new_password"] = fmt.Sprintf("The new password must have at most %d bytes.", maxPasswordBytes)
+		errs["new_password"] = fmt.Sprintf("The new password must have at most %d bytes.", maxPasswordBytes)
 	case next != confirm:
-		v.Errors["confirm_password"] = "The two new passwords are not the same."
+		errs["confirm_password"] = "The two new passwords are not the same."
 	}
-	if len(v.Errors) > 0 {
-		render(http.StatusBadRequest)
-		return
+	if len(errs) > 0 {
+		return refuse(shop.EInvalid)
 	}
 
-	token, err := pc.ChangePassword(c.Request.Context(), user.ID, current, next)
+	token, err := pc.ChangePassword(ctx, user.ID, current, next)
 	if err != nil {
 		field := shop.ErrorParam(err)
 		if shop.ErrorCode(err) != shop.EInvalid || (field != "current_password" && field != "new_password") {
-			s.pageError(c, err)
-			return
+			return err
 		}
 		if field == "current_password" {
-			if err := s.throttle.fail(c.Request.Context(), ip, user.Email); err != nil {
-				s.pageError(c, err)
-				return
+			if err := s.throttle.fail(ctx, ip, user.Email); err != nil {
+				return err
 			}
 		}
-		v.Errors[field] = shop.ErrorMessage(err)
-		render(http.StatusBadRequest)
-		return
+		errs[field] = shop.ErrorMessage(err)
+		return refuse(shop.EInvalid)
 	}
 	// Every session of the user ended with the change, this one too: it goes on
 	// under the new token, in a new cookie.
-	sess, _ := s.store.New(c.Request, sessionName)
-	sess.Values[sessionToken] = token
-	sess.Values[sessionFlash] = passwordChanged
-	if err := sess.Save(c.Request, c.Writer); err != nil {
-		s.pageError(c, err)
-		return
+	if err := s.startSession(c, token, passwordChanged); err != nil {
+		return err
 	}
 	c.Redirect(http.StatusSeeOther, "/account/password")
+	return nil
+}
+
+// readForm reads a dashboard form's body, at most MaxBodyBytes.
+func readForm(c *gin.Context) error {
+	if c.Request.ContentLength > MaxBodyBytes {
+		return tooLarge("form")
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
+	if err := c.Request.ParseForm(); err != nil {
+		if isMaxBytes(err) {
+			return tooLarge("form")
+		}
+		return shop.Errorf(shop.EInvalid, "The form could not be read.")
+	}
+	return nil
 }

@@ -3,13 +3,13 @@
 package web
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
-
 	"github.com/gorilla/sessions"
 
 	"storefront/internal/shop"
@@ -36,8 +36,6 @@ type Server struct {
 	RateLimit int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// OnEmailQueued is called after a reactivation queued an e-mail, to wake the sender.
-	OnEmailQueued func()
 	// SessionKey signs and encrypts session cookies; nil means one made per run.
 	SessionKey []byte
 	// RateStore, when set, is the per-key bucket every instance shares, so that a key's
@@ -113,20 +111,10 @@ func (s *Server) engine() *gin.Engine {
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.Use(requestID, securityHeaders, s.recovery, s.apiGate, s.loadUser)
-	r.NoRoute(s.noRoute)
-	r.NoMethod(s.noMethod)
+	r.NoRoute(s.handle(s.noRoute))
+	r.NoMethod(s.handle(s.noMethod))
 
-	s.apiRoutes(r)
-	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
-	r.GET("/static/*path", staticFiles())
-	r.GET("/favicon.ico", favicon)
-	r.GET("/login", s.loginPage)
-	r.POST("/login", s.login)
-	r.POST("/logout", s.logout)
-	d := r.Group("/", s.requireUser)
-	d.GET("/", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, "/purchases") })
-	d.GET("/docs/api", s.apiDocs)
-	s.dashboardRoutes(d)
+	s.routes(r)
 	return r
 }
 
@@ -137,30 +125,19 @@ func (s *Server) recovery(c *gin.Context) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.Logger.Error("panic", "request_id", c.GetString(ctxRequestID), "path", c.Request.URL.Path, "panic", v)
-			if isAPI(c.Request.URL.Path) {
-				s.writeAPIError(c, shop.Errorf(shop.EInternal, "An internal error occurred."))
-			} else {
-				c.String(http.StatusInternalServerError, "Something went wrong. The request id is %s.\n", c.GetString(ctxRequestID))
-			}
-			c.Abort()
+			s.abort(c, fmt.Errorf("panic: %v", v))
 		}
 	}()
 	c.Next()
 }
 
-func (s *Server) noRoute(c *gin.Context) {
+func (s *Server) noRoute(c *gin.Context) error {
 	if isAPI(c.Request.URL.Path) {
-		s.writeAPIError(c, shop.Errorf(shop.ENotFound, "There is no %s %s in this API.", c.Request.Method, c.Request.URL.Path))
-		return
+		return shop.Errorf(shop.ENotFound, "There is no %s %s in this API.", c.Request.Method, c.Request.URL.Path)
 	}
-	s.pageError(c, shop.Errorf(shop.ENotFound, "There is no such page."))
+	return shop.Errorf(shop.ENotFound, "There is no such page.")
 }
 
-func (s *Server) noMethod(c *gin.Context) {
-	if isAPI(c.Request.URL.Path) {
-		s.writeAPIError(c, shop.Errorf(shop.EMethodNotAllowed, "%s does not answer %s; see the Allow header.", c.Request.URL.Path, c.Request.Method))
-		return
-	}
-	c.String(http.StatusMethodNotAllowed, "Method not allowed.\n")
+func (s *Server) noMethod(c *gin.Context) error {
+	return shop.Errorf(shop.EMethodNotAllowed, "%s does not answer %s; see the Allow header.", c.Request.URL.Path, c.Request.Method)
 }

@@ -139,26 +139,23 @@ func (db *DB) DeleteUser(ctx context.Context, accountID, userID int64) error {
 // ("" for removal). It locks the account's users, so that two owners demoting each
 // other at once cannot both succeed.
 func keepAnOwner(ctx context.Context, tx *sql.Tx, accountID, userID int64, newRole string) error {
-	owners, targetIsOwner := 0, false
+	var users []*shop.User
+	var target *shop.User
 	err := eachRow(ctx, tx, "SELECT id, role FROM users WHERE account_id = ? FOR UPDATE", []any{accountID}, func(rows *sql.Rows) error {
-		var id int64
-		var role string
-		if err := rows.Scan(&id, &role); err != nil {
+		u := &shop.User{AccountID: accountID}
+		if err := rows.Scan(&u.ID, &u.Role); err != nil {
 			return err
 		}
-		if role == shop.RoleOwner {
-			owners++
-			targetIsOwner = targetIsOwner || id == userID
+		users = append(users, u)
+		if u.ID == userID {
+			target = u
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || target == nil {
 		return err
 	}
-	if targetIsOwner && newRole != shop.RoleOwner && owners == 1 {
-		return shop.ParamErrorf(shop.EInvalid, "role", "The account's only owner must stay one; make another user an owner first.")
-	}
-	return nil
+	return shop.KeepAnOwner(users, target, newRole)
 }
 
 // FindAPIKeys returns the account's keys, newest first.

@@ -83,3 +83,25 @@ type SignInThrottleStore interface {
 	// ClearSignInFailures forgets the failures of key.
 	ClearSignInFailures(ctx context.Context, key string) error
 }
+
+// KeepAnOwner returns an EInvalid error when giving target the role newRole ("" to
+// remove the user) would leave the account, whose users are given, without an owner:
+// the last owner stays an owner.
+func KeepAnOwner(users []*User, target *User, newRole string) error {
+	if target.Role != RoleOwner || newRole == RoleOwner {
+		return nil
+	}
+	for _, u := range users {
+		if u.ID != target.ID && u.Role == RoleOwner {
+			return nil
+		}
+	}
+	who := target.Email
+	if who == "" {
+		who = "This user"
+	}
+	if newRole == "" {
+		return ParamErrorf(EInvalid, "role", "%s is the account's only owner and cannot be removed. Make another user an owner first.", who)
+	}
+	return ParamErrorf(EInvalid, "role", "%s is the account's only owner and must stay one. Make another user an owner first.", who)
+}

@@ -1,0 +1,38 @@
+package web
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/gin-gonic/gin"
+)
+
+// render answers 200 with a component: a page, or the fragment an htmx request asks for.
+func render(c *gin.Context, comp templ.Component) error {
+	return write(c, http.StatusOK, comp)
+}
+
+// write renders a component into a buffer first, then writes the status and the body,
+// so that an error never leaves a half-written page. Pages vary by HX-Request (page or
+// fragment).
+func write(c *gin.Context, status int, comp templ.Component) error {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Request.Context(), &buf); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	c.Header("Vary", "HX-Request")
+	c.Header("Cache-Control", "no-store")
+	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+	return nil
+}
+
+// isFragment reports whether an htmx request asks for a fragment (and not for a
+// whole page to restore history).
+func isFragment(c *gin.Context) bool {
+	return isHTMX(c) && c.GetHeader("HX-History-Restore-Request") != "true"
+}
+
+// isHTMX reports whether htmx sent the request.
+func isHTMX(c *gin.Context) bool { return c.GetHeader("HX-Request") == "true" }
