@@ -56,14 +56,27 @@ type exportJob struct {
 // batch, flushed as it is written.
 type csvStream struct {
 	c       *gin.Context
+	rc      *http.ResponseController
 	job     *exportJob
 	w       *csv.Writer
 	started bool
 	rows    int64
 }
 
+// exportWriteWindow is how long a batch of an export may take to reach the client: an
+// export lasts as long as its rows take, so the server's whole-request timeouts give
+// way to this one, renewed at every batch. A client that reads nothing for this long
+// is dropped.
+const exportWriteWindow = time.Minute
+
 func newCSVStream(c *gin.Context, job *exportJob) *csvStream {
-	return &csvStream{c: c, job: job}
+	st := &csvStream{c: c, rc: http.NewResponseController(c.Writer), job: job}
+	// A GET has no body left to read: the server's read timeout, counted from the
+	// request's start, would otherwise end a long export (the connection's pending
+	// read fails and cancels the request). Servers without deadlines (tests) say so.
+	_ = st.rc.SetReadDeadline(time.Time{})
+	_ = st.rc.SetWriteDeadline(time.Now().Add(exportWriteWindow))
+	return st
 }
 
 func (st *csvStream) start() error {
@@ -93,6 +106,7 @@ func (st *csvStream) flush() error {
 		return err
 	}
 	st.c.Writer.Flush()
+	_ = st.rc.SetWriteDeadline(time.Now().Add(exportWriteWindow))
 	return nil
 }
 

@@ -654,3 +654,48 @@ func TestExportPurchases_Disconnect(t *testing.T) {
 		t.Errorf("got %s, want an incomplete export of the first 10 rows", acts[0].Details)
 	}
 }
+
+// slowExport is the database's export, pausing before each batch as a long export's
+// reads add up.
+type slowExport struct {
+	*mysql.DB
+	pause time.Duration
+}
+
+func (s slowExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
+	return s.DB.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+		time.Sleep(s.pause)
+		return fn(ps)
+	})
+}
+
+// TestExportPurchases_OutlastsServerTimeouts: an export lasts as long as its rows take,
+// beyond the server's read and write timeouts for ordinary requests.
+func TestExportPurchases_OutlastsServerTimeouts(t *testing.T) {
+	e := newAPI(t, 0)
+	s := &web.Server{Purchases: slowExport{e.db, 50 * time.Millisecond}, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db,
+		Users: e.db, Admin: e.db, ExportBatch: 20, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	hs := httptest.NewUnstartedServer(s.Handler())
+	hs.Config.ReadTimeout, hs.Config.WriteTimeout = 300*time.Millisecond, 300*time.Millisecond
+	hs.Start()
+	defer hs.Close()
+	req, _ := http.NewRequest("GET", hs.URL+"/api/v2/purchases.csv", nil)
+	req.SetBasicAuth("demo", e.ro)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("the export broke off after %d bytes: %v", len(body), err)
+	}
+	_, recs := readCSV(t, body)
+	var want int
+	if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = 1").Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != want {
+		t.Fatalf("got %d rows, want all %d purchases", len(recs), want)
+	}
+}
