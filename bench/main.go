@@ -8,7 +8,10 @@
 //   - GET /api/v2/purchases/:id requests/s beside a bare Gin handler serving the same
 //     bytes from memory;
 //   - the dashboard's purchases fragment (an htmx request);
-//   - import and seed rates, and the server's peak resident memory.
+//   - import and seed rates, and the server's peak resident memory;
+//   - GET /api/v2/purchases.csv of every purchase of the bench account (per purchase and
+//     per line item) and of a filtered set: rows/s, the server's resident memory during
+//     the export, and the time to the first byte beside that of the first JSON page.
 //
 // It builds and starts the real server (cmd/storefront) on a loopback port against the
 // bench database, which it seeds first when it is missing or too small. Progress goes
@@ -79,14 +82,14 @@ func main() {
 	flag.IntVar(&o.importN, "import", 100_000, "purchases in the import file")
 	flag.IntVar(&o.seedN, "seed", 100_000, "purchases of the seed-rate run (a tenth as many subscribers)")
 	flag.BoolVar(&o.keep, "keep", false, "leave the server running at the end (for pprof or a look)")
-	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table) or sweep (the shape sweep); both when empty")
+	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep) or export (the CSV exports); all when empty")
 	flag.DurationVar(&o.sweepDur, "sweep-duration", time.Second, "length of each measured run of the shape sweep")
 	flag.Parse()
-	if o.only != "" && o.only != "table" && o.only != "sweep" {
-		fmt.Fprintln(os.Stderr, "bench: -only must be table or sweep")
+	if o.only != "" && o.only != "table" && o.only != "sweep" && o.only != "export" {
+		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep or export")
 		os.Exit(2)
 	}
-	if o.only == "sweep" {
+	if o.only == "sweep" || o.only == "export" {
 		o.rates = false
 	}
 	o.cases = regexp.MustCompile(cases)
@@ -224,31 +227,41 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer bdb.Close()
-	if o.only != "sweep" {
+	if o.only == "" || o.only == "table" {
 		if err := measureTable(ctx, o, rep, client, base, apiHeader, bdb, dir, email, password); err != nil {
 			return err
 		}
 	}
 	var sw *sweepReport
-	if o.only != "table" {
+	if o.only == "" || o.only == "sweep" {
 		if sw, err = runSweep(ctx, o, client, base, apiHeader, bdb); err != nil {
 			return err
 		}
 	}
 
 	rep.peakRSS, rep.hwm = rss.Stop()
+	// The exports come last, with memory sampled during each alone.
+	var exports []exportRow
+	if o.only == "" || o.only == "export" {
+		if exports, err = measureExports(ctx, o, base, apiHeader, bdb, srv.cmd.Process.Pid); err != nil {
+			return err
+		}
+	}
 	rep.load5 = loadavg()
 	if o.keep {
 		logf("server left running at %s (pid %d); interrupt to stop", base, srv.cmd.Process.Pid)
 		<-ctx.Done()
 	}
-	if o.only == "sweep" {
+	if o.only == "sweep" || o.only == "export" {
 		printHeader(os.Stdout, rep, o)
 	} else {
 		printReport(os.Stdout, rep, o)
 	}
 	if sw != nil {
 		printSweep(os.Stdout, sw)
+	}
+	if exports != nil {
+		printExports(os.Stdout, exports)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 // printHeader writes the line that says when, where and on what the bench ran.
 func printHeader(w io.Writer, r *report, o options) {
 	runs := fmt.Sprintf("; %s per load run, bare SQL %s per page", o.dur, o.sqlDur)
-	if o.only == "sweep" {
+	if o.only == "sweep" || o.only == "export" {
 		runs = ""
 	}
 	fmt.Fprintf(w, "Storefront bench, %s: %s CPUs, %s; code %s; %d purchases in %s%s; load average at start %s, at end %s.\n",

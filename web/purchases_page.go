@@ -74,6 +74,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	if err := s.fillPurchaseResults(c, &res, f, q, backwards, loc); err != nil {
 		return err
 	}
+	res.Export, res.API = s.purchaseViewAsAPI(acct, shown, res)
 	comp, err := show(isFragment(c))
 	if err != nil {
 		return err

@@ -25,6 +25,10 @@ type Server struct {
 	Accounts    shop.AccountService
 	Users       shop.UserService
 	Admin       shop.AdminService
+	// Activity records the account's exports; nil records nothing.
+	Activity shop.AccountActivityService
+	// ExportBatch is how many rows an export reads at a time; 0 means shop.ExportBatch.
+	ExportBatch int
 	Logger      *slog.Logger
 	// BaseURL is the public URL, for links.
 	BaseURL string

@@ -89,6 +89,14 @@ func (s *Server) subscribersPage(c *gin.Context) error {
 	if err := s.fillSubscriberResults(c, &res, sf, f, backwards, q, loc); err != nil {
 		return err
 	}
+	// The Export CSV menu: the same search, every page of it.
+	x := url.Values{}
+	for k, vs := range q {
+		if k != "cursor" && k != "before" {
+			x[k] = vs
+		}
+	}
+	res.Export.PerPurchase = cleanURL(listURL+".csv", x)
 	comp, err := show(isFragment(c))
 	if err != nil {
 		return err
