@@ -29,6 +29,10 @@ type DB struct {
 	BaseURL string
 }
 
+// SQLDriver is the database/sql driver that Open uses: go-sql-driver/mysql, or a
+// recording wrapper around it that the tests register (internal/dbtest).
+var SQLDriver = "mysql"
+
 // NormalizeDSN adds the settings the program relies on to a go-sql-driver DSN:
 // parseTime, UTC for DATETIME values, utf8mb4 with a case- and accent-insensitive
 // collation, and a UTC session time zone.
@@ -57,7 +61,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	sqlDB, err := sql.Open("mysql", norm)
+	sqlDB, err := sql.Open(SQLDriver, norm)
 	if err != nil {
 		return nil, err
 	}
