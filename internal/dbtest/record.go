@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,12 +79,26 @@ func (r *recorder) record(query string, args []driver.NamedValue) {
 	_, _ = r.f.Write(append(line, '\n'))
 }
 
+// backgroundWork are the data layer's methods that only background jobs call (the
+// e-mail sender and the PAST_DUE sweeper); what they send is recorded as background
+// even when a test calls them itself.
+var backgroundWork = []string{
+	"storefront/internal/mysql.(*DB).ClaimEmails",
+	"storefront/internal/mysql.(*DB).MarkEmailSent",
+	"storefront/internal/mysql.(*DB).RetryEmail",
+	"storefront/internal/mysql.(*DB).FailEmail",
+	"storefront/internal/mysql.(*DB).ReleaseEmail",
+	"storefront/internal/mysql.(*DB).HurryEmails",
+	"storefront/internal/mysql.(*DB).ClosePastDue",
+}
+
 // classify reads the caller's stack.
 func classify() (kind, origin string) {
 	pcs := make([]uintptr, 128)
 	n := runtime.Callers(3, pcs)
 	frames := runtime.CallersFrames(pcs[:n])
 	request := false
+	job := ""
 	var inner, outer runtime.Frame
 	for {
 		f, more := frames.Next()
@@ -92,6 +107,8 @@ func classify() (kind, origin string) {
 			request = true
 		case strings.Contains(f.Function, "storefront/internal/mysql.(*DB).Migrate"):
 			return "", ""
+		case slices.Contains(backgroundWork, f.Function):
+			job = f.Function
 		case strings.HasPrefix(f.Function, "storefront/") && !strings.HasPrefix(f.Function, "storefront/internal/dbtest."):
 			if inner.Function == "" {
 				inner = f
@@ -104,6 +121,9 @@ func classify() (kind, origin string) {
 	}
 	if request {
 		return "request", trimFunc(inner.Function)
+	}
+	if job != "" {
+		return "background", trimFunc(job)
 	}
 	if outer.Function == "" || strings.HasSuffix(outer.File, "_test.go") {
 		return "", ""

@@ -44,7 +44,9 @@ type statement struct {
 	Origin string `json:"origin"`
 }
 
-// shape is the statements of one text once argument lists are folded.
+// shape is the statements of one text once argument lists are folded, sent on the
+// request path or in the background (a text sent both ways is two shapes, each planned
+// with arguments of its own kind: an import's insert spans accounts, a request's not).
 type shape struct {
 	text    string
 	example string
@@ -205,12 +207,13 @@ func readShapes(files []string) ([]*shape, error) {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 			text := shapeOf(st.Query)
-			s := byText[text]
+			request := st.Kind == "request"
+			key := st.Kind + "\x00" + text
+			s := byText[key]
 			if s == nil {
-				s = &shape{text: text, example: st.SQL, origins: map[string]bool{}}
-				byText[text] = s
+				s = &shape{text: text, example: st.SQL, request: request, origins: map[string]bool{}}
+				byText[key] = s
 			}
-			s.request = s.request || st.Kind == "request"
 			s.origins[st.Origin] = true
 		}
 		f.Close()
@@ -225,7 +228,12 @@ func readShapes(files []string) ([]*shape, error) {
 	for _, s := range byText {
 		shapes = append(shapes, s)
 	}
-	sort.Slice(shapes, func(i, j int) bool { return shapes[i].text < shapes[j].text })
+	sort.Slice(shapes, func(i, j int) bool {
+		if shapes[i].request != shapes[j].request {
+			return shapes[i].request
+		}
+		return shapes[i].text < shapes[j].text
+	})
 	return shapes, nil
 }
 
@@ -283,6 +291,15 @@ func report(shapes []*shape, numShards int, verbose bool, out io.Writer) error {
 			fmt.Fprintf(out, "%-10s %s\n    %s\n    from %s\n", kind, res, s.text, origins(s))
 		}
 		fmt.Fprintln(out)
+	}
+	for _, s := range shapes {
+		if !s.request && !verbose && (s.err != nil || s.shards > 1) {
+			res := fmt.Sprintf("%d of %d shards", s.shards, numShards)
+			if s.err != nil {
+				res = "unplannable: " + firstLine(s.err.Error())
+			}
+			fmt.Fprintf(out, "background (%s; run per shard, docs/SCALING.md)\n    %s\n    from %s\n", res, s.text, origins(s))
+		}
 	}
 	for _, s := range bad {
 		if s.err != nil {
