@@ -266,7 +266,7 @@ func (s *Server) login(c *gin.Context) {
 		s.pageError(c, err)
 		return
 	}
-	token, err := s.Users.CreateSession(c.Request.Context(), u.ID)
+	token, err := s.Users.CreateSession(c.Request.Context(), u.AccountID, u.ID)
 	if err != nil {
 		s.pageError(c, err)
 		return

@@ -97,13 +97,17 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	noop := &goose.GoFunc{RunDB: func(context.Context, *sql.DB) error { return nil }}
 	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations, goose.WithGoMigrations(
-		// After 00029 made the table: every existing purchase gets its document, built in
-		// Go by the one read path, in batches of their own transactions (resumable).
-		goose.NewGoMigration(30, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
+		// 30 filled the documents of 00029's table; the read path that builds them now
+		// reads the account columns of 00040–00048, so 49 does it instead.
+		goose.NewGoMigration(30, noop, noop),
+		// Every existing purchase without a document gets it, built in Go by the one
+		// read path, in batches of their own transactions (resumable).
+		goose.NewGoMigration(49, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
 			_, err := backfillDocuments(ctx, sqlDB)
 			return err
-		}}, &goose.GoFunc{RunDB: func(context.Context, *sql.DB) error { return nil }}),
+		}}, noop),
 	))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
