@@ -5,7 +5,7 @@
 # statement of the request path reaches more than one shard or cannot be planned
 # (docs/SCALING.md, "Checked by Vitess's planner").
 #
-#   bash scripts/vtcheck.sh                 # records with go test ./web, then plans
+#   bash scripts/vtcheck.sh                 # records with go test ./web ./internal/mail ./internal/mysql, then plans
 #   bash scripts/vtcheck.sh FILE...         # plans recordings made with STOREFRONT_RECORD_SQL=FILE
 #   VTCHECK_FLAGS=-v bash scripts/vtcheck.sh  # lists every shape with its shard count
 #
@@ -18,8 +18,10 @@ trap 'rm -rf "$work"' EXIT
 recordings=("$@")
 if [ ${#recordings[@]} -eq 0 ]; then
   recordings=("$work/statements.jsonl")
-  echo "== recording the statements of go test ./web"
-  STOREFRONT_RECORD_SQL="$work/statements.jsonl" go test -count=1 ./web >/dev/null
+  echo "== recording the statements of go test ./web ./internal/mail ./internal/mysql"
+  if ! STOREFRONT_RECORD_SQL="$work/statements.jsonl" go test -count=1 ./web ./internal/mail ./internal/mysql >"$work/test.log" 2>&1; then
+    tail -n 60 "$work/test.log"; echo "the tests failed; nothing was planned"; exit 1
+  fi
 fi
 
 echo "== migrated schema (mariadb-dump --no-data)"

@@ -93,9 +93,25 @@ func (db *DB) Migrate(ctx context.Context) error {
 		return errors.New("migrate: another instance has been migrating this database for two minutes")
 	}
 	defer conn.ExecContext(context.Background(), "DO RELEASE_LOCK(CONCAT('storefront_migrate:', DATABASE()))")
-	migrations, err := fs.Sub(schema.Migrations, "migrations")
+	p, err := db.migrations()
 	if err != nil {
 		return err
+	}
+	results, err := p.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for _, r := range results {
+		slog.Debug("migrated", "version", r.Source.Version, "took", r.Duration)
+	}
+	return nil
+}
+
+// migrations returns the schema's migrations, the SQL files and the Go ones.
+func (db *DB) migrations() (*goose.Provider, error) {
+	migrations, err := fs.Sub(schema.Migrations, "migrations")
+	if err != nil {
+		return nil, err
 	}
 	noop := &goose.GoFunc{RunDB: func(context.Context, *sql.DB) error { return nil }}
 	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations, goose.WithGoMigrations(
@@ -110,16 +126,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}}, noop),
 	))
 	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
+		return nil, fmt.Errorf("migrations: %w", err)
 	}
-	results, err := p.Up(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	for _, r := range results {
-		slog.Debug("migrated", "version", r.Source.Version, "took", r.Duration)
-	}
-	return nil
+	return p, nil
 }
 
 // inTx runs fn in a transaction, committing when it returns nil.
