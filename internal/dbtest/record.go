@@ -92,13 +92,23 @@ var backgroundWork = []string{
 	"storefront/internal/mysql.(*DB).ClosePastDue",
 }
 
+// requestWork are the data layer's methods that the server calls while it serves a
+// request, which the web tests run in a configuration that does not call them (the
+// shared rate limit, the replica's read fences); what they send is recorded as request
+// statements when the data layer's own tests call them.
+var requestWork = []string{
+	"storefront/internal/mysql.(*DB).TakeTokens",
+	"storefront/internal/mysql.(*DB).RecordReadFences",
+	"storefront/internal/mysql.(*ReadRouter).pick",
+}
+
 // classify reads the caller's stack.
 func classify() (kind, origin string) {
 	pcs := make([]uintptr, 128)
 	n := runtime.Callers(3, pcs)
 	frames := runtime.CallersFrames(pcs[:n])
 	request := false
-	job := ""
+	job, served := "", ""
 	var inner, outer runtime.Frame
 	for {
 		f, more := frames.Next()
@@ -109,6 +119,8 @@ func classify() (kind, origin string) {
 			return "", ""
 		case slices.Contains(backgroundWork, f.Function):
 			job = f.Function
+		case slices.Contains(requestWork, f.Function):
+			served = f.Function
 		case strings.HasPrefix(f.Function, "storefront/") && !strings.HasPrefix(f.Function, "storefront/internal/dbtest."):
 			if inner.Function == "" {
 				inner = f
@@ -124,6 +136,9 @@ func classify() (kind, origin string) {
 	}
 	if job != "" {
 		return "background", trimFunc(job)
+	}
+	if served != "" {
+		return "request", trimFunc(served)
 	}
 	if outer.Function == "" || strings.HasSuffix(outer.File, "_test.go") {
 		return "", ""

@@ -286,7 +286,7 @@ func report(shapes []*shape, numShards int, verbose bool, out io.Writer) error {
 			}
 			res := fmt.Sprintf("%d shard(s)", s.shards)
 			if s.err != nil {
-				res = "unplannable: " + firstLine(s.err.Error())
+				res = "unplannable: " + cause(s.err)
 			}
 			fmt.Fprintf(out, "%-10s %s\n    %s\n    from %s\n", kind, res, s.text, origins(s))
 		}
@@ -296,14 +296,14 @@ func report(shapes []*shape, numShards int, verbose bool, out io.Writer) error {
 		if !s.request && !verbose && (s.err != nil || s.shards > 1) {
 			res := fmt.Sprintf("%d of %d shards", s.shards, numShards)
 			if s.err != nil {
-				res = "unplannable: " + firstLine(s.err.Error())
+				res = "unplannable: " + cause(s.err)
 			}
 			fmt.Fprintf(out, "background (%s; run per shard, docs/SCALING.md)\n    %s\n    from %s\n", res, s.text, origins(s))
 		}
 	}
 	for _, s := range bad {
 		if s.err != nil {
-			fmt.Fprintf(out, "UNPLANNABLE %s\n    %s\n    from %s\n", firstLine(s.err.Error()), s.text, origins(s))
+			fmt.Fprintf(out, "UNPLANNABLE %s\n    %s\n    from %s\n", cause(s.err), s.text, origins(s))
 		} else {
 			fmt.Fprintf(out, "SCATTER (%d of %d shards)\n    %s\n    from %s\n", s.shards, numShards, s.text, origins(s))
 		}
@@ -316,6 +316,15 @@ func report(shapes []*shape, numShards int, verbose bool, out io.Writer) error {
 		return fmt.Errorf("%d request-path statement shapes reach more than one shard or cannot be planned", len(bad))
 	}
 	return nil
+}
+
+// cause is the planner's reason, without the statement that vtexplain repeats.
+func cause(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "': "); i >= 0 {
+		msg = msg[i+3:]
+	}
+	return firstLine(msg)
 }
 
 func firstLine(s string) string {
