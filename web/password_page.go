@@ -17,7 +17,7 @@ type passwordChanger interface {
 	// ChangePassword checks current, sets next, ends all of the user's sessions and
 	// returns the token of a new one. Returns EInvalid with param current_password or
 	// new_password.
-	ChangePassword(ctx context.Context, userID int64, current, next string) (string, error)
+	ChangePassword(ctx context.Context, accountID, userID int64, current, next string) (string, error)
 }
 
 // Password lengths: bcrypt reads at most 72 bytes, and a longer password is refused
@@ -86,7 +86,7 @@ func (s *Server) changePassword(c *gin.Context) error {
 		return refuse(shop.EInvalid)
 	}
 
-	token, err := pc.ChangePassword(ctx, user.ID, current, next)
+	token, err := pc.ChangePassword(ctx, user.AccountID, user.ID, current, next)
 	if err != nil {
 		field := shop.ErrorParam(err)
 		if shop.ErrorCode(err) != shop.EInvalid || (field != "current_password" && field != "new_password") {

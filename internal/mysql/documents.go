@@ -213,7 +213,8 @@ func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 	for _, q := range []string{
 		"DELETE FROM purchase_products",
 		`INSERT IGNORE INTO purchase_products (account_id, product_id, created_at, purchase_id)
-			SELECT p.account_id, li.product_id, p.created_at, p.id FROM purchases p JOIN line_items li ON li.purchase_id = p.id`,
+			SELECT p.account_id, li.product_id, p.created_at, p.id FROM purchases p
+			JOIN line_items li ON li.account_id = p.account_id AND li.purchase_id = p.id`,
 		"DELETE FROM purchase_documents",
 		"DELETE FROM purchase_prefixes",
 	} {

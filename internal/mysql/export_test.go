@@ -96,6 +96,32 @@ func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
+	// Every row's account is its parent's (migrations 00040-00048 and every write).
+	for _, q := range []struct{ table, query string }{
+		{"line_items", "SELECT c.purchase_id FROM line_items c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"product_keys", "SELECT c.purchase_id FROM product_keys c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"coupons", "SELECT c.purchase_id FROM coupons c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"custom_fields", "SELECT c.purchase_id FROM custom_fields c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"transactions", "SELECT c.purchase_id FROM transactions c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"purchase_activity", "SELECT c.purchase_id FROM purchase_activity c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"subscribers", "SELECT c.id FROM subscribers c JOIN storefronts sf ON sf.id = c.storefront_id WHERE c.account_id <> sf.account_id"},
+		{"products", "SELECT c.id FROM products c JOIN storefronts sf ON sf.id = c.storefront_id WHERE c.account_id <> sf.account_id"},
+		{"subscriptions", "SELECT c.subscriber_id FROM subscriptions c JOIN subscribers sb ON sb.id = c.subscriber_id WHERE c.account_id <> sb.account_id"},
+		{"subscriber_activity", "SELECT c.subscriber_id FROM subscriber_activity c JOIN subscribers sb ON sb.id = c.subscriber_id WHERE c.account_id <> sb.account_id"},
+		{"user_sessions", "SELECT c.user_id FROM user_sessions c JOIN users u ON u.id = c.user_id WHERE c.account_id <> u.account_id"},
+	} {
+		err := eachRow(ctx, db.DB, q.query, nil, func(rows *sql.Rows) error {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			out = append(out, fmt.Sprintf("%s of %d: another account than its parent's", q.table, id))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	bad, err := prefixMismatches(ctx, db)
 	return append(out, bad...), err
 }
@@ -157,6 +183,16 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 		out = append(out, fmt.Sprintf("purchase %d: prefix row missing: %+v", k.id, k))
 	}
 	return out, err
+}
+
+// MigrateDownTo undoes the migrations after version.
+func (db *DB) MigrateDownTo(ctx context.Context, version int64) error {
+	p, err := db.migrations()
+	if err != nil {
+		return err
+	}
+	_, err = p.DownTo(ctx, version)
+	return err
 }
 
 // AnalyzeList runs the list statement of the filter's page under ANALYZE and returns

@@ -29,8 +29,9 @@ type UserService interface {
 	// CheckPassword returns the user with this e-mail and password. Returns
 	// EUnauthenticated for an unknown e-mail or a wrong password, alike.
 	CheckPassword(ctx context.Context, email, password string) (*User, error)
-	// CreateSession starts a session for the user and returns its secret token.
-	CreateSession(ctx context.Context, userID int64) (string, error)
+	// CreateSession starts a session for the user of the account and returns its
+	// secret token.
+	CreateSession(ctx context.Context, accountID, userID int64) (string, error)
 	// FindSession returns the user of a live session and extends it. Returns
 	// EUnauthenticated when the token names no live session.
 	FindSession(ctx context.Context, token string) (*User, error)
