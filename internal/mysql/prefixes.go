@@ -31,13 +31,6 @@ const (
 // range of its first maxPrefixLen characters and checks the whole prefix on each entry.
 const maxPrefixLen = 3
 
-// prefixColumns names the purchases column of each field.
-var prefixColumns = map[prefixField]string{
-	prefixEmail: "buyer_email",
-	prefixFirst: "buyer_firstname",
-	prefixLast:  "buyer_lastname",
-}
-
 // prefixKinds is a derived table of every (field, prefix_len) pair.
 var prefixKinds = func() string {
 	var parts []string
