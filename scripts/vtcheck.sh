@@ -27,8 +27,8 @@ fi
 echo "== migrated schema (mariadb-dump --no-data)"
 go run ./scripts/schemadump "${STOREFRONT_TEST_DSN:-}" >"$work/schema.sql"
 
-echo "== building the planner (tools/vtcheck, vitess.io/vitess)"
-(cd tools/vtcheck && go build -o "$work/vtcheck" .)
+echo "== building and testing the planner (tools/vtcheck, vitess.io/vitess)"
+(cd tools/vtcheck && go build -o "$work/vtcheck" . && go test -count=1 .)
 
 echo "== planning on 4 shards"
 "$work/vtcheck" ${VTCHECK_FLAGS:-} -shards 4 -schema "$work/schema.sql" -schema db/vitess/lookup.sql \

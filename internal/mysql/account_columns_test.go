@@ -2,9 +2,11 @@ package mysql_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"storefront/internal/dbtest"
+	"storefront/internal/importer"
 	"storefront/internal/shop"
 )
 
@@ -69,4 +71,30 @@ func TestMigrations_AccountColumnsFilled(t *testing.T) {
 		}
 	}
 	checkDerived(t, db, "the migrations 00040-00048")
+}
+
+// A purchase or a subscriber that an import moves to another account takes its
+// timeline with it.
+func TestImport_MoveKeepsTheAccountColumns(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	importFile(t, db, importFixturePath)
+	if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 4, Refulfill: true, Actor: "test",
+		CustomerEmail: "support@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.MustExec(t, db.DB, `INSERT INTO subscriber_activity (account_id, subscriber_id, actor, action, details, created_at)
+		SELECT account_id, id, 'system', 'closed_past_due', '{}', NOW() FROM subscribers WHERE id = 100`)
+	// Purchase 4 and subscriber 100 move from storefront 10 (account 1) to 12 (another account).
+	purchase := strings.Replace(strings.Replace(importPurchaseJSON(4, ""), `"storefront_id":10`, `"storefront_id":12`, 1), `"currency":"EUR"`, `"currency":"JPY"`, 1)
+	purchase = strings.NewReplacer(`"10.00"`, `"10"`, `"5.00"`, `"5"`, `"0.00"`, `"0"`, `"product_id":900`, `"product_id":902`).Replace(purchase)
+	doc := `{"purchases":[` + purchase + `],"subscribers":[{"id":100,"storefront_id":12,"created_at":1,"updated_at":1,"username":"anna@example.com","subscription":null}]}`
+	if _, err := importer.Run(ctx, db, strings.NewReader(doc), nil); err != nil {
+		t.Fatal(err)
+	}
+	var account int64
+	if err := db.QueryRowContext(ctx, "SELECT account_id FROM purchases WHERE id = 4").Scan(&account); err != nil || account == 1 {
+		t.Fatalf("purchase 4 is in account %d (%v); the import should have moved it", account, err)
+	}
+	checkDerived(t, db, "an import that moves a purchase and a subscriber")
 }

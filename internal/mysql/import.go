@@ -438,6 +438,11 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 	if err != nil {
 		return fmt.Errorf("upsert subscribers: %w", err)
 	}
+	// The timeline of a subscriber that moved to another account's storefront goes with it.
+	if err := t.followAccount(ctx, "UPDATE subscriber_activity a JOIN subscribers sb ON sb.id = a.subscriber_id SET a.account_id = sb.account_id "+
+		"WHERE a.account_id <> sb.account_id AND a.subscriber_id IN ", ids); err != nil {
+		return fmt.Errorf("move subscriber activity: %w", err)
+	}
 	// The imported subscription replaces the subscriber's, and takes its id from
 	// whichever subscriber held it.
 	if err := t.deleteIn(ctx, "subscriptions", "subscriber_id", ids); err != nil {
@@ -657,6 +662,16 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 			return err
 		}
 	}
+	// The timeline of a purchase that moved to another account goes with it.
+	var movedAccount []int64
+	for id, account := range found[0] {
+		if newAccount[id] != account {
+			movedAccount = append(movedAccount, id)
+		}
+	}
+	if err := t.followAccount(ctx, "UPDATE purchase_activity a JOIN purchases p ON p.id = a.purchase_id SET a.account_id = p.account_id WHERE a.purchase_id IN ", movedAccount); err != nil {
+		return fmt.Errorf("move purchase activity: %w", err)
+	}
 	for _, in := range []struct {
 		head string
 		cols int
@@ -681,6 +696,17 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	}
 	if err := t.writeDocuments(ctx, b, changedCustomers); err != nil {
 		return fmt.Errorf("write documents: %w", err)
+	}
+	return nil
+}
+
+// followAccount runs update, which ends in "IN ", with the ids as its list, in chunks.
+func (t *importTx) followAccount(ctx context.Context, update string, ids []int64) error {
+	for start := 0; start < len(ids); start += importMaxParams {
+		list, args := importInList(ids[start:min(start+importMaxParams, len(ids))])
+		if _, err := t.tx.ExecContext(ctx, update+list, args...); err != nil {
+			return translate(err)
+		}
 	}
 	return nil
 }
