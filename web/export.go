@@ -377,7 +377,10 @@ func (s *Server) purchaseViewAsAPI(acct *shop.Account, shown url.Values, res tem
 	q := dashboardPurchaseQuery(shown)
 	lines := cloneValues(q)
 	lines.Set("rows", filter.RowsLineItems)
-	x := templates.ExportLinks{PerPurchase: "/purchases.csv?" + q.Encode(), PerLineItem: "/purchases.csv?" + lines.Encode()}
+	x := templates.ExportLinks{
+		{URL: "/purchases.csv?" + q.Encode(), Label: "One row per purchase", Rows: filter.RowsPurchases},
+		{URL: "/purchases.csv?" + lines.Encode(), Label: "One row per line item", Rows: filter.RowsLineItems},
+	}
 	list := cloneValues(q)
 	list.Set("per_page", strconv.Itoa(dashboardPageSize))
 	curl := "curl -u " + acct.APIUsername + ":$STOREFRONT_KEY '" + s.BaseURL + "/api/v2/"
