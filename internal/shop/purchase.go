@@ -206,27 +206,26 @@ type Cursor struct {
 // PurchaseFilter holds every filter of GET /api/v2/purchases plus order and paging. The
 // zero value of each field means "no condition".
 type PurchaseFilter struct {
-	AccountID      int64   // required: every query is scoped to one account
-	IDs            []int64 // only these purchases; nil for no condition
-	Statuses       []PurchaseStatus
-	ProductID      int64
-	StorefrontID   int64
-	CustomerID     int64
-	SubscriberID   int64
-	EmailPrefix    string
-	FirstPrefix    string
-	LastPrefix     string
-	CreatedFrom    *time.Time // created_at >= CreatedFrom
-	CreatedBefore  *time.Time // created_at < CreatedBefore
-	Total          string     // a decimal number; "" for none
-	TotalOp        TotalOp
-	Unshipped      *bool // true: tangibles_to_ship > 0; false: 0 or null
-	Desc           bool
-	PerPage        int
-	Page           int     // 1-based offset paging; 0 when unused
-	After          *Cursor // keyset paging: rows after this one in the chosen order
-	IncludeCount   bool
-	SkipCollection bool // load the purchase rows only, without nested collections
+	AccountID     int64   // required: every query is scoped to one account
+	IDs           []int64 // only these purchases; nil for no condition
+	Statuses      []PurchaseStatus
+	ProductID     int64
+	StorefrontID  int64
+	CustomerID    int64
+	SubscriberID  int64
+	EmailPrefix   string
+	FirstPrefix   string
+	LastPrefix    string
+	CreatedFrom   *time.Time // created_at >= CreatedFrom
+	CreatedBefore *time.Time // created_at < CreatedBefore
+	Total         string     // a decimal number; "" for none
+	TotalOp       TotalOp
+	Unshipped     *bool // true: tangibles_to_ship > 0; false: 0 or null
+	Desc          bool
+	PerPage       int
+	Page          int     // 1-based offset paging; 0 when unused
+	After         *Cursor // keyset paging: rows after this one in the chosen order
+	IncludeCount  bool
 }
 
 // PurchasePage is one page of purchases.
@@ -269,8 +268,10 @@ type PurchaseService interface {
 	FindPurchaseDocuments(ctx context.Context, f PurchaseFilter) (*DocumentPage, error)
 	// CountPurchases counts matches up to limit; capped is true when there are more.
 	CountPurchases(ctx context.Context, f PurchaseFilter, limit int64) (n int64, capped bool, err error)
-	// FindPurchaseActivity returns a purchase's timeline, newest first.
-	FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]Activity, error)
+	// FindPurchaseTimeline returns a purchase's activity, newest first, each e-mail
+	// queued with the state of its delivery. An unknown purchase, or one of another
+	// account, has an empty timeline.
+	FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]Activity, error)
 	// ExportPurchases calls fn with every purchase of the account matching the filter
 	// (its paging fields other than Desc ignored, PerPage the batch size), in list
 	// order, a batch at a time, as FindPurchases would page through them. Each purchase
