@@ -95,8 +95,11 @@ func (st *csvStream) start() error {
 }
 
 func (st *csvStream) write(record []string) error {
+	if err := st.w.Write(record); err != nil {
+		return err
+	}
 	st.rows++
-	return st.w.Write(record)
+	return nil
 }
 
 // flush sends what was written so far.
