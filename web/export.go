@@ -245,7 +245,7 @@ func (s *Server) streamSubscribers(c *gin.Context, job *exportJob, f shop.Subscr
 		batch = shop.ExportBatch
 	}
 	f.Page, f.After, f.IncludeCount = 0, nil, false
-	f.PerPage = min(batch, shop.DefaultPerPage)
+	f.PerPage = min(batch, shop.ExportFirstBatch)
 	st := newCSVStream(c, job)
 	var err error
 	for {

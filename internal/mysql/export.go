@@ -68,9 +68,8 @@ func readExportBatches(ctx context.Context, q queryer, f shop.PurchaseFilter, em
 	if err != nil {
 		return err
 	}
-	// The first batch is the size of the API's first page: its bytes leave as soon as
-	// that page would.
-	n := min(batch, shop.DefaultPerPage)
+	// A small first batch: the file's first bytes leave before a page would.
+	n := min(batch, shop.ExportFirstBatch)
 	for {
 		query, args, err := purchaseListQuery(f, n, path)
 		if err != nil {
