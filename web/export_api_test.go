@@ -761,3 +761,28 @@ func TestExportPurchases_FailureAfterFirstByte(t *testing.T) {
 		t.Errorf("got activity %+v, want the export recorded as incomplete", acts)
 	}
 }
+
+// TestExportPurchases_OneRequestOfTheRateLimit: an export, however many batches it
+// reads, is one request of the key's rate limit, and carries its headers.
+func TestExportPurchases_OneRequestOfTheRateLimit(t *testing.T) {
+	e := newAPI(t, 600)
+	remaining := func(r response) int {
+		t.Helper()
+		n, err := strconv.Atoi(r.header.Get("RateLimit-Remaining"))
+		if err != nil {
+			t.Fatalf("RateLimit-Remaining %q: %v", r.header.Get("RateLimit-Remaining"), err)
+		}
+		return n
+	}
+	before := remaining(e.get("/api/v2/", e.ro))
+	export := e.get("/api/v2/purchases.csv?rows=line_items", e.ro)
+	if _, recs := readCSV(t, export.body); len(recs) < 10*exportBatch {
+		t.Fatalf("got %d rows, want an export of many batches", len(recs))
+	}
+	if got := remaining(export); got != before-1 {
+		t.Errorf("the export left %d requests, want %d", got, before-1)
+	}
+	if got := remaining(e.get("/api/v2/", e.ro)); got != before-2 {
+		t.Errorf("after the export %d requests are left, want %d", got, before-2)
+	}
+}
