@@ -157,10 +157,17 @@ func readExport(ctx context.Context, client *http.Client, url string, h http.Hea
 	r := bufio.NewReaderSize(res.Body, 1<<16)
 	buf := make([]byte, 1<<16)
 	var lines int64
+	var last byte // the previous read's last byte: a CRLF may straddle two reads
 	for {
 		n, err := r.Read(buf)
 		size += int64(n)
 		lines += int64(bytes.Count(buf[:n], []byte("\r\n")))
+		if n > 0 {
+			if last == '\r' && buf[0] == '\n' {
+				lines++
+			}
+			last = buf[n-1]
+		}
 		if err == io.EOF {
 			break
 		}

@@ -95,8 +95,11 @@ func (st *csvStream) start() error {
 }
 
 func (st *csvStream) write(record []string) error {
+	if err := st.w.Write(record); err != nil {
+		return err
+	}
 	st.rows++
-	return st.w.Write(record)
+	return nil
 }
 
 // flush sends what was written so far.
@@ -242,7 +245,7 @@ func (s *Server) streamSubscribers(c *gin.Context, job *exportJob, f shop.Subscr
 		batch = shop.ExportBatch
 	}
 	f.Page, f.After, f.IncludeCount = 0, nil, false
-	f.PerPage = min(batch, shop.DefaultPerPage)
+	f.PerPage = min(batch, shop.ExportFirstBatch)
 	st := newCSVStream(c, job)
 	var err error
 	for {
@@ -377,7 +380,10 @@ func (s *Server) purchaseViewAsAPI(acct *shop.Account, shown url.Values, res tem
 	q := dashboardPurchaseQuery(shown)
 	lines := cloneValues(q)
 	lines.Set("rows", filter.RowsLineItems)
-	x := templates.ExportLinks{PerPurchase: "/purchases.csv?" + q.Encode(), PerLineItem: "/purchases.csv?" + lines.Encode()}
+	x := templates.ExportLinks{
+		{URL: "/purchases.csv?" + q.Encode(), Label: "One row per purchase", Rows: filter.RowsPurchases},
+		{URL: "/purchases.csv?" + lines.Encode(), Label: "One row per line item", Rows: filter.RowsLineItems},
+	}
 	list := cloneValues(q)
 	list.Set("per_page", strconv.Itoa(dashboardPageSize))
 	curl := "curl -u " + acct.APIUsername + ":$STOREFRONT_KEY '" + s.BaseURL + "/api/v2/"

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -697,5 +698,91 @@ func TestExportPurchases_OutlastsServerTimeouts(t *testing.T) {
 	}
 	if len(recs) != want {
 		t.Fatalf("got %d rows, want all %d purchases", len(recs), want)
+	}
+}
+
+// failingExport is the database's export failing after its first batch.
+type failingExport struct{ *mysql.DB }
+
+func (s failingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
+	first := true
+	return s.DB.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+		if !first {
+			return errors.New("the database went away")
+		}
+		first = false
+		return fn(ps)
+	})
+}
+
+// syncBuffer is a log the server writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
+
+// TestExportPurchases_FailureAfterFirstByte: a failure once the file has started ends
+// the connection without the final chunk, so the download fails instead of looking
+// complete, and the log names the request.
+func TestExportPurchases_FailureAfterFirstByte(t *testing.T) {
+	e := newAPI(t, 0)
+	var log syncBuffer
+	s := &web.Server{Purchases: failingExport{e.db}, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db,
+		Users: e.db, Admin: e.db, Activity: e.db, ExportBatch: 20, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(&log, nil))}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	req, _ := http.NewRequest("GET", hs.URL+"/api/v2/purchases.csv", nil)
+	req.SetBasicAuth("demo", e.ro)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err == nil {
+		t.Fatalf("the download of a failed export ended cleanly with %d bytes", len(body))
+	}
+	if res.StatusCode != 200 || !bytes.HasPrefix(body, []byte("id,created_at,")) {
+		t.Fatalf("got %d %q, want the file's start", res.StatusCode, body[:min(len(body), 40)])
+	}
+	rid := res.Header.Get("X-Request-Id")
+	if rid == "" || !strings.Contains(log.String(), "request_id="+rid) || !strings.Contains(log.String(), "the database went away") {
+		t.Errorf("the log does not name request %q and its error:\n%s", rid, log.String())
+	}
+	acts, _ := e.db.FindAccountActivity(context.Background(), 1, 1)
+	if len(acts) != 1 || !strings.Contains(acts[0].Details, `"complete":false`) {
+		t.Errorf("got activity %+v, want the export recorded as incomplete", acts)
+	}
+}
+
+// TestExportPurchases_OneRequestOfTheRateLimit: an export, however many batches it
+// reads, is one request of the key's rate limit, and carries its headers.
+func TestExportPurchases_OneRequestOfTheRateLimit(t *testing.T) {
+	e := newAPI(t, 600)
+	remaining := func(r response) int {
+		t.Helper()
+		n, err := strconv.Atoi(r.header.Get("RateLimit-Remaining"))
+		if err != nil {
+			t.Fatalf("RateLimit-Remaining %q: %v", r.header.Get("RateLimit-Remaining"), err)
+		}
+		return n
+	}
+	before := remaining(e.get("/api/v2/", e.ro))
+	export := e.get("/api/v2/purchases.csv?rows=line_items", e.ro)
+	if _, recs := readCSV(t, export.body); len(recs) < 10*exportBatch {
+		t.Fatalf("got %d rows, want an export of many batches", len(recs))
+	}
+	if got := remaining(export); got != before-1 {
+		t.Errorf("the export left %d requests, want %d", got, before-1)
+	}
+	if got := remaining(e.get("/api/v2/", e.ro)); got != before-2 {
+		t.Errorf("after the export %d requests are left, want %d", got, before-2)
 	}
 }

@@ -79,7 +79,7 @@ func TestDashboard_ExportCSV(t *testing.T) {
 
 	// The subscribers page's search.
 	body := string(u.get("/storefronts/1/subscribers?status=ACTIVE", false).body)
-	link := exportLink(t, body, "purchases")
+	link := exportLink(t, body, "subscribers")
 	if link != "/storefronts/1/subscribers.csv?status=ACTIVE" {
 		t.Fatalf("got subscriber export link %q", link)
 	}

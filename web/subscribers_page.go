@@ -88,7 +88,7 @@ func (s *Server) subscribersPage(c *gin.Context) error {
 				x[k] = vs
 			}
 		}
-		res.Export.PerPurchase = cleanURL(listURL+".csv", x)
+		res.Export = templates.ExportLinks{{URL: cleanURL(listURL+".csv", x), Label: "One row per subscriber", Rows: "subscribers"}}
 		return nil
 	}, show)
 }

@@ -1,10 +1,8 @@
 package mysql
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"slices"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -14,9 +12,9 @@ import (
 // ExportPurchases implements shop.PurchaseService. It walks the filter's access path
 // as the API's pages do (planPurchases once, then purchaseListQuery with a keyset
 // cursor), so that an export holds exactly the purchases the JSON list pages through,
-// in the same order; each batch is one read of the ids from the plan's index and one
-// primary-key read of their rows with their line items. At most three batches are
-// held at a time, however many purchases match.
+// in the same order; each batch is one read of the ids from the plan's index, one
+// primary-key read of their rows and one read of their line items. At most three
+// batches are held at a time, however many purchases match.
 func (db *DB) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
 	return exportPurchases(ctx, db.DB, f, fn)
 }
@@ -68,9 +66,8 @@ func readExportBatches(ctx context.Context, q queryer, f shop.PurchaseFilter, em
 	if err != nil {
 		return err
 	}
-	// The first batch is the size of the API's first page: its bytes leave as soon as
-	// that page would.
-	n := min(batch, shop.DefaultPerPage)
+	// A small first batch: the file's first bytes leave before a page would.
+	n := min(batch, shop.ExportFirstBatch)
 	for {
 		query, args, err := purchaseListQuery(f, n, path)
 		if err != nil {
@@ -114,69 +111,74 @@ func readExportBatches(ctx context.Context, q queryer, f shop.PurchaseFilter, em
 	}
 }
 
-// exportColumns are the purchase and line-item columns of the export, in the order
-// exportRows scans them.
+// exportColumns are the purchase columns of the export, in the order exportRows scans
+// them.
 var exportColumns = []string{
 	"p.id", "p.created_at", "p.status", "p.storefront_id", "p.currency",
 	"p.subtotal", "p.discount", "p.tax", "p.shipping", "p.total",
 	"p.buyer_email", "p.buyer_firstname", "p.buyer_lastname", "p.customer_id", "p.subscriber_id", "p.tangibles_to_ship",
-	"li.id", "li.product_id", "li.price", "li.quantity", "li.total", "li.product_name",
-	"li.download_limit", "li.download_count", "li.expires_at",
 }
 
 // exportRows reads the export's fields of the account's purchases with the given ids,
-// with their line items in recorded order, and returns them in the order of ids. Line
-// items carry no account of their own: they are reached only through the account's
-// purchases.
+// and their line items in recorded order, and returns them in the order of ids: the
+// rows by primary key, then the line items by the statement of the one read path
+// (collectionQueries). Line items carry no account of their own: they are read only
+// for purchases the account's statement returned. Two statements are several times
+// quicker than one joining the two tables by the id list.
 func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64) ([]*shop.Purchase, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	// PRIMARY is forced: left to itself the optimiser estimates the id list's ranges on
-	// every index that holds id, which cost several times the read itself.
+	// every index that holds id, which costs several times the read itself.
 	query, args, err := sq.Select(exportColumns...).From("purchases p FORCE INDEX (PRIMARY)").
-		LeftJoin("line_items li ON li.purchase_id = p.id").
 		Where(sq.And{sq.Eq{"p.account_id": accountID}, sq.Eq{"p.id": ids}}).ToSql()
 	if err != nil {
 		return nil, err
 	}
 	byID := make(map[int64]*shop.Purchase, len(ids))
+	found := make([]int64, 0, len(ids))
 	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
 		var (
 			p                                    shop.Purchase
 			subtotal, discount, tax, ship, total string
 			customerID                           sql.NullInt64
-			liID, liProduct, liQty               sql.NullInt64
-			liLimit, liCount                     sql.NullInt64
-			liPrice, liTotal, liName             sql.NullString
-			liExpires                            *shop.Time
 		)
 		if err := rows.Scan(&p.ID, &p.CreatedAt, &p.Status, &p.StorefrontID, &p.Currency,
 			&subtotal, &discount, &tax, &ship, &total,
-			&p.BuyerEmail, &p.BuyerFirstname, &p.BuyerLastname, &customerID, &p.SubscriberID, &p.TangiblesToShip,
-			&liID, &liProduct, &liPrice, &liQty, &liTotal, &liName, &liLimit, &liCount, &liExpires); err != nil {
+			&p.BuyerEmail, &p.BuyerFirstname, &p.BuyerLastname, &customerID, &p.SubscriberID, &p.TangiblesToShip); err != nil {
 			return err
 		}
 		d := currencyDigits(p.Currency)
-		cur, ok := byID[p.ID]
-		if !ok {
-			cur = &p
-			cur.AccountID = accountID
-			cur.Subtotal, cur.Discount, cur.Tax = formatMoney(subtotal, d), formatMoney(discount, d), formatMoney(tax, d)
-			cur.Shipping, cur.Total = formatMoney(ship, d), formatMoney(total, d)
-			if customerID.Valid {
-				cur.Customer = &shop.Customer{ID: customerID.Int64}
-			}
-			cur.LineItems = []shop.LineItem{}
-			byID[p.ID] = cur
+		p.AccountID = accountID
+		p.Subtotal, p.Discount, p.Tax = formatMoney(subtotal, d), formatMoney(discount, d), formatMoney(tax, d)
+		p.Shipping, p.Total = formatMoney(ship, d), formatMoney(total, d)
+		if customerID.Valid {
+			p.Customer = &shop.Customer{ID: customerID.Int64}
 		}
-		if liID.Valid {
-			cur.LineItems = append(cur.LineItems, shop.LineItem{
-				ID: liID.Int64, PurchaseID: cur.ID, ProductID: liProduct.Int64,
-				Price: formatMoney(liPrice.String, d), Quantity: liQty.Int64, Total: formatMoney(liTotal.String, d),
-				ProductName: liName.String, DownloadLimit: liLimit.Int64, DownloadCount: liCount.Int64, ExpiresAt: liExpires,
-			})
+		p.LineItems = []shop.LineItem{}
+		byID[p.ID] = &p
+		found = append(found, p.ID)
+		return nil
+	})
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	items := collectionQueries([]int64{accountID}, found)[0]
+	err = eachRow(ctx, q, items.Query, items.Args, func(rows *sql.Rows) error {
+		var li shop.LineItem
+		var price, subtotal, tax, discount, total string
+		if err := rows.Scan(&li.ID, &li.PurchaseID, &li.ProductID, &price, &li.Quantity, &subtotal, &tax, &discount, &total,
+			&li.ProductName, &li.DownloadLimit, &li.DownloadCount, &li.ExpiresAt, &li.HasAllKeys); err != nil {
+			return err
 		}
+		p := byID[li.PurchaseID]
+		if p == nil {
+			return nil
+		}
+		d := currencyDigits(p.Currency)
+		li.Price, li.Total = formatMoney(price, d), formatMoney(total, d)
+		p.LineItems = append(p.LineItems, li)
 		return nil
 	})
 	if err != nil {
@@ -185,11 +187,8 @@ func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64) ([
 	out := make([]*shop.Purchase, 0, len(ids))
 	for _, id := range ids {
 		if p, ok := byID[id]; ok {
-			// Recorded order: line items by id. Sorting here is cheaper than asking
-			// the database to sort the batch.
-			slices.SortFunc(p.LineItems, func(a, b shop.LineItem) int { return cmp.Compare(a.ID, b.ID) })
 			out = append(out, p)
 		}
 	}
-	return slices.Clip(out), nil
+	return out, nil
 }

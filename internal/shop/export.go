@@ -3,11 +3,14 @@ package shop
 import "context"
 
 // ExportBatch is how many purchases an export reads at a time, after its first batch
-// of DefaultPerPage (as many as the API's first page, so that the first bytes leave as
-// soon as a page would). It stays under 1,000 ids: MariaDB turns a longer IN list into
-// a derived table and sorts it. Subscribers are read MaxPerPage at a time, as the
-// list's pages are.
+// of ExportFirstBatch. It stays under 1,000 ids: MariaDB turns a longer IN list into a
+// derived table and sorts it. Subscribers are read MaxPerPage at a time, as the list's
+// pages are.
 const ExportBatch = 999
+
+// ExportFirstBatch is the size of an export's first batch: small, so that the file's
+// first bytes leave sooner than a page of the JSON list would.
+const ExportFirstBatch = 25
 
 // ActionExport is the account activity of a CSV export; its details are JSON
 // {"what","filters","rows","complete"}.
