@@ -8,7 +8,10 @@
 //   - GET /api/v2/purchases/:id requests/s beside a bare Gin handler serving the same
 //     bytes from memory;
 //   - the dashboard's purchases fragment (an htmx request);
-//   - import and seed rates, and the server's peak resident memory.
+//   - import and seed rates, and the server's peak resident memory;
+//   - GET /api/v2/purchases.csv of every purchase of the bench account (per purchase and
+//     per line item) and of a filtered set: rows/s, the server's resident memory during
+//     the export, and the time to the first byte beside that of the first JSON page.
 //
 // It builds and starts the real server (cmd/storefront) on a loopback port against the
 // bench database, which it seeds first when it is missing or too small. Progress goes
@@ -80,16 +83,16 @@ func main() {
 	flag.IntVar(&o.importN, "import", 100_000, "purchases in the import file")
 	flag.IntVar(&o.seedN, "seed", 100_000, "purchases of the seed-rate run (a tenth as many subscribers)")
 	flag.BoolVar(&o.keep, "keep", false, "leave the server running at the end (for pprof or a look)")
-	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep) or webhooks (delivery rate and latency); all when empty")
+	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep), export (the CSV exports) or webhooks (delivery rate and latency); all when empty")
 	flag.DurationVar(&o.sweepDur, "sweep-duration", time.Second, "length of each measured run of the shape sweep")
 	flag.IntVar(&o.hooks, "hooks", 2000, "purchases reactivated for the webhook part: half as a backlog, half at -hook-rate")
 	flag.IntVar(&o.hookRate, "hook-rate", 100, "reactivations a second while commit-to-delivery latency is measured")
 	flag.Parse()
-	if o.only != "" && o.only != "table" && o.only != "sweep" && o.only != "webhooks" {
-		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep or webhooks")
+	if o.only != "" && o.only != "table" && o.only != "sweep" && o.only != "export" && o.only != "webhooks" {
+		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep, export or webhooks")
 		os.Exit(2)
 	}
-	if o.only == "sweep" {
+	if o.only == "sweep" || o.only == "export" {
 		o.rates = false
 	}
 	o.cases = regexp.MustCompile(cases)
@@ -118,9 +121,12 @@ func main() {
 
 // report collects everything the table shows.
 type report struct {
-	rows                  []listRow
-	getAPI, getGin        stats
-	getAPI1, getGin1      stats
+	rows             []listRow
+	getAPI, getGin   stats
+	getAPI1, getGin1 stats
+	// The first list page (unfiltered, newest first, 100 a page) at 32 clients, from
+	// the API and from the bare Gin handler serving its bytes.
+	listAPI, listGin      stats
 	getSQL1, getSQL       stats
 	fragments             []fragRow
 	importDur, seedDur    time.Duration
@@ -235,31 +241,41 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer bdb.Close()
-	if o.only != "sweep" {
+	if o.only == "" || o.only == "table" {
 		if err := measureTable(ctx, o, rep, client, base, apiHeader, bdb, dir, email, password); err != nil {
 			return err
 		}
 	}
 	var sw *sweepReport
-	if o.only != "table" {
+	if o.only == "" || o.only == "sweep" {
 		if sw, err = runSweep(ctx, o, client, base, apiHeader, bdb); err != nil {
 			return err
 		}
 	}
 
 	rep.peakRSS, rep.hwm = rss.Stop()
+	// The exports come last, with memory sampled during each alone.
+	var exports []exportRow
+	if o.only == "" || o.only == "export" {
+		if exports, err = measureExports(ctx, o, base, apiHeader, bdb, srv.cmd.Process.Pid); err != nil {
+			return err
+		}
+	}
 	rep.load5 = loadavg()
 	if o.keep {
 		logf("server left running at %s (pid %d); interrupt to stop", base, srv.cmd.Process.Pid)
 		<-ctx.Done()
 	}
-	if o.only == "sweep" {
+	if o.only == "sweep" || o.only == "export" {
 		printHeader(os.Stdout, rep, o)
 	} else {
 		printReport(os.Stdout, rep, o)
 	}
 	if sw != nil {
 		printSweep(os.Stdout, sw)
+	}
+	if exports != nil {
+		printExports(os.Stdout, exports)
 	}
 	if o.only == "" {
 		hooks, err := benchWebhooks(ctx, o.rootDSN, o.hooks, o.hookRate)
@@ -486,6 +502,19 @@ func measureGet(ctx context.Context, o options, client *http.Client, base string
 		}
 		bodies[strings.TrimPrefix(p, "/api/v2/purchases/")] = string(body)
 	}
+	// The first list page, kept for the bare handler (it answers a page as stored).
+	listPath := "/api/v2/purchases?order=desc&per_page=100"
+	listGet := getter(base, []string{listPath}, h)
+	resp, err := client.Do(listGet(0))
+	if err != nil {
+		return err
+	}
+	listBody, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %d %v", listPath, resp.StatusCode, err)
+	}
+	bodies["list"] = string(listBody)
 	logf("GET purchase: %d ids", len(paths))
 	rep.getAPI1 = load(client, 1, o.dur, get)
 	rep.getAPI = load(client, 32, o.dur, get)
@@ -535,11 +564,15 @@ func measureGet(ctx context.Context, o options, client *http.Client, base string
 	gget := getter(ginBase, paths, nil)
 	rep.getGin1 = load(client, 1, o.dur, gget)
 	rep.getGin = load(client, 32, o.dur, gget)
+	logf("first list page: API and bare Gin at 32 clients")
+	rep.listAPI = load(client, 32, o.dur, listGet)
+	rep.listGin = load(client, 32, o.dur, getter(ginBase, []string{listPath}, nil))
 	return nil
 }
 
 // bareGin serves, from memory, the answers saved in file (a JSON object from purchase
-// id to body) at /api/v2/purchases/:id: the ceiling of a Gin handler on this machine.
+// id to body, and "list" to the first list page's) at /api/v2/purchases/:id and
+// /api/v2/purchases: the ceiling of a Gin handler on this machine.
 func bareGin(addr, file string) error {
 	raw, err := os.ReadFile(file)
 	if err != nil {
@@ -555,6 +588,9 @@ func bareGin(addr, file string) error {
 	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
+	r.GET("/api/v2/purchases", func(c *gin.Context) {
+		c.Data(http.StatusOK, "application/json; charset=utf-8", bodies["list"])
+	})
 	r.GET("/api/v2/purchases/:id", func(c *gin.Context) {
 		b, ok := bodies[c.Param("id")]
 		if !ok {

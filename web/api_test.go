@@ -120,6 +120,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	t.Cleanup(func() { cancel(); <-done })
 	e.keys = &countingKeys{DB: db}
 	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: e.keys, Accounts: db, Users: db, Admin: db, Webhooks: db,
+		Activity: db, ExportBatch: exportBatch,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
 		SignInStore: db}
 	e.server = s

@@ -203,6 +203,8 @@ func TestOpenAPIRoutes(t *testing.T) {
 var queryParams = map[string][]string{
 	"GET /purchases": filter.PurchaseParams,
 	"GET /storefronts/{storefront_id}/subscribers":        filter.SubscriberParams,
+	"GET /purchases.csv":                                  filter.PurchaseExportParams,
+	"GET /storefronts/{storefront_id}/subscribers.csv":    filter.SubscriberExportParams,
 	"GET /storefronts/{storefront_id}/subscribers/verify": filter.VerifyParams,
 	"POST /purchases/{id}/reactivate":                     filter.ReactivateParamNames,
 }
@@ -345,6 +347,17 @@ func TestOpenAPIParameterValuesParse(t *testing.T) {
 		},
 		"GET /storefronts/{storefront_id}/subscribers": func(q url.Values) error {
 			_, err := filter.Subscribers(q, 1, 1)
+			return err
+		},
+		"GET /purchases.csv": func(q url.Values) error {
+			if q.Has("total_op") && !q.Has("total") {
+				q.Set("total", "10")
+			}
+			_, _, err := filter.PurchaseExport(q, 1, now, time.UTC)
+			return err
+		},
+		"GET /storefronts/{storefront_id}/subscribers.csv": func(q url.Values) error {
+			_, err := filter.SubscriberExport(q, 1, 1)
 			return err
 		},
 		"GET /storefronts/{storefront_id}/subscribers/verify": func(q url.Values) error {
@@ -908,6 +921,11 @@ func TestOpenAPIExamplesMatchServer(t *testing.T) {
 		{"GET", "/api/v2/purchases?total_op=gt", "Bearer k", "", "GET", "/purchases", "400", "total_op_without_total", nil},
 		{"GET", "/api/v2/purchases?cursor=abc&page=2", "Bearer k", "", "GET", "/purchases", "400", "cursor_and_page", nil},
 		{"GET", "/api/v2/purchases?status=XYZ", "Bearer k", "", "GET", "/purchases", "400", "bad_status", nil},
+		{"GET", "/api/v2/purchases.csv?per_page=10", "Bearer k", "", "GET", "/purchases.csv", "400", "paging", nil},
+		{"GET", "/api/v2/purchases.csv?rows=lines", "Bearer k", "", "GET", "/purchases.csv", "400", "bad_rows", nil},
+		{"GET", "/api/v2/purchases.csv?foo=1", "Bearer k", "", "GET", "/purchases.csv", "400", "unknown_parameter", nil},
+		{"GET", "/api/v2/storefronts/3/subscribers.csv?foo=1", "Bearer k", "", "GET", "/storefronts/{storefront_id}/subscribers.csv", "400", "unknown_parameter", nil},
+		{"GET", "/api/v2/storefronts/3/subscribers.csv?per_page=1", "Bearer k", "", "GET", "/storefronts/{storefront_id}/subscribers.csv", "400", "paging", nil},
 		{"GET", "/api/v2/purchases?date_min=next+blursday", "Bearer k", "", "GET", "/purchases", "400", "bad_date", nil},
 		{"GET", "/api/v2", "Basic " + base64.StdEncoding.EncodeToString([]byte("shop:k")), "", "GET", "/", "200", "", nil},
 		{"POST", "/api/v2/purchases/1/reactivate", "Bearer k", "", "POST", "/purchases/{id}/reactivate", "403", "forbidden", nil},

@@ -65,7 +65,11 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	}
 	return answerList(c, "purchases", ferr, &res.Error, func() error {
 		f.PerPage = dashboardPageSize
-		return s.fillPurchaseResults(c, &res, f, q, backwards, loc)
+		if err := s.fillPurchaseResults(c, &res, f, q, backwards, loc); err != nil {
+			return err
+		}
+		res.Export, res.API = s.purchaseViewAsAPI(acct, shown, res)
+		return nil
 	}, show)
 }
 

@@ -13,7 +13,8 @@ func (s *Server) routes(r *gin.Engine) {
 	h := s.handle
 	// One line per resource: its routes chained on its group.
 	api := r.Group("/api/v2")
-	api.GET("", h(s.ping)).GET("/", h(s.ping)).GET("/openapi.json", h(s.openAPI))
+	api.GET("", h(s.ping)).GET("/", h(s.ping)).GET("/openapi.json", h(s.openAPI)).
+		GET("/purchases.csv", h(s.exportPurchasesAPI)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersAPI))
 	api.Group("/purchases").GET("", h(s.listPurchases)).GET("/:id", h(s.getPurchase)).POST("/:id/reactivate", h(s.reactivate))
 	api.Group("/storefronts/:storefront_id/subscribers").
 		GET("", h(s.listSubscribers)).GET("/verify", h(s.verifySubscriber)).GET("/:id", h(s.getSubscriber))
@@ -25,7 +26,8 @@ func (s *Server) routes(r *gin.Engine) {
 
 	d := r.Group("/", s.requireUser)
 	d.GET("/", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, "/purchases") })
-	d.GET("/docs/api", h(s.apiDocs)).GET("/subscribers", h(s.subscribersHome))
+	d.GET("/docs/api", h(s.apiDocs)).GET("/subscribers", h(s.subscribersHome)).
+		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage))
 	d.Group("/purchases").GET("", h(s.purchasesPage)).GET("/:id", h(s.purchasePage)).
 		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", h(s.reactivatePurchase))
 	d.Group("/storefronts/:storefront_id/subscribers").GET("", h(s.subscribersPage)).GET("/:id", h(s.subscriberPage))
@@ -33,6 +35,7 @@ func (s *Server) routes(r *gin.Engine) {
 	account.GET("/password", h(s.passwordPage)).POST("/password", h(s.changePassword))
 	owner := account.Group("", s.requireOwner)
 	owner.GET("", h(s.accountPage))
+	owner.GET("/activity", h(s.activityPage))
 	owner.Group("/keys").POST("", h(s.createKey)).POST("/:id/revoke", h(s.revokeKey))
 	owner.Group("/users").POST("", h(s.createUser)).POST("/:id/role", h(s.setUserRole)).POST("/:id/remove", h(s.removeUser))
 	d.Group("/webhooks", s.requireOwner).GET("", h(s.webhooksPage)).POST("", h(s.createWebhook)).GET("/:id", h(s.webhookPage)).

@@ -27,7 +27,11 @@ type Server struct {
 	Admin       shop.AdminService
 	// Webhooks manages the account's webhook endpoints; nil serves no Webhooks pages.
 	Webhooks shop.WebhookService
-	Logger   *slog.Logger
+	// Activity records the account's exports; nil records nothing.
+	Activity shop.AccountActivityService
+	// ExportBatch is how many rows an export reads at a time; 0 means shop.ExportBatch.
+	ExportBatch int
+	Logger      *slog.Logger
 	// BaseURL is the public URL, for links.
 	BaseURL string
 	// RateLimit is API requests a minute per key; 0 means no limit.

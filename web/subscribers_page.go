@@ -78,7 +78,18 @@ func (s *Server) subscribersPage(c *gin.Context) error {
 	f, backwards, serr := filter.SubscriberSearch(q, acct.ID, sf.ID)
 	return answerList(c, "subscribers", serr, &res.Error, func() error {
 		f.PerPage = dashboardPageSize
-		return s.fillSubscriberResults(c, &res, sf, f, backwards, q)
+		if err := s.fillSubscriberResults(c, &res, sf, f, backwards, q); err != nil {
+			return err
+		}
+		// The Export CSV menu: the same search, every page of it.
+		x := url.Values{}
+		for k, vs := range q {
+			if k != "cursor" && k != "before" {
+				x[k] = vs
+			}
+		}
+		res.Export = templates.ExportLinks{{URL: cleanURL(listURL+".csv", x), Label: "One row per subscriber", Rows: "subscribers"}}
+		return nil
 	}, show)
 }
 

@@ -214,6 +214,41 @@ func TestTenancy(t *testing.T) {
 			dashboard404(t, owner2.get(fmt.Sprintf("/storefronts/%d/subscribers/%d", ids.ownStorefront, ids.subscriber), false),
 				owner2.get(fmt.Sprintf("/storefronts/%d/subscribers/%d", ids.ownStorefront, missingID), false))
 		},
+		"GET /api/v2/purchases.csv": func(t *testing.T) {
+			for _, path := range []string{"/api/v2/purchases.csv", fmt.Sprintf("/api/v2/purchases.csv?storefront_id=%d&rows=line_items", ids.storefront)} {
+				r := mustStatus(t, otherGet(path), 200)
+				if strings.Contains(string(r.body), fmt.Sprintf("\r\n%d,", p)) {
+					t.Fatalf("%s as account 2 exports purchase %d of account 1", path, p)
+				}
+				noAccount1(t, r)
+			}
+		},
+		"GET /api/v2/storefronts/:storefront_id/subscribers.csv": func(t *testing.T) {
+			sameAsMissing(t, otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers.csv", ids.storefront)), otherGet(fmt.Sprintf("/api/v2/storefronts/%d/subscribers.csv", missingID)))
+		},
+		"GET /purchases.csv": func(t *testing.T) {
+			r := mustStatus(t, owner2.get(fmt.Sprintf("/purchases.csv?storefront_id=%d", ids.storefront), false), 200)
+			if n := strings.Count(string(r.body), "\r\n"); n != 1 {
+				t.Fatalf("account 2's export of account 1's storefront has %d lines, want the header row alone", n)
+			}
+			r = mustStatus(t, owner2.get("/purchases.csv?rows=line_items", false), 200)
+			if strings.Contains(string(r.body), fmt.Sprintf("\r\n%d,", p)) {
+				t.Fatalf("account 2 exports purchase %d of account 1", p)
+			}
+			noAccount1(t, r)
+		},
+		"GET /storefronts/:storefront_id/subscribers.csv": func(t *testing.T) {
+			dashboard404(t, owner2.get(fmt.Sprintf("/storefronts/%d/subscribers.csv", ids.storefront), false), owner2.get(fmt.Sprintf("/storefronts/%d/subscribers.csv", missingID), false))
+		},
+		"GET /account/activity": func(t *testing.T) {
+			mustStatus(t, e.get("/api/v2/purchases.csv?customer_email=only-account-one", e.ro), 200)
+			r := mustStatus(t, owner2.get("/account/activity", false), 200)
+			if strings.Contains(string(r.body), "only-account-one") {
+				t.Fatal("account 2's activity shows an export of account 1")
+			}
+			noAccount1(t, r)
+			mustStatus(t, viewer1.get("/account/activity", false), 403)
+		},
 		"POST /account/keys/:id/revoke": func(t *testing.T) {
 			dashboard404(t, owner2.post(fmt.Sprintf("/account/keys/%d/revoke", ids.key), url.Values{"confirm": {"yes"}}),
 				owner2.post(fmt.Sprintf("/account/keys/%d/revoke", missingID), url.Values{"confirm": {"yes"}}))

@@ -106,18 +106,16 @@ func (t *importTx) subscriptionsBefore(ctx context.Context, subs []*shop.Subscri
 			out[id] = &subscriptionBefore{account: account, storefront: sf}
 		}
 		list, args := importInList(ids)
-		err = eachRow(ctx, t.tx, `SELECT ss.subscriber_id, ss.status FROM subscriptions ss
-			JOIN subscribers sb ON sb.id = ss.subscriber_id
-			JOIN storefronts sf ON sf.id = sb.storefront_id AND sf.account_id = ?
-			WHERE ss.subscriber_id IN `+list, append([]any{account}, args...), func(rows *sql.Rows) error {
-			var id int64
-			var status string
-			if err := rows.Scan(&id, &status); err != nil {
-				return err
-			}
-			out[id].status = status
-			return nil
-		})
+		err = eachRow(ctx, t.tx, "SELECT subscriber_id, status FROM subscriptions WHERE account_id = ? AND subscriber_id IN "+list,
+			append([]any{account}, args...), func(rows *sql.Rows) error {
+				var id int64
+				var status string
+				if err := rows.Scan(&id, &status); err != nil {
+					return err
+				}
+				out[id].status = status
+				return nil
+			})
 		if err != nil {
 			return nil, err
 		}

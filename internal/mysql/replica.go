@@ -55,9 +55,11 @@ type ReadRouter struct {
 
 // Services the router serves, checked by the compiler.
 var (
-	_ shop.PurchaseService   = (*ReadRouter)(nil)
-	_ shop.PurchaseWriter    = (*ReadRouter)(nil)
-	_ shop.SubscriberService = (*ReadRouter)(nil)
+	_ shop.PurchaseService        = (*ReadRouter)(nil)
+	_ shop.PurchaseWriter         = (*ReadRouter)(nil)
+	_ shop.SubscriberService      = (*ReadRouter)(nil)
+	_ shop.AccountActivityService = (*ReadRouter)(nil)
+	_ shop.AccountActivityService = (*DB)(nil)
 )
 
 // OpenReplica returns a handle on the replica named by dsn without waiting for it to
@@ -398,4 +400,38 @@ func (p gtidPos) String() string {
 		parts[i] = fmt.Sprintf("%d-%d-%d", d, p[d].server, p[d].seq)
 	}
 	return strings.Join(parts, ",")
+}
+
+// ExportPurchases implements shop.PurchaseService. A replica that fails before the
+// first batch reached fn is replaced by the primary; after that the export fails, as a
+// second start would repeat what was already sent.
+func (r *ReadRouter) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
+	sent := false
+	return r.read(ctx, f.AccountID, func(db *DB) error {
+		if sent {
+			return shop.Errorf(shop.EUnavailable, "The export was interrupted; start it again.")
+		}
+		return db.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+			sent = true
+			return fn(ps)
+		})
+	})
+}
+
+// RecordAccountActivity implements shop.AccountActivityService on the primary, then
+// fences the account so that its next reads see the entry.
+func (r *ReadRouter) RecordAccountActivity(ctx context.Context, accountID int64, a shop.Activity) error {
+	if err := r.primary.RecordAccountActivity(ctx, accountID, a); err != nil {
+		return err
+	}
+	if err := r.fence(ctx, accountID); err != nil {
+		r.opt.Log.Warn("record read fence after a write", "account", accountID, "err", err)
+	}
+	return nil
+}
+
+// FindAccountActivity implements shop.AccountActivityService.
+func (r *ReadRouter) FindAccountActivity(ctx context.Context, accountID int64, limit int) (a []shop.Activity, err error) {
+	err = r.read(ctx, accountID, func(db *DB) error { a, err = db.FindAccountActivity(ctx, accountID, limit); return err })
+	return a, err
 }

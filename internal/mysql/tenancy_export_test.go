@@ -47,6 +47,11 @@ func (db *DB) BuiltStatements(ctx context.Context, accountID, storefrontID, purc
 		if _, err := db.findPurchases(ctx, r, f); err != nil {
 			return nil, err
 		}
+		// The CSV export of the same filter, in batches small enough to need several.
+		f.PerPage, f.Page, f.After = 7, 0, nil
+		if err := exportPurchases(ctx, r, f, func([]*shop.Purchase) error { return nil }); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := findPurchaseByID(ctx, r, accountID, purchaseID); err != nil {
 		return nil, err

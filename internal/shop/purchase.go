@@ -272,6 +272,14 @@ type PurchaseService interface {
 	// queued with the state of its delivery. An unknown purchase, or one of another
 	// account, has an empty timeline.
 	FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]TimelineEntry, error)
+	// ExportPurchases calls fn with every purchase of the account matching the filter
+	// (its paging fields other than Desc ignored, PerPage the batch size), in list
+	// order, a batch at a time, as FindPurchases would page through them. Each purchase
+	// carries the fields of the CSV export (docs/API.md#get-apiv2purchasescsv): its
+	// row's own fields, SubscriberID, Customer with only its ID, and its line items
+	// without product keys; other collections are empty. It stops at the first error of
+	// fn or of the database, and when ctx ends.
+	ExportPurchases(ctx context.Context, f PurchaseFilter, fn func([]*Purchase) error) error
 }
 
 // ReactivateRequest asks to reactivate a purchase (docs/API.md#reactivation).

@@ -1,0 +1,57 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"storefront/internal/shop"
+	"storefront/templates"
+)
+
+// activityPageSize is how many entries the account's activity page shows.
+const activityPageSize = 100
+
+// activityPage shows the account's latest exports: who, what, with which filters, how
+// many rows.
+func (s *Server) activityPage(c *gin.Context) error {
+	acct := currentAccount(c)
+	v := templates.ActivityView{Chrome: s.chrome(c, "Account activity", "account")}
+	if s.Activity != nil {
+		acts, err := s.Activity.FindAccountActivity(c.Request.Context(), acct.ID, activityPageSize)
+		if err != nil {
+			return err
+		}
+		loc := s.location(acct.Timezone)
+		for _, a := range acts {
+			v.Rows = append(v.Rows, activityRow(a, loc))
+		}
+	}
+	return render(c, templates.Activity(v))
+}
+
+func activityRow(a shop.Activity, loc *time.Location) templates.ActivityRow {
+	row := templates.ActivityRow{When: templates.FormatTime(a.CreatedAt.Time, loc), WhenISO: a.CreatedAt.UTC().Format(time.RFC3339), Actor: a.Actor, What: a.Action}
+	var d struct {
+		What         string `json:"what"`
+		Filters      string `json:"filters"`
+		Rows         int64  `json:"rows"`
+		Complete     bool   `json:"complete"`
+		StorefrontID int64  `json:"storefront_id"`
+	}
+	if a.Action == shop.ActionExport && json.Unmarshal([]byte(a.Details), &d) == nil {
+		row.What = map[string]string{"purchases": "Purchases CSV", "line_items": "Line items CSV", "subscribers": "Subscribers CSV"}[d.What]
+		if d.StorefrontID != 0 {
+			row.What += fmt.Sprintf(" (storefront %d)", d.StorefrontID)
+		}
+		row.Filters = d.Filters
+		if row.Filters == "" {
+			row.Filters = "none"
+		}
+		row.Rows = templates.FormatCount(d.Rows)
+		row.Incomplete = !d.Complete
+	}
+	return row
+}

@@ -1,0 +1,103 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+)
+
+// download clicks through to a download in the tab and returns the file the browser
+// saved.
+func (tb *tab) download(t *testing.T, what string, steps ...chromedp.Action[chromedp.Void]) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(tb.ctx, 2*stepTimeout)
+	defer cancel()
+	progress := chromedp.Events(ctx, browser.DownloadProgress)
+	id := chromedp.FromContext(tb.ctx).BrowserContextID
+	events := true
+	allow := chromedp.Action[chromedp.Void](func(ctx context.Context, _ *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, BrowserContextID: id, DownloadPath: dir, EventsEnabled: &events,
+		})
+		return chromedp.Void{}, err
+	})
+	if err := chromedp.Do(ctx, append([]chromedp.Action[chromedp.Void]{allow}, steps...)...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatalf("%s: no download: %v", what, err)
+		}
+		switch ev.State {
+		case browser.DownloadProgressStateCompleted:
+			b, err := os.ReadFile(filepath.Join(dir, ev.GUID))
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			return b
+		case browser.DownloadProgressStateCanceled:
+			t.Fatalf("%s: the download was canceled", what)
+		}
+	}
+	t.Fatalf("%s: the download did not complete", what)
+	return nil
+}
+
+// TestBrowser_ExportCSV: a viewer filters the purchases, opens Export CSV, picks each
+// kind of file and gets the rows the page's filters select, newest first.
+func TestBrowser_ExportCSV(t *testing.T) {
+	br := startBrowser(t)
+	e := newAPI(t, 0)
+	viewer := newTab(t, br, e.url)
+	viewer.setViewport(t, viewports[0])
+	if st := viewer.open(t, "/purchases?status=ACT"); st != http.StatusOK {
+		t.Fatalf("/purchases?status=ACT: got %d", st)
+	}
+	viewer.signIn(t, e.newUser(1, "viewer"))
+	viewer.waitFor(t, "the filtered purchases", `location.search === '?status=ACT' && results().length > 0`, `location.href`)
+
+	want := e.walkFull("status=ACT&order=desc", e.ro)
+	var wantIDs []string
+	for _, p := range want {
+		wantIDs = append(wantIDs, itoa(p.ID))
+	}
+	menu := chromedp.CSS(`#results details[data-export] > summary`)
+
+	file := viewer.download(t, "export one row per purchase",
+		chromedp.Click(menu),
+		chromedp.Click(chromedp.CSS(`#results a[data-export-rows=purchases]`)))
+	header, recs := readCSV(t, file)
+	if header[0] != "id" || len(header) != 20 {
+		t.Fatalf("got header row %q", header)
+	}
+	var got []string
+	for _, rec := range recs {
+		got = append(got, rec[0])
+	}
+	if !slices.Equal(got, wantIDs) {
+		t.Fatalf("the downloaded file holds %d purchases, the ACT list newest first %d", len(got), len(wantIDs))
+	}
+
+	file = viewer.download(t, "export one row per line item",
+		chromedp.Click(chromedp.CSS(`#results a[data-export-rows=line_items]`)))
+	header, recs = readCSV(t, file)
+	if len(header) != 27 || header[18] != "line_item_id" || len(recs) < len(wantIDs) {
+		t.Fatalf("got %d line-item rows under %q, want at least %d", len(recs), header, len(wantIDs))
+	}
+	for _, rec := range recs {
+		if rec[3] != "ACT" {
+			t.Fatalf("the ACT export holds %q", rec)
+		}
+	}
+	// The API request disclosure opens and shows the command.
+	viewer.do(t, "open API request", chromedp.Click(chromedp.CSS(`#api-request > summary`)))
+	viewer.waitFor(t, "the curl command", `document.querySelector('#api-request').open && text(document.querySelector('#api-request-list')).startsWith('curl -u demo:')`, `text(document.querySelector('#api-request'))`)
+	viewer.checkConsole(t)
+}

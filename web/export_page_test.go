@@ -1,0 +1,171 @@
+package web_test
+
+import (
+	"context"
+	"html"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// exportLink returns the href of the export menu's entry for rows (purchases or
+// line_items) on a page or fragment, unescaped.
+func exportLink(t testing.TB, body, rows string) string {
+	t.Helper()
+	m := regexp.MustCompile(`<a href="([^"]+)" download[^>]*data-export-rows="` + rows + `"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("the page has no Export CSV entry for %s", rows)
+	}
+	return html.UnescapeString(m[1])
+}
+
+// TestDashboard_ExportCSV: the Export CSV menu of the purchases page downloads exactly
+// the rows its filters select, newest first as shown, for a viewer too; the
+// subscribers page does the same for its search.
+func TestDashboard_ExportCSV(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(1, "viewer")
+
+	for _, q := range []string{"", "status=ACT&status=PND&customer_first_name=+a+", "storefront_id=1&order=asc&date_min=-15+days"} {
+		body := string(u.get("/purchases?"+q, false).body)
+		link := exportLink(t, body, "purchases")
+		if !strings.HasPrefix(link, "/purchases.csv?") {
+			t.Fatalf("got export link %q, want /purchases.csv?…", link)
+		}
+		r := u.get(link, false)
+		if r.status != 200 || r.header.Get("Content-Type") != "text/csv; charset=utf-8" {
+			t.Fatalf("GET %s: %d %s", link, r.status, r.header.Get("Content-Type"))
+		}
+		_, recs := readCSV(t, r.body)
+		// The page's query read as the page reads it (trimmed, newest first unless asked),
+		// sent to the API.
+		api := url.Values{}
+		for k, vs := range must(url.ParseQuery(q)) {
+			for _, v := range vs {
+				api.Add(k, strings.TrimSpace(v))
+			}
+		}
+		if api.Get("order") == "" {
+			api.Set("order", "desc")
+		}
+		want := e.walkFull(api.Encode(), e.ro)
+		if len(want) == 0 {
+			t.Fatalf("%s: nothing to export", q)
+		}
+		var got []string
+		for _, rec := range recs {
+			got = append(got, rec[0])
+		}
+		var wantIDs []string
+		for _, p := range want {
+			wantIDs = append(wantIDs, itoa(p.ID))
+		}
+		if !slices.Equal(got, wantIDs) {
+			t.Fatalf("%s: the export holds %d purchases, the list %d; first %v, want %v", q, len(got), len(wantIDs), got[:min(5, len(got))], wantIDs[:min(5, len(wantIDs))])
+		}
+		// The first rows are the page's own.
+		if ids := rowIDs(body); !slices.Equal(ids, got[:len(ids)]) {
+			t.Fatalf("%s: the page shows %v, the export starts %v", q, ids, got[:len(ids)])
+		}
+		lines := exportLink(t, body, "line_items")
+		_, lrecs := readCSV(t, u.get(lines, false).body)
+		if len(lrecs) < len(recs) || len(lrecs[0]) != 27 {
+			t.Fatalf("%s: the line-item export has %d rows of %d cells, want at least %d of 27", q, len(lrecs), len(lrecs[0]), len(recs))
+		}
+	}
+
+	// The subscribers page's search.
+	body := string(u.get("/storefronts/1/subscribers?status=ACTIVE", false).body)
+	link := exportLink(t, body, "subscribers")
+	if link != "/storefronts/1/subscribers.csv?status=ACTIVE" {
+		t.Fatalf("got subscriber export link %q", link)
+	}
+	_, recs := readCSV(t, u.get(link, false).body)
+	if len(recs) == 0 {
+		t.Fatal("no ACTIVE subscriber exported")
+	}
+	for _, rec := range recs {
+		if rec[3] != "ACTIVE" {
+			t.Fatalf("the ACTIVE export holds %q", rec)
+		}
+	}
+	acts, err := e.db.FindAccountActivity(context.Background(), 1, 1)
+	if err != nil || len(acts) != 1 || acts[0].Actor != u.email {
+		t.Fatalf("got %+v %v, want the export recorded as the viewer's", acts, err)
+	}
+
+	// The owner sees the exports in the account's activity; a viewer may not.
+	page := string(e.signIn(1, "owner").get("/account/activity", false).body)
+	for _, want := range []string{"Subscribers CSV (storefront 1)", "status=ACTIVE", "Line items CSV", u.email} {
+		if !strings.Contains(page, html.EscapeString(want)) {
+			t.Errorf("the activity page does not show %q", want)
+		}
+	}
+	if r := u.get("/account/activity", false); r.status != 403 {
+		t.Errorf("a viewer got %d for the account's activity, want 403", r.status)
+	}
+
+	// Bad filters: the page's own error, no file.
+	r := u.get("/purchases.csv?date_min=not+a+date", false)
+	if r.status != 400 || strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("got %d %s, want a 400 page", r.status, r.header.Get("Content-Type"))
+	}
+	// Another account's storefront.
+	if r := u.get("/storefronts/3/subscribers.csv", false); r.status != 404 {
+		t.Fatalf("got %d for another account's storefront, want 404", r.status)
+	}
+}
+
+// TestDashboard_APIRequest: the API request disclosure holds the curl commands of the
+// current view, whose answers are the page's rows, and what each date resolved to; an
+// htmx update carries the new ones.
+func TestDashboard_APIRequest(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(1, "viewer")
+	body := string(u.get("/purchases?status=ACT&date_min=-20+days", true).body)
+	m := regexp.MustCompile(`<code id="api-request-list">([^<]+)</code>`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("the fragment has no API request: %s", body)
+	}
+	cmd := html.UnescapeString(m[1])
+	prefix := "curl -u demo:$STOREFRONT_KEY 'http://shop.test/api/v2/purchases?"
+	if !strings.HasPrefix(cmd, prefix) || !strings.HasSuffix(cmd, "'") {
+		t.Fatalf("got %q, want %s…'", cmd, prefix)
+	}
+	query := strings.TrimSuffix(strings.TrimPrefix(cmd, prefix), "'")
+	if v := must(url.ParseQuery(query)); v.Get("date_min") != "-20 days" || v.Get("status") != "ACT" {
+		t.Fatalf("got query %q, want the filters as typed", query)
+	}
+	var api []purchase
+	r := e.get("/api/v2/purchases?"+query, e.ro)
+	r.json(t, &api)
+	var ids []string
+	for _, p := range api {
+		ids = append(ids, itoa(p.ID))
+	}
+	if shown := rowIDs(body); len(shown) == 0 || !slices.Equal(shown, ids) {
+		t.Fatalf("the page shows %v, the API call answers %v", shown, ids)
+	}
+	if !strings.Contains(body, `data-copy="curl -u demo:$STOREFRONT_KEY`) {
+		t.Error("the command has no copy button")
+	}
+	csvCmd := regexp.MustCompile(`<code id="api-request-csv">([^<]+)</code>`).FindStringSubmatch(body)
+	if csvCmd == nil || !strings.Contains(html.UnescapeString(csvCmd[1]), "/api/v2/purchases.csv?") {
+		t.Fatalf("no CSV command: %v", csvCmd)
+	}
+	if !strings.Contains(body, "date_min: -20 days → ") {
+		t.Error("the resolved date_min is not shown")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
