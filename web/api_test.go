@@ -93,7 +93,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	db := dbtest.New(t)
 	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}}
 	db.Now = e.clock.now
-	db.BaseURL = "http://shop.test"
+	db.ComposePurchaseReady = mail.PurchaseReady("http://shop.test")
 	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour)}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -182,6 +182,20 @@ func (e *apiEnv) do(method, path, key string, body io.Reader, header map[string]
 
 func (e *apiEnv) get(path, key string) response { return e.do("GET", path, key, nil, nil) }
 
+// wantCounted checks the count headers of a list answer: both carry count, or neither
+// is sent when count is -1.
+func wantCounted(t *testing.T, query string, r response, count int) {
+	t.Helper()
+	want := ""
+	if count >= 0 {
+		want = fmt.Sprint(count)
+	}
+	if r.status != 200 || r.header.Get("Dpd-Collection-Count") != want || r.header.Get("X-Total-Count") != want {
+		t.Errorf("%s: got %d, Dpd-Collection-Count %q, X-Total-Count %q; want both %q", query, r.status,
+			r.header.Get("Dpd-Collection-Count"), r.header.Get("X-Total-Count"), want)
+	}
+}
+
 // wantError checks an API error answer.
 func wantError(t testing.TB, r response, status int, word, code, param string) errorBody {
 	t.Helper()
@@ -222,14 +236,14 @@ func rawResponseHead(t testing.TB, e *apiEnv, path, key string) string {
 // purchase is the parts of a purchase JSON the tests look at; raw keeps the rest.
 type purchase struct {
 	ID               int64   `json:"id"`
-	CreatedAt        int64   `json:"created_at"`
-	StorefrontID     int64   `json:"storefront_id"`
-	Status           string  `json:"status"`
-	Total            string  `json:"total"`
 	BuyerEmail       *string `json:"buyer_email"`
+	CreatedAt        int64   `json:"created_at"`
 	BuyerFirstname   *string `json:"buyer_firstname"`
+	StorefrontID     int64   `json:"storefront_id"`
 	BuyerLastname    *string `json:"buyer_lastname"`
+	Status           string  `json:"status"`
 	TangiblesToShip  *int64  `json:"tangibles_to_ship"`
+	Total            string  `json:"total"`
 	RequiresShipping bool    `json:"requires_shipping"`
 	Customer         *struct {
 		ID    int64   `json:"id"`
@@ -238,12 +252,12 @@ type purchase struct {
 	LineItems []struct {
 		ID            int64    `json:"id"`
 		ProductID     int64    `json:"product_id"`
+		ExpiresAt     *int64   `json:"expires_at"`
 		ProductName   string   `json:"product_name"`
 		Quantity      int64    `json:"quantity"`
+		ProductKeys   []string `json:"product_keys"`
 		DownloadLimit int64    `json:"download_limit"`
 		DownloadCount int64    `json:"download_count"`
-		ExpiresAt     *int64   `json:"expires_at"`
-		ProductKeys   []string `json:"product_keys"`
 		HasAllKeys    bool     `json:"has_all_keys"`
 	} `json:"line_items"`
 }
@@ -351,9 +365,7 @@ func TestAPI(t *testing.T) {
 		res.Body.Close()
 		// Last use is recorded, in the background.
 		e.server.Wait()
-		var used int
-		e.db.QueryRow("SELECT COUNT(*) FROM api_keys WHERE account_id = 1 AND last_used_at = ?", now).Scan(&used)
-		if used != 2 {
+		if used := e.count("SELECT COUNT(*) FROM api_keys WHERE account_id = 1 AND last_used_at = ?", now); used != 2 {
 			t.Fatalf("keys with last_used_at now: got %d, want 2", used)
 		}
 	})
@@ -464,16 +476,9 @@ func TestAPI(t *testing.T) {
 			t.Fatalf("the seed has no purchase with a subscriber: %v", err)
 		}
 		var subscriberOf = map[int64]bool{}
-		rows, err := e.db.Query("SELECT id FROM purchases WHERE subscriber_id = ?", subscriberID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var id int64
-			rows.Scan(&id)
+		for _, id := range e.ids("SELECT id FROM purchases WHERE subscriber_id = ?", subscriberID) {
 			subscriberOf[id] = true
 		}
-		rows.Close()
 		total := all[3].Total
 		cases := []struct {
 			query string
@@ -654,14 +659,7 @@ func TestAPI(t *testing.T) {
 			{"page=1&status=ACT&storefront_id=3", 0},
 		} {
 			r := e.get("/api/v2/purchases?"+tc.query, e.ro)
-			want := ""
-			if tc.count >= 0 {
-				want = fmt.Sprint(tc.count)
-			}
-			if r.status != 200 || r.header.Get("Dpd-Collection-Count") != want || r.header.Get("X-Total-Count") != want {
-				t.Errorf("%s: got %d, Dpd-Collection-Count %q, X-Total-Count %q; want both %q", tc.query, r.status,
-					r.header.Get("Dpd-Collection-Count"), r.header.Get("X-Total-Count"), want)
-			}
+			wantCounted(t, tc.query, r, tc.count)
 		}
 		// What the DPD v2 PHP client does: count() reads the header of page 1, and the
 		// iteration asks for page 2, 3, ... until one comes back empty.
@@ -692,14 +690,8 @@ func TestAPI(t *testing.T) {
 
 	t.Run("Tenancy", func(t *testing.T) {
 		e := e.with(t)
-		var otherPurchase int64
-		if err := e.db.QueryRow("SELECT MIN(id) FROM purchases WHERE account_id = 2").Scan(&otherPurchase); err != nil {
-			t.Fatal(err)
-		}
-		var otherSub int64
-		if err := e.db.QueryRow("SELECT MIN(id) FROM subscribers WHERE storefront_id = 3").Scan(&otherSub); err != nil {
-			t.Fatal(err)
-		}
+		otherPurchase := e.count("SELECT MIN(id) FROM purchases WHERE account_id = 2")
+		otherSub := e.count("SELECT MIN(id) FROM subscribers WHERE storefront_id = 3")
 		for _, path := range []string{
 			fmt.Sprintf("/api/v2/purchases/%d", otherPurchase),
 			"/api/v2/storefronts/3/subscribers",
@@ -779,14 +771,7 @@ func TestAPI(t *testing.T) {
 			{"per_page=7", -1},
 		} {
 			r := e.get("/api/v2/storefronts/1/subscribers?"+tc.query, e.ro)
-			want := ""
-			if tc.count >= 0 {
-				want = fmt.Sprint(tc.count)
-			}
-			if r.status != 200 || r.header.Get("Dpd-Collection-Count") != want || r.header.Get("X-Total-Count") != want {
-				t.Errorf("%s: got %d, Dpd-Collection-Count %q, X-Total-Count %q; want both %q", tc.query, r.status,
-					r.header.Get("Dpd-Collection-Count"), r.header.Get("X-Total-Count"), want)
-			}
+			wantCounted(t, tc.query, r, tc.count)
 		}
 	})
 

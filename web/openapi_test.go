@@ -558,16 +558,23 @@ func TestOpenAPIErrors(t *testing.T) {
 	}
 }
 
-// checkErrorExamples checks that each example of an error response carries the status
-// word and a code the error table gives that HTTP status.
-func checkErrorExamples(t *testing.T, generic map[string]any, key, status, method, path string) {
-	t.Helper()
+// responseObject returns the response object of an operation's status, its $ref
+// followed.
+func responseObject(generic map[string]any, method, path, status string) map[string]any {
 	node, _ := resolvePointer(generic, "#/paths/"+strings.ReplaceAll(path, "/", "~1")+"/"+strings.ToLower(method)+"/responses/"+status)
 	m, _ := node.(map[string]any)
 	if ref, ok := m["$ref"].(string); ok {
 		node, _ = resolvePointer(generic, ref)
 		m, _ = node.(map[string]any)
 	}
+	return m
+}
+
+// checkErrorExamples checks that each example of an error response carries the status
+// word and a code the error table gives that HTTP status.
+func checkErrorExamples(t *testing.T, generic map[string]any, key, status, method, path string) {
+	t.Helper()
+	m := responseObject(generic, method, path, status)
 	content, _ := m["content"].(map[string]any)
 	media, _ := content["application/json"].(map[string]any)
 	examples, _ := media["examples"].(map[string]any)
@@ -876,12 +883,7 @@ func (fakeKeys) TouchAPIKey(context.Context, int64, int64) error { return nil }
 // documentedExample returns the example body of a response of an operation.
 func documentedExample(t *testing.T, generic map[string]any, method, path, status, name string) any {
 	t.Helper()
-	node, _ := resolvePointer(generic, "#/paths/"+strings.ReplaceAll(path, "/", "~1")+"/"+strings.ToLower(method)+"/responses/"+status)
-	m, _ := node.(map[string]any)
-	if ref, ok := m["$ref"].(string); ok {
-		node, _ = resolvePointer(generic, ref)
-		m, _ = node.(map[string]any)
-	}
+	m := responseObject(generic, method, path, status)
 	media, _ := m["content"].(map[string]any)["application/json"].(map[string]any)
 	if name == "" {
 		return media["example"]
@@ -910,12 +912,12 @@ func TestOpenAPIExamplesMatchServer(t *testing.T) {
 		{"GET", "/api/v2/purchases", "Basic " + base64.StdEncoding.EncodeToString([]byte("other:k")), "", "GET", "/purchases", "401", "unauthenticated", nil},
 		{"GET", "/api/v2/purchases?q=" + long, "Bearer k", "", "GET", "/purchases", "414", "too_large", nil},
 		{"POST", "/api/v2/purchases/1/reactivate", "Bearer w", big, "POST", "/purchases/{id}/reactivate", "413", "too_large", nil},
-		{"DELETE", "/api/v2/purchases", "Bearer k", "", "GET", "/purchases", "405", "method_not_allowed", map[string]string{"Allow": "GET"}},
 		{"GET", "/api/v2/?foo=1", "Bearer k", "", "GET", "/", "400", "unknown_parameter", nil},
 		{"GET", "/api/v2/purchases/abc", "Bearer k", "", "GET", "/purchases/{id}", "400", "bad_id", nil},
 		{"GET", "/api/v2/storefronts/abc/subscribers", "Bearer k", "", "GET", "/storefronts/{storefront_id}/subscribers", "400", "bad_id", nil},
 		{"GET", "/api/v2/storefronts/3/subscribers/verify", "Bearer k", "", "GET", "/storefronts/{storefront_id}/subscribers/verify", "400", "missing", nil},
 		{"GET", "/api/v2/storefronts/3/subscribers/verify?id=1&subscriber_id=2", "Bearer k", "", "GET", "/storefronts/{storefront_id}/subscribers/verify", "400", "ids_differ", nil},
+		{"DELETE", "/api/v2/purchases", "Bearer k", "", "GET", "/purchases", "405", "method_not_allowed", map[string]string{"Allow": "GET"}},
 		{"GET", "/api/v2/purchases?total_op=gt", "Bearer k", "", "GET", "/purchases", "400", "total_op_without_total", nil},
 		{"GET", "/api/v2/purchases?cursor=abc&page=2", "Bearer k", "", "GET", "/purchases", "400", "cursor_and_page", nil},
 		{"GET", "/api/v2/purchases?status=XYZ", "Bearer k", "", "GET", "/purchases", "400", "bad_status", nil},
@@ -925,10 +927,10 @@ func TestOpenAPIExamplesMatchServer(t *testing.T) {
 		{"GET", "/api/v2/storefronts/3/subscribers.csv?foo=1", "Bearer k", "", "GET", "/storefronts/{storefront_id}/subscribers.csv", "400", "unknown_parameter", nil},
 		{"GET", "/api/v2/storefronts/3/subscribers.csv?per_page=1", "Bearer k", "", "GET", "/storefronts/{storefront_id}/subscribers.csv", "400", "paging", nil},
 		{"GET", "/api/v2/purchases?date_min=next+blursday", "Bearer k", "", "GET", "/purchases", "400", "bad_date", nil},
+		{"GET", "/api/v2", "Basic " + base64.StdEncoding.EncodeToString([]byte("shop:k")), "", "GET", "/", "200", "", nil},
 		{"POST", "/api/v2/purchases/1/reactivate", "Bearer k", "", "POST", "/purchases/{id}/reactivate", "403", "forbidden", nil},
 		{"POST", "/api/v2/purchases/abc/reactivate", "Bearer w", "", "POST", "/purchases/{id}/reactivate", "400", "bad_id", nil},
 		{"GET", "/api/v2/", "Bearer k", "", "GET", "/", "200", "", nil},
-		{"GET", "/api/v2", "Basic " + base64.StdEncoding.EncodeToString([]byte("shop:k")), "", "GET", "/", "200", "", nil},
 	} {
 		name := c.method + " " + c.target[:min(len(c.target), 60)]
 		req := httptest.NewRequest(c.method, c.target, strings.NewReader(c.body))

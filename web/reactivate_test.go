@@ -17,26 +17,28 @@ import (
 // shipping-free, set to the given status.
 func (e *apiEnv) purchaseWithStatus(status string, skip map[int64]bool) int64 {
 	e.t.Helper()
-	rows, err := e.db.Query(`SELECT p.id FROM purchases p WHERE p.account_id = 1 AND p.customer_id IS NOT NULL
-		AND (SELECT COUNT(*) FROM line_items li WHERE li.purchase_id = p.id) >= 2 ORDER BY p.id DESC LIMIT 200`)
-	if err != nil {
+	id := e.pick(`SELECT p.id FROM purchases p WHERE p.account_id = 1 AND p.customer_id IS NOT NULL
+		AND (SELECT COUNT(*) FROM line_items li WHERE li.purchase_id = p.id) >= 2 ORDER BY p.id DESC LIMIT 200`, skip)
+	if id == 0 {
+		e.t.Fatal("no purchase left to use")
+	}
+	if _, err := e.db.Exec("UPDATE purchases SET status = ? WHERE id = ?", status, id); err != nil {
 		e.t.Fatal(err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		rows.Scan(&id)
-		if skip[id] {
-			continue
+	e.rebuild()
+	return id
+}
+
+// pick returns the first purchase id the query finds that is not used yet, and marks
+// it used; 0 when every one is.
+func (e *apiEnv) pick(query string, used map[int64]bool) int64 {
+	e.t.Helper()
+	for _, id := range e.ids(query) {
+		if !used[id] {
+			used[id] = true
+			return id
 		}
-		skip[id] = true
-		if _, err := e.db.Exec("UPDATE purchases SET status = ? WHERE id = ?", status, id); err != nil {
-			e.t.Fatal(err)
-		}
-		e.rebuild()
-		return id
 	}
-	e.t.Fatal("no purchase left to use")
 	return 0
 }
 
@@ -197,9 +199,7 @@ func TestAPI_Reactivate(t *testing.T) {
 			t.Fatalf("got %d %s", r.status, r.body)
 		}
 		sent++
-		var n int
-		e.db.QueryRow("SELECT COUNT(*) FROM product_keys WHERE line_item_id = ?", li).Scan(&n)
-		if n != 3 {
+		if n := e.count("SELECT COUNT(*) FROM product_keys WHERE line_item_id = ?", li); n != 3 {
 			t.Fatalf("refulfill=0 made keys: %d", n)
 		}
 	})
@@ -284,9 +284,7 @@ func TestAPI_Reactivate(t *testing.T) {
 				t.Fatalf("request %d: %d", i, c)
 			}
 		}
-		var a int
-		e.db.QueryRow("SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = ? AND action = 'reactivated'", id).Scan(&a)
-		if a != 1 {
+		if a := e.count("SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = ? AND action = 'reactivated'", id); a != 1 {
 			t.Fatalf("8 parallel calls with one key: %d reactivations", a)
 		}
 	})

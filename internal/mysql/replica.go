@@ -88,7 +88,7 @@ func OpenReplica(dsn string) (*DB, error) {
 	sqlDB.SetMaxOpenConns(64)
 	sqlDB.SetMaxIdleConns(64)
 	sqlDB.SetConnMaxLifetime(30 * time.Minute)
-	return &DB{DB: sqlDB, Now: time.Now, BaseURL: "http://127.0.0.1:8080"}, nil
+	return &DB{DB: sqlDB, Now: time.Now}, nil
 }
 
 // NewReadRouter routes primary's reads to replica as the type's comment says, and
@@ -308,7 +308,7 @@ func (r *ReadRouter) CountPurchases(ctx context.Context, f shop.PurchaseFilter, 
 
 // FindPurchaseTimeline is the purchase page's timeline (activity with the state of the
 // purchase's e-mails).
-func (r *ReadRouter) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) (a []shop.Activity, err error) {
+func (r *ReadRouter) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) (a []shop.TimelineEntry, err error) {
 	err = r.read(ctx, accountID, func(db *DB) error { a, err = db.FindPurchaseTimeline(ctx, accountID, purchaseID); return err })
 	return a, err
 }

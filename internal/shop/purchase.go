@@ -271,7 +271,7 @@ type PurchaseService interface {
 	// FindPurchaseTimeline returns a purchase's activity, newest first, each e-mail
 	// queued with the state of its delivery. An unknown purchase, or one of another
 	// account, has an empty timeline.
-	FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]Activity, error)
+	FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]TimelineEntry, error)
 	// ExportPurchases calls fn with every purchase of the account matching the filter
 	// (its paging fields other than Desc ignored, PerPage the batch size), in list
 	// order, a batch at a time, as FindPurchases would page through them. Each purchase
@@ -320,6 +320,44 @@ type Activity struct {
 	Action    string
 	Details   string
 	CreatedAt Time
+}
+
+// Timeline actions: the activity a reactivation records, and the delivery of its e-mail.
+const (
+	ActionReactivated = "reactivated"
+	ActionEmailQueued = "email_queued"
+	// ActionEmailSent is an e-mail the mailer delivered, at the time it was sent.
+	ActionEmailSent = "email_sent"
+)
+
+// E-mail delivery states of a timeline entry (EmailStatus).
+const (
+	EmailQueued  = "queued"
+	EmailSending = "sending"
+	EmailSent    = "sent"
+	EmailFailed  = "failed"
+)
+
+// TimelineEntry is one entry of a purchase's timeline: an activity record with what its
+// details say read into fields, and, for an e-mail, the state of its delivery.
+type TimelineEntry struct {
+	Activity
+	// To and Subject are where an e-mail went and its subject line.
+	To      string
+	Subject string
+	// Refulfill and KeysGenerated say what a reactivation did to product keys.
+	Refulfill     bool
+	KeysGenerated int
+	// FromStatus and ToStatus are the purchase statuses before and after.
+	FromStatus string
+	ToStatus   string
+	// EmailStatus is a queued e-mail's delivery state (EmailQueued ...), "" when its
+	// outbox row is not known; Attempts, LastError and the times go with it.
+	EmailStatus   string
+	Attempts      int
+	LastError     string
+	SentAt        *Time
+	NextAttemptAt *Time
 }
 
 // PurchaseWriter changes purchases.
