@@ -42,3 +42,9 @@ faults:
 # (docs/RELIABILITY.md). Not part of `go test ./...`.
 load:
 	go test ./faults -run '^TestLoad$$' -count=1 -v -timeout 15m -args -load.duration=2m -load.purchases=50000 -load.workers=16
+
+# Plans every statement of the web tests with Vitess's planner on 4 shards and fails on
+# a request-path statement that reaches more than one (docs/SCALING.md); part of `make ci`.
+.PHONY: vtcheck
+vtcheck:
+	bash scripts/vtcheck.sh

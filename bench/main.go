@@ -107,9 +107,12 @@ func main() {
 
 // report collects everything the table shows.
 type report struct {
-	rows                  []listRow
-	getAPI, getGin        stats
-	getAPI1, getGin1      stats
+	rows             []listRow
+	getAPI, getGin   stats
+	getAPI1, getGin1 stats
+	// The first list page (unfiltered, newest first, 100 a page) at 32 clients, from
+	// the API and from the bare Gin handler serving its bytes.
+	listAPI, listGin      stats
 	getSQL1, getSQL       stats
 	fragments             []fragRow
 	importDur, seedDur    time.Duration
@@ -478,6 +481,19 @@ func measureGet(ctx context.Context, o options, client *http.Client, base string
 		}
 		bodies[strings.TrimPrefix(p, "/api/v2/purchases/")] = string(body)
 	}
+	// The first list page, kept for the bare handler (it answers a page as stored).
+	listPath := "/api/v2/purchases?order=desc&per_page=100"
+	listGet := getter(base, []string{listPath}, h)
+	resp, err := client.Do(listGet(0))
+	if err != nil {
+		return err
+	}
+	listBody, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %d %v", listPath, resp.StatusCode, err)
+	}
+	bodies["list"] = string(listBody)
 	logf("GET purchase: %d ids", len(paths))
 	rep.getAPI1 = load(client, 1, o.dur, get)
 	rep.getAPI = load(client, 32, o.dur, get)
@@ -527,11 +543,15 @@ func measureGet(ctx context.Context, o options, client *http.Client, base string
 	gget := getter(ginBase, paths, nil)
 	rep.getGin1 = load(client, 1, o.dur, gget)
 	rep.getGin = load(client, 32, o.dur, gget)
+	logf("first list page: API and bare Gin at 32 clients")
+	rep.listAPI = load(client, 32, o.dur, listGet)
+	rep.listGin = load(client, 32, o.dur, getter(ginBase, []string{listPath}, nil))
 	return nil
 }
 
 // bareGin serves, from memory, the answers saved in file (a JSON object from purchase
-// id to body) at /api/v2/purchases/:id: the ceiling of a Gin handler on this machine.
+// id to body, and "list" to the first list page's) at /api/v2/purchases/:id and
+// /api/v2/purchases: the ceiling of a Gin handler on this machine.
 func bareGin(addr, file string) error {
 	raw, err := os.ReadFile(file)
 	if err != nil {
@@ -547,6 +567,9 @@ func bareGin(addr, file string) error {
 	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
+	r.GET("/api/v2/purchases", func(c *gin.Context) {
+		c.Data(http.StatusOK, "application/json; charset=utf-8", bodies["list"])
+	})
 	r.GET("/api/v2/purchases/:id", func(c *gin.Context) {
 		b, ok := bodies[c.Param("id")]
 		if !ok {

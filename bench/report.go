@@ -36,6 +36,10 @@ func printReport(w io.Writer, r *report, o options) {
 			r.getAPI1.rps(), ms(r.getAPI1.pct(0.99)), r.getAPI.rps(), ms(r.getAPI.pct(0.99)), r.getGin1.rps(), r.getGin.rps(),
 			100*r.getAPI.rps()/r.getGin.rps())
 	}
+	if len(r.listAPI.lat) > 0 {
+		fmt.Fprintf(w, "| first list page, 100 purchases (req/s @32) | | | | | %.0f/s | p99 %s | bare Gin: %.0f/s @32 | | %.0f%% of bare Gin @32 |\n",
+			r.listAPI.rps(), ms(r.listAPI.pct(0.99)), r.listGin.rps(), 100*r.listAPI.rps()/r.listGin.rps())
+	}
 	if len(r.getSQL.lat) > 0 {
 		fmt.Fprintf(w, "| bare SQL of GET /purchases/:id (req/s @1, @32) | | | %.0f/s | p99 %s | %.0f/s | p99 %s | | | API @32 = %.0f%% of bare SQL |\n",
 			r.getSQL1.rps(), ms(r.getSQL1.pct(0.99)), r.getSQL.rps(), ms(r.getSQL.pct(0.99)), 100*r.getAPI.rps()/r.getSQL.rps())

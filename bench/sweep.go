@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"storefront/internal/mysql"
 )
 
 // The shape sweep: GET /api/v2/purchases with filter values chosen from the data at
@@ -53,6 +56,9 @@ type sweepCell struct {
 	// value's cells: the ratio's denominator, so that the machine's drift during the
 	// sweep (other work, caches) cancels out.
 	base stats
+	// entries is the number of index entries the page's statements read (the plan's
+	// counts and the page's ids, by ANALYZE): what the page costs whatever the load.
+	entries float64
 }
 
 // sweepReport is what the sweep prints.
@@ -440,6 +446,9 @@ func runSweep(ctx context.Context, o options, client *http.Client, base string, 
 				for k := range sweepClients {
 					cell.c[k] = run(cell.path, k)
 				}
+				if cell.entries, err = pageEntries(ctx, db, cell.path); err != nil {
+					return nil, fmt.Errorf("sweep: %s: %w", v.name, err)
+				}
 			}
 			if i == 0 {
 				if p == 0 {
@@ -461,8 +470,9 @@ func printSweep(w io.Writer, r *sweepReport) {
 		"(at least %d requests at 1 client) after a short warm-up; closed loop. The last column divides the cell's p50 at 1 client by "+
 		"the unfiltered newest-first first page's, measured at 1 client just before the value's cells (its p50 in the column before).\n\n",
 		r.accountPurchases, sweepPerPage, r.dur, sweepMinRequests)
-	fmt.Fprintln(w, "| value | filter | matches | page | p50 @1 | p99 @1 | req/s @1 | p50 @16 | p99 @16 | req/s @16 | errors @1 / @16 | unfiltered p50 @1 | p50 @1 ÷ unfiltered |")
-	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| value | filter | matches | page | p50 @1 | p99 @1 | req/s @1 | p50 @16 | p99 @16 | req/s @16 | errors @1 / @16 | unfiltered p50 @1 | p50 @1 ÷ unfiltered | index entries |")
+	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	maxEntries, maxEntriesCell := 0.0, ""
 	worst, worstRatio, above, cells, errs16 := "", 0.0, 0, 0, 0
 	var bases []time.Duration
 	for i, c := range r.cells {
@@ -475,7 +485,7 @@ func printSweep(w io.Writer, r *sweepReport) {
 			if c.reqErr != "" {
 				why = "error: " + c.reqErr
 			}
-			fmt.Fprintf(w, "| %s | `%s` | %s | %s | — | — | — | — | — | — | — | — | %s |\n", c.value.name, filter, c.matches, c.page, why)
+			fmt.Fprintf(w, "| %s | `%s` | %s | %s | — | — | — | — | — | — | — | — | %s | — |\n", c.value.name, filter, c.matches, c.page, why)
 			continue
 		}
 		cells++
@@ -496,9 +506,12 @@ func printSweep(w io.Writer, r *sweepReport) {
 				worstRatio, worst = x, fmt.Sprintf("%s (`%s`), %s: p50 %s ms over %s ms", c.value.name, filter, c.page, ms(c.c[0].pct(0.5)), ms(base))
 			}
 		}
-		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %.0f | %s | %s | %.0f | %d / %d | %s | %s |\n", c.value.name, filter, c.matches, c.page,
+		if c.entries > maxEntries {
+			maxEntries, maxEntriesCell = c.entries, fmt.Sprintf("%s (`%s`), %s", c.value.name, filter, c.page)
+		}
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %.0f | %s | %s | %.0f | %d / %d | %s | %s | %.0f |\n", c.value.name, filter, c.matches, c.page,
 			ms(c.c[0].pct(0.5)), ms(c.c[0].pct(0.99)), c.c[0].rps(), ms(c.c[1].pct(0.5)), ms(c.c[1].pct(0.99)), c.c[1].rps(),
-			c.c[0].errs, c.c[1].errs, ms(base), ratio)
+			c.c[0].errs, c.c[1].errs, ms(base), ratio, c.entries)
 	}
 	fmt.Fprintln(w)
 	if worst == "" {
@@ -507,7 +520,67 @@ func printSweep(w io.Writer, r *sweepReport) {
 	}
 	fmt.Fprintf(w, "**Shape ratio: %.2f×** (the worst cell's p50 at 1 client over the unfiltered newest-first first page's): %s.\n", worstRatio, worst)
 	fmt.Fprintf(w, "Cells above 2.5× the unfiltered first page at 1 client: %d of %d. Errors at 16 clients: %d.\n", above, cells, errs16)
+	fmt.Fprintf(w, "Most index entries read by one page (the plan's counts and its ids; the unfiltered first page reads %.0f): %.0f, %s.\n",
+		r.cells[0].entries, maxEntries, maxEntriesCell)
 	slices.Sort(bases)
 	fmt.Fprintf(w, "The unfiltered first page's p50 at 1 client over the run: %d measurements from %s to %s ms, median %s ms; again at the end: %s ms.\n",
 		len(bases), ms(bases[0]), ms(bases[len(bases)-1]), ms(bases[len(bases)/2]), ms(r.baselineEnd.pct(0.5)))
+}
+
+// pageEntries returns the index entries that the page at path (an API list request)
+// reads: ANALYZE FORMAT=JSON of the statements the API sends for it
+// (mysql.PurchasePageStatements: the plan's capped counts and the page's ids), the rows
+// each table read summed. Unlike a latency, it does not depend on the machine's load.
+func pageEntries(ctx context.Context, db *sql.DB, path string) (float64, error) {
+	u, err := url.Parse(path)
+	if err != nil {
+		return 0, err
+	}
+	var tz string
+	if err := db.QueryRowContext(ctx, "SELECT timezone FROM accounts WHERE id = 1").Scan(&tz); err != nil {
+		return 0, err
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return 0, err
+	}
+	f, err := bare{db: db, account: 1, loc: loc}.filterOf(u.Query())
+	if err != nil {
+		return 0, err
+	}
+	plan, list, _, err := mysql.PurchasePageStatements(ctx, db, f)
+	if err != nil {
+		return 0, err
+	}
+	var total float64
+	for _, st := range append(plan, list) {
+		var out string
+		if err := db.QueryRowContext(ctx, "ANALYZE FORMAT=JSON "+st.Query, st.Args...).Scan(&out); err != nil {
+			return 0, err
+		}
+		var doc any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			return 0, err
+		}
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				if t, ok := v["table"].(map[string]any); ok {
+					rows, _ := t["r_rows"].(float64)
+					loops, _ := t["r_loops"].(float64)
+					total += rows * loops
+				}
+				for _, c := range v {
+					walk(c)
+				}
+			case []any:
+				for _, c := range v {
+					walk(c)
+				}
+			}
+		}
+		walk(doc)
+	}
+	return total, nil
 }

@@ -33,7 +33,7 @@ import (
 // follows on the dashboard, against the whole app on an httptest server.
 
 // stepTimeout bounds every browser step: a navigation, a click, a wait.
-const stepTimeout = 10 * time.Second
+const stepTimeout = 30 * time.Second
 
 // screenshotDir is where the screenshots of the main pages go (git-ignored).
 const screenshotDir = "testdata/screenshots"

@@ -65,7 +65,7 @@ func (s *Server) login(c *gin.Context) error {
 	if err := s.throttle.succeed(ctx, email); err != nil {
 		return err
 	}
-	token, err := s.Users.CreateSession(ctx, u.ID)
+	token, err := s.Users.CreateSession(ctx, u.AccountID, u.ID)
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func (s *Server) changePassword(c *gin.Context) error {
 		return refuse(shop.EInvalid)
 	}
 
-	token, err := s.Users.ChangePassword(ctx, user.ID, current, next)
+	token, err := s.Users.ChangePassword(ctx, user.AccountID, user.ID, current, next)
 	if err != nil {
 		field := shop.ErrorParam(err)
 		if shop.ErrorCode(err) != shop.EInvalid || (field != "current_password" && field != "new_password") {

@@ -595,9 +595,9 @@ func TestPurchasePage(t *testing.T) {
 		at := now.Add(-2 * time.Hour).UTC()
 		// A delivery that gave up, and one still waiting after a failed attempt; the
 		// mailer leaves rows in these states alone or not yet due.
-		e.exec(`INSERT INTO purchase_activity (purchase_id, actor, action, details, created_at) VALUES
-			(?, 'system', 'email_queued', '{"to":"gone@example.org","subject":"Ready"}', ?),
-			(?, 'system', 'email_queued', '{"to":"later@example.org","subject":"Ready"}', ?)`, id, at, id, at.Add(time.Minute))
+		e.exec(`INSERT INTO purchase_activity (account_id, purchase_id, actor, action, details, created_at) VALUES
+			(1, ?, 'system', 'email_queued', '{"to":"gone@example.org","subject":"Ready"}', ?),
+			(1, ?, 'system', 'email_queued', '{"to":"later@example.org","subject":"Ready"}', ?)`, id, at, id, at.Add(time.Minute))
 		e.exec(`INSERT INTO email_outbox (account_id, purchase_id, to_address, subject, body, status, attempts, next_attempt_at, last_error, created_at) VALUES
 			(1, ?, 'gone@example.org', 'Ready', 'x', 'failed', 10, ?, '550 mailbox unavailable', ?),
 			(1, ?, 'later@example.org', 'Ready', 'x', 'queued', 2, ?, '421 try again later', ?)`,

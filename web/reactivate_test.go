@@ -169,7 +169,7 @@ func TestAPI_Reactivate(t *testing.T) {
 		e.db.QueryRow("SELECT MIN(id) FROM line_items WHERE purchase_id = ?", id).Scan(&li)
 		dbtest_exec(t, e,
 			fmt.Sprintf("DELETE FROM product_keys WHERE line_item_id = %d", li),
-			fmt.Sprintf("INSERT INTO product_keys (line_item_id, position, purchase_id, key_value) VALUES (%d, 0, %d, 'KEEP-ME')", li, id),
+			fmt.Sprintf("INSERT INTO product_keys (line_item_id, position, account_id, purchase_id, key_value) SELECT %d, 0, account_id, id, 'KEEP-ME' FROM purchases WHERE id = %d", li, id),
 			fmt.Sprintf("UPDATE line_items SET quantity = 3, has_all_keys = FALSE WHERE id = %d", li))
 		if r := e.reactivate(id, e.rw, `{"refulfill":true}`, "application/json", nil); r.status != 200 {
 			t.Fatalf("got %d %s", r.status, r.body)

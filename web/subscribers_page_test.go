@@ -540,9 +540,9 @@ func TestSubscriberPage_ActivityAndPurchases(t *testing.T) {
 
 	t.Run("Activity", func(t *testing.T) {
 		at := now.Add(-2 * time.Hour)
-		subsExec(t, e, "INSERT INTO subscriber_activity (subscriber_id, actor, action, details, created_at) VALUES (?, 'system', 'closed_past_due', ?, ?)",
-			id, fmt.Sprintf(`{"from":"PAST_DUE","to":"CLOSED","grace_ended_at":%d}`, at.Unix()), at)
-		subsExec(t, e, "INSERT INTO subscriber_activity (subscriber_id, actor, action, details, created_at) VALUES (?, 'ops@shop.test', 'note_added', '<b>hello</b>', ?)", id, now.Add(-time.Hour))
+		subsExec(t, e, "INSERT INTO subscriber_activity (account_id, subscriber_id, actor, action, details, created_at) SELECT account_id, id, 'system', 'closed_past_due', ?, ? FROM subscribers WHERE id = ?",
+			fmt.Sprintf(`{"from":"PAST_DUE","to":"CLOSED","grace_ended_at":%d}`, at.Unix()), at, id)
+		subsExec(t, e, "INSERT INTO subscriber_activity (account_id, subscriber_id, actor, action, details, created_at) SELECT account_id, id, 'ops@shop.test', 'note_added', '<b>hello</b>', ? FROM subscribers WHERE id = ?", now.Add(-time.Hour), id)
 		p := subsParse(t, u.get(path, false))
 		items := subsAll(p.byID("activity"), "li")
 		if len(items) != 2 {

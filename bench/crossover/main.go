@@ -1,12 +1,12 @@
-// Command crossover measures where reading and sorting a prefix's matches stops being
-// cheaper than walking the list order until a page of them is found: the sortLimit of
-// the plan rule (internal/mysql/plan.go, db/README.md "Plans").
+// Command crossover measures where reading and sorting a total comparison's matches
+// stops being cheaper than walking the list order until a page of them is found: the
+// sortLimit of the plan rule (internal/mysql/plan.go, db/README.md "Plans").
 //
-// For each prefix column it picks prefixes by SQL whose match counts span 100 to
-// 100,000 in account 1 of the bench database, and times, newest first, the first page
-// of 101 ids read both ways: from the prefix's own index, sorted ("sort"), and from
-// the covering index in list order that holds the column, checking the prefix on each
-// entry ("walk").
+// It picks, by SQL, totals of account 1 of the bench database above which 100 to
+// 100,000 purchases lie, and times, newest first, the first page of 101 ids of
+// total > x read both ways: from the total's own index, sorted ("sort"), and from the
+// list-order index that holds the total, checking it on each entry ("walk"). (The
+// prefix filters have ordered paths of their own and no cross-over.)
 //
 //	go run ./bench/crossover -dsn 'root@tcp(127.0.0.1:3306)/storefront_bench'
 package main
@@ -19,7 +19,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
@@ -35,76 +34,60 @@ func main() {
 	}
 }
 
-type column struct{ name, index, walk string }
-
 func run(dsn string, runs int) error {
 	ctx := context.Background()
-	db, err := sql.Open("mysql", dsn+"?parseTime=true")
+	db, err := sql.Open("mysql", dsn+"?parseTime=true&collation=utf8mb4_unicode_ci")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	fmt.Println("| column | prefix | matches | sort p50 ms | walk p50 ms | walk/sort |")
+	fmt.Println("| condition | value | matches | sort p50 ms | walk p50 ms | walk/sort |")
 	fmt.Println("|---|---|---:|---:|---:|---:|")
-	for _, col := range []column{
-		{"buyer_email", "purchases_account_email", "purchases_account_created_email"},
-		{"buyer_lastname", "purchases_account_lastname", "purchases_account_created_names"},
-	} {
-		counts, err := prefixCounts(ctx, db, col.name)
+	targets := []int{100, 300, 1000, 2000, 4000, 8000, 16000, 32000, 100000}
+	// Totals: the count above each distinct total, from the largest down.
+	counts, err := totalCounts(ctx, db)
+	if err != nil {
+		return err
+	}
+	for _, target := range targets {
+		total, n := pick(counts, target)
+		q := func(index string) string {
+			return "SELECT p.id, p.created_at FROM purchases p FORCE INDEX (" + index + ") WHERE p.account_id = 1 AND p.total > CAST(? AS DECIMAL(65,30)) " +
+				"ORDER BY p.created_at DESC, p.id DESC LIMIT 101"
+		}
+		sortT, err := median(ctx, db, runs, q("purchases_account_total"), total)
 		if err != nil {
 			return err
 		}
-		seen := map[string]bool{}
-		for _, target := range []int{100, 300, 1000, 2000, 4000, 8000, 16000, 32000, 100000} {
-			prefix, n := pick(counts, target)
-			if seen[prefix] {
-				continue
-			}
-			seen[prefix] = true
-			cond := col.name + " LIKE ?"
-			arg := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(prefix) + "%"
-			q := func(index string) string {
-				return "SELECT p.id, p.created_at FROM purchases p FORCE INDEX (" + index + ") WHERE p.account_id = 1 AND " + cond +
-					" ORDER BY p.created_at DESC, p.id DESC LIMIT 101"
-			}
-			sortT, err := median(ctx, db, runs, q(col.index), arg)
-			if err != nil {
-				return err
-			}
-			walkT, err := median(ctx, db, runs, q(col.walk), arg)
-			if err != nil {
-				return err
-			}
-			fmt.Printf("| %s | %q | %d | %.2f | %.2f | %.1f |\n", col.name, prefix, n, ms(sortT), ms(walkT), float64(walkT)/float64(sortT))
+		walkT, err := median(ctx, db, runs, q("purchases_account_created_total"), total)
+		if err != nil {
+			return err
 		}
+		fmt.Printf("| total > | %s | %d | %.2f | %.2f | %.1f |\n", total, n, ms(sortT), ms(walkT), float64(walkT)/float64(sortT))
 	}
 	return nil
 }
 
-// prefixCounts counts the matches in account 1 of every prefix of one to four
-// characters of the column.
-func prefixCounts(ctx context.Context, db *sql.DB, col string) (map[string]int, error) {
-	out := map[string]int{}
-	for l := 1; l <= 4; l++ {
-		rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT LEFT(%[1]s, %[2]d), COUNT(*) FROM purchases WHERE account_id = 1 AND %[1]s IS NOT NULL GROUP BY LEFT(%[1]s, %[2]d)", col, l))
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var p string
-			var n int
-			if err := rows.Scan(&p, &n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[p] = n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+// totalCounts maps each distinct total of account 1 (as text) to the number of its
+// purchases with a larger total.
+func totalCounts(ctx context.Context, db *sql.DB) (map[string]int, error) {
+	rows, err := db.QueryContext(ctx, "SELECT total, COUNT(*) FROM purchases WHERE account_id = 1 GROUP BY total ORDER BY total DESC")
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	defer rows.Close()
+	out := map[string]int{}
+	above := 0
+	for rows.Next() {
+		var total string
+		var n int
+		if err := rows.Scan(&total, &n); err != nil {
+			return nil, err
+		}
+		out[total] = above
+		above += n
+	}
+	return out, rows.Err()
 }
 
 // pick returns the prefix whose match count is closest to target (in ratio).

@@ -206,18 +206,24 @@ func backfillDocuments(ctx context.Context, sqlDB *sql.DB) (int, error) {
 }
 
 // RebuildDerived rebuilds, for every account, what is derived from the purchases' rows:
-// the product filter's path (purchase_products) and the stored documents. For repairs
+// the product filter's path (purchase_products), the prefix filters' paths
+// (purchase_prefixes) and the stored documents. For repairs
 // after rows were changed by hand, and for tests that change them directly.
 func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 	for _, q := range []string{
 		"DELETE FROM purchase_products",
 		`INSERT IGNORE INTO purchase_products (account_id, product_id, created_at, purchase_id)
-			SELECT p.account_id, li.product_id, p.created_at, p.id FROM purchases p JOIN line_items li ON li.purchase_id = p.id`,
+			SELECT p.account_id, li.product_id, p.created_at, p.id FROM purchases p
+			JOIN line_items li ON li.account_id = p.account_id AND li.purchase_id = p.id`,
 		"DELETE FROM purchase_documents",
+		"DELETE FROM purchase_prefixes",
 	} {
 		if _, err := sqlDB.ExecContext(ctx, q); err != nil {
 			return translate(err)
 		}
+	}
+	if err := backfillPrefixes(ctx, sqlDB); err != nil {
+		return err
 	}
 	_, err := backfillDocuments(ctx, sqlDB)
 	return err

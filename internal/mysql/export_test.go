@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"storefront/internal/shop"
 )
@@ -32,10 +33,10 @@ func (db *DB) FindPurchasesCounted(ctx context.Context, f shop.PurchaseFilter) (
 	return page, c.n, err
 }
 
-// DerivedMismatches rebuilds, from the normalised rows, every purchase's document and
-// its product-path rows, and lists what differs from what is stored: purchases whose
-// stored document is missing or different, stored documents of no purchase, and
-// product-path rows missing or extra.
+// DerivedMismatches rebuilds, from the normalised rows, every purchase's document, its
+// product-path rows and its prefix rows, and lists what differs from what is stored:
+// purchases whose stored document is missing or different, stored documents of no
+// purchase, and product-path or prefix rows missing, different or extra.
 func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
 	var out []string
 	byAccount := map[int64][]int64{}
@@ -95,7 +96,103 @@ func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
-	return out, nil
+	// Every row's account is its parent's (migrations 00040-00048 and every write).
+	for _, q := range []struct{ table, query string }{
+		{"line_items", "SELECT c.purchase_id FROM line_items c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"product_keys", "SELECT c.purchase_id FROM product_keys c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"coupons", "SELECT c.purchase_id FROM coupons c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"custom_fields", "SELECT c.purchase_id FROM custom_fields c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"transactions", "SELECT c.purchase_id FROM transactions c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"purchase_activity", "SELECT c.purchase_id FROM purchase_activity c JOIN purchases p ON p.id = c.purchase_id WHERE c.account_id <> p.account_id"},
+		{"subscribers", "SELECT c.id FROM subscribers c JOIN storefronts sf ON sf.id = c.storefront_id WHERE c.account_id <> sf.account_id"},
+		{"products", "SELECT c.id FROM products c JOIN storefronts sf ON sf.id = c.storefront_id WHERE c.account_id <> sf.account_id"},
+		{"subscriptions", "SELECT c.subscriber_id FROM subscriptions c JOIN subscribers sb ON sb.id = c.subscriber_id WHERE c.account_id <> sb.account_id"},
+		{"subscriber_activity", "SELECT c.subscriber_id FROM subscriber_activity c JOIN subscribers sb ON sb.id = c.subscriber_id WHERE c.account_id <> sb.account_id"},
+		{"user_sessions", "SELECT c.user_id FROM user_sessions c JOIN users u ON u.id = c.user_id WHERE c.account_id <> u.account_id"},
+	} {
+		err := eachRow(ctx, db.DB, q.query, nil, func(rows *sql.Rows) error {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			out = append(out, fmt.Sprintf("%s of %d: another account than its parent's", q.table, id))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	bad, err := prefixMismatches(ctx, db)
+	return append(out, bad...), err
+}
+
+// prefixMismatches rebuilds in Go, from the purchases' rows, the prefix rows each
+// should have (its first 1 to 3 characters of e-mail, first and last name, as runes)
+// and lists those missing, different or extra in purchase_prefixes.
+func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
+	type key struct {
+		account, id  int64
+		field, n     int
+		prefix, when string
+	}
+	type row struct {
+		value      string
+		storefront int64
+	}
+	want := map[key]row{}
+	err := eachRow(ctx, db.DB, "SELECT account_id, id, created_at, storefront_id, buyer_email, buyer_firstname, buyer_lastname FROM purchases", nil,
+		func(rows *sql.Rows) error {
+			var account, id, storefront int64
+			var created time.Time
+			var vals [3]sql.NullString
+			if err := rows.Scan(&account, &id, &created, &storefront, &vals[0], &vals[1], &vals[2]); err != nil {
+				return err
+			}
+			for i, v := range vals {
+				runes := []rune(v.String)
+				for n := 1; n <= 3 && n <= len(runes); n++ {
+					want[key{account, id, i + 1, n, string(runes[:n]), created.UTC().Format(time.DateTime)}] = row{v.String, storefront}
+				}
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = eachRow(ctx, db.DB, "SELECT account_id, purchase_id, field, prefix_len, prefix, created_at, value, storefront_id FROM purchase_prefixes", nil,
+		func(rows *sql.Rows) error {
+			var k key
+			var created time.Time
+			var got row
+			if err := rows.Scan(&k.account, &k.id, &k.field, &k.n, &k.prefix, &created, &got.value, &got.storefront); err != nil {
+				return err
+			}
+			k.when = created.UTC().Format(time.DateTime)
+			w, ok := want[k]
+			switch {
+			case !ok:
+				out = append(out, fmt.Sprintf("purchase %d: prefix row extra: %+v", k.id, k))
+			case w != got:
+				out = append(out, fmt.Sprintf("purchase %d: prefix row %+v holds %+v, want %+v", k.id, k, got, w))
+			}
+			delete(want, k)
+			return nil
+		})
+	for k := range want {
+		out = append(out, fmt.Sprintf("purchase %d: prefix row missing: %+v", k.id, k))
+	}
+	return out, err
+}
+
+// MigrateDownTo undoes the migrations after version.
+func (db *DB) MigrateDownTo(ctx context.Context, version int64) error {
+	p, err := db.migrations()
+	if err != nil {
+		return err
+	}
+	_, err = p.DownTo(ctx, version)
+	return err
 }
 
 // AnalyzeList runs the list statement of the filter's page under ANALYZE and returns
@@ -139,3 +236,44 @@ func (db *DB) AnalyzeList(ctx context.Context, f shop.PurchaseFilter) (string, f
 	walk(doc)
 	return path.String(), read, nil
 }
+
+// PathIDs lists every purchase matching the filter, in list order, reading it n at a
+// time by cursor from the named access path (accessPath.String()), whatever the plan
+// rule would choose.
+func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n int) ([]int64, error) {
+	p := pathList
+	for ; p.String() != path; p++ {
+		if p > pathPrefixLast {
+			return nil, fmt.Errorf("no path %q", path)
+		}
+	}
+	var out []int64
+	for {
+		query, args, err := purchaseListQuery(f, n, p)
+		if err != nil {
+			return nil, err
+		}
+		var page []shop.Cursor
+		err = eachRow(ctx, db.DB, query, args, func(rows *sql.Rows) error {
+			var c shop.Cursor
+			if err := rows.Scan(&c.ID, &c.CreatedAt); err != nil {
+				return err
+			}
+			page = append(page, c)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range page[:min(n, len(page))] {
+			out = append(out, c.ID)
+		}
+		if len(page) <= n {
+			return out, nil
+		}
+		f.After = &page[n-1]
+	}
+}
+
+// BackfillPrefixes runs migration 00033's backfill of the prefix rows.
+func (db *DB) BackfillPrefixes(ctx context.Context) error { return backfillPrefixes(ctx, db.DB) }

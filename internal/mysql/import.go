@@ -406,27 +406,42 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 	if len(subs) == 0 {
 		return nil
 	}
+	sfIDs := make([]int64, len(subs))
+	for i, s := range subs {
+		sfIDs[i] = s.StorefrontID
+	}
+	// Subscribers and their subscriptions carry their storefront's account.
+	accountOf, err := t.lookupPairs(ctx, "SELECT id, account_id FROM storefronts WHERE id IN %s", sfIDs)
+	if err != nil {
+		return fmt.Errorf("find storefront accounts: %w", err)
+	}
 	ids := make([]int64, len(subs))
 	var subIDs []int64
-	args := make([]any, 0, 6*len(subs))
+	args := make([]any, 0, 7*len(subs))
 	var subArgs []any
 	for i, s := range subs {
 		t.storefronts[s.StorefrontID] = true
 		ids[i] = s.ID
-		args = append(args, s.ID, s.StorefrontID, s.Username, s.CreatedAt.Time, s.UpdatedAt.Time, importTime(s.LastLoginAt))
+		account := accountOf[s.StorefrontID]
+		args = append(args, s.ID, account, s.StorefrontID, s.Username, s.CreatedAt.Time, s.UpdatedAt.Time, importTime(s.LastLoginAt))
 		if ss := s.Subscription; ss != nil {
 			subIDs = append(subIDs, ss.ID)
-			subArgs = append(subArgs, ss.ID, s.ID, string(ss.Status), string(ss.Price), ss.Period, ss.Unit, string(ss.TaxAmount),
+			subArgs = append(subArgs, ss.ID, account, s.ID, string(ss.Status), string(ss.Price), ss.Period, ss.Unit, string(ss.TaxAmount),
 				importMoney(ss.TrialPrice), importInt(ss.TrialPeriod), importStr(ss.TrialUnit), importMoney(ss.TrialTaxAmount),
 				ss.CreatedAt.Time, ss.UpdatedAt.Time, importTime(ss.StartedAt), importTime(ss.EndedAt), importTime(ss.TrialStartedAt),
 				importTime(ss.LastPaymentAt), importTime(ss.NextPaymentAt))
 		}
 	}
-	err := t.insertRows(ctx, "INSERT INTO subscribers (id, storefront_id, username, created_at, updated_at, last_login_at)", 6,
-		"ON DUPLICATE KEY UPDATE storefront_id = VALUES(storefront_id), username = VALUES(username), created_at = VALUES(created_at), "+
+	err = t.insertRows(ctx, "INSERT INTO subscribers (id, account_id, storefront_id, username, created_at, updated_at, last_login_at)", 7,
+		"ON DUPLICATE KEY UPDATE account_id = VALUES(account_id), storefront_id = VALUES(storefront_id), username = VALUES(username), created_at = VALUES(created_at), "+
 			"updated_at = VALUES(updated_at), last_login_at = VALUES(last_login_at)", args)
 	if err != nil {
 		return fmt.Errorf("upsert subscribers: %w", err)
+	}
+	// The timeline of a subscriber that moved to another account's storefront goes with it.
+	if err := t.followAccount(ctx, "UPDATE subscriber_activity a JOIN subscribers sb ON sb.id = a.subscriber_id SET a.account_id = sb.account_id "+
+		"WHERE a.account_id <> sb.account_id AND a.subscriber_id IN ", ids); err != nil {
+		return fmt.Errorf("move subscriber activity: %w", err)
 	}
 	// The imported subscription replaces the subscriber's, and takes its id from
 	// whichever subscriber held it.
@@ -437,9 +452,9 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 		return fmt.Errorf("replace subscriptions: %w", err)
 	}
 	if len(subArgs) > 0 {
-		err = t.insertRows(ctx, "INSERT INTO subscriptions (id, subscriber_id, status, price, period, unit, tax_amount, trial_price, "+
+		err = t.insertRows(ctx, "INSERT INTO subscriptions (id, account_id, subscriber_id, status, price, period, unit, tax_amount, trial_price, "+
 			"trial_period, trial_unit, trial_tax_amount, created_at, updated_at, started_at, ended_at, trial_started_at, "+
-			"last_payment_at, next_payment_at)", 18, "", subArgs)
+			"last_payment_at, next_payment_at)", 19, "", subArgs)
 		if err != nil {
 			return fmt.Errorf("insert subscriptions: %w", err)
 		}
@@ -497,12 +512,20 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		}
 	}
 	if len(b.Products) > 0 {
-		args := make([]any, 0, 3*len(b.Products))
+		sfIDs := make([]int64, len(b.Products))
+		for i, p := range b.Products {
+			sfIDs[i] = p.StorefrontID
+		}
+		accountOf, err := t.lookupPairs(ctx, "SELECT id, account_id FROM storefronts WHERE id IN %s", sfIDs)
+		if err != nil {
+			return fmt.Errorf("find storefront accounts: %w", err)
+		}
+		args := make([]any, 0, 4*len(b.Products))
 		for _, p := range b.Products {
-			args = append(args, p.ID, p.StorefrontID, p.Name)
+			args = append(args, p.ID, accountOf[p.StorefrontID], p.StorefrontID, p.Name)
 		}
 		// An existing product keeps its name: line items carry their own.
-		if err := t.insertRows(ctx, "INSERT INTO products (id, storefront_id, name)", 3, "ON DUPLICATE KEY UPDATE id = id", args); err != nil {
+		if err := t.insertRows(ctx, "INSERT INTO products (id, account_id, storefront_id, name)", 4, "ON DUPLICATE KEY UPDATE id = id", args); err != nil {
 			return fmt.Errorf("insert products: %w", err)
 		}
 	}
@@ -537,21 +560,21 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 				products = append(products, p.AccountID, li.ProductID, p.CreatedAt.Time, p.ID)
 			}
 			itemIDs = append(itemIDs, li.ID)
-			items = append(items, li.ID, p.ID, li.ProductID, string(li.Price), li.Quantity, string(li.Subtotal), string(li.Tax),
+			items = append(items, li.ID, p.AccountID, p.ID, li.ProductID, string(li.Price), li.Quantity, string(li.Subtotal), string(li.Tax),
 				string(li.Discount), string(li.Total), li.ProductName, li.DownloadLimit, li.DownloadCount, importTime(li.ExpiresAt), li.HasAllKeys)
 			for k, key := range li.ProductKeys {
-				keys = append(keys, li.ID, k, p.ID, key)
+				keys = append(keys, li.ID, k, p.AccountID, p.ID, key)
 			}
 		}
 		for k, c := range p.Coupons {
-			coupons = append(coupons, p.ID, k, c.Name, c.Code, c.DiscountAmount, c.DiscountType)
+			coupons = append(coupons, p.AccountID, p.ID, k, c.Name, c.Code, c.DiscountAmount, c.DiscountType)
 		}
 		for k, f := range p.CustomFields {
-			fields = append(fields, p.ID, k, f.Label, f.Response)
+			fields = append(fields, p.AccountID, p.ID, k, f.Label, f.Response)
 		}
 		for _, tr := range p.Transactions {
 			txnIDs = append(txnIDs, tr.ID)
-			txns = append(txns, tr.ID, p.ID, tr.Action, string(tr.Amount), tr.Currency, tr.Gateway, tr.IsSuccess,
+			txns = append(txns, tr.ID, p.AccountID, p.ID, tr.Action, string(tr.Amount), tr.Currency, tr.Gateway, tr.IsSuccess,
 				importStr(tr.Reference), importStr(tr.Message), tr.CreatedAt.Time, tr.UpdatedAt.Time)
 		}
 	}
@@ -622,9 +645,32 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		if err := t.deleteInAccount(ctx, "purchase_documents", account, moved); err != nil {
 			return fmt.Errorf("replace purchase_documents: %w", err)
 		}
+		// Found by the keys the old rows give them, so before the rows change.
+		if err := deletePrefixes(ctx, t.tx, account, old); err != nil {
+			return fmt.Errorf("replace purchase_prefixes: %w", err)
+		}
 	}
 	if err := t.insertRows(ctx, importPurchaseInsert, importPurchaseCols, importPurchaseUpdate, args); err != nil {
 		return fmt.Errorf("upsert purchases: %w", err)
+	}
+	idsByAccount := map[int64][]int64{}
+	for _, p := range b.Purchases {
+		idsByAccount[p.AccountID] = append(idsByAccount[p.AccountID], p.ID)
+	}
+	for account, ids := range idsByAccount {
+		if err := writePrefixes(ctx, t.tx, account, ids); err != nil {
+			return err
+		}
+	}
+	// The timeline of a purchase that moved to another account goes with it.
+	var movedAccount []int64
+	for id, account := range found[0] {
+		if newAccount[id] != account {
+			movedAccount = append(movedAccount, id)
+		}
+	}
+	if err := t.followAccount(ctx, "UPDATE purchase_activity a JOIN purchases p ON p.id = a.purchase_id SET a.account_id = p.account_id WHERE a.purchase_id IN ", movedAccount); err != nil {
+		return fmt.Errorf("move purchase activity: %w", err)
 	}
 	for _, in := range []struct {
 		head string
@@ -633,13 +679,13 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		tail string
 	}{
 		{"INSERT INTO purchase_products (account_id, product_id, created_at, purchase_id)", 4, products, "ON DUPLICATE KEY UPDATE purchase_id = purchase_id"},
-		{"INSERT INTO line_items (id, purchase_id, product_id, price, quantity, subtotal, tax, discount, total, product_name, " +
-			"download_limit, download_count, expires_at, has_all_keys)", 14, items, ""},
-		{"INSERT INTO product_keys (line_item_id, position, purchase_id, key_value)", 4, keys, ""},
-		{"INSERT INTO coupons (purchase_id, position, name, code, discount_amount, discount_type)", 6, coupons, ""},
-		{"INSERT INTO custom_fields (purchase_id, position, label, response)", 4, fields, ""},
-		{"INSERT INTO transactions (id, purchase_id, action, amount, currency, gateway, is_success, reference, message, " +
-			"created_at, updated_at)", 11, txns, ""},
+		{"INSERT INTO line_items (id, account_id, purchase_id, product_id, price, quantity, subtotal, tax, discount, total, product_name, " +
+			"download_limit, download_count, expires_at, has_all_keys)", 15, items, ""},
+		{"INSERT INTO product_keys (line_item_id, position, account_id, purchase_id, key_value)", 5, keys, ""},
+		{"INSERT INTO coupons (account_id, purchase_id, position, name, code, discount_amount, discount_type)", 7, coupons, ""},
+		{"INSERT INTO custom_fields (account_id, purchase_id, position, label, response)", 5, fields, ""},
+		{"INSERT INTO transactions (id, account_id, purchase_id, action, amount, currency, gateway, is_success, reference, message, " +
+			"created_at, updated_at)", 12, txns, ""},
 	} {
 		if len(in.args) == 0 {
 			continue
@@ -650,6 +696,17 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	}
 	if err := t.writeDocuments(ctx, b, changedCustomers); err != nil {
 		return fmt.Errorf("write documents: %w", err)
+	}
+	return nil
+}
+
+// followAccount runs update, which ends in "IN ", with the ids as its list, in chunks.
+func (t *importTx) followAccount(ctx context.Context, update string, ids []int64) error {
+	for start := 0; start < len(ids); start += importMaxParams {
+		list, args := importInList(ids[start:min(start+importMaxParams, len(ids))])
+		if _, err := t.tx.ExecContext(ctx, update+list, args...); err != nil {
+			return translate(err)
+		}
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ const MinPasswordBytes = 8
 // It returns EInvalid with param current_password when current is not the user's
 // password, EInvalid with param new_password when next is shorter than
 // MinPasswordBytes or longer than MaxPasswordBytes, and ENotFound for an unknown user.
-func (db *DB) ChangePassword(ctx context.Context, userID int64, current, next string) (string, error) {
+func (db *DB) ChangePassword(ctx context.Context, accountID, userID int64, current, next string) (string, error) {
 	switch {
 	case len(next) < MinPasswordBytes:
 		return "", shop.ParamErrorf(shop.EInvalid, "new_password", "The new password must have at least %d characters.", MinPasswordBytes)
@@ -32,7 +32,7 @@ func (db *DB) ChangePassword(ctx context.Context, userID int64, current, next st
 	}
 	wrong := shop.ParamErrorf(shop.EInvalid, "current_password", "The current password is not right.")
 	var old string
-	err := db.QueryRowContext(ctx, "SELECT password_hash FROM users WHERE id = ?", userID).Scan(&old)
+	err := db.QueryRowContext(ctx, "SELECT password_hash FROM users WHERE account_id = ? AND id = ?", accountID, userID).Scan(&old)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", shop.Errorf(shop.ENotFound, "User %d was not found.", userID)
 	}
@@ -55,8 +55,8 @@ func (db *DB) ChangePassword(ctx context.Context, userID int64, current, next st
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		// The hash checked above must still be the user's: two changes at once cannot
 		// both pass with the same current password.
-		res, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ? AND password_hash = ?",
-			string(hash), now, userID, old)
+		res, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ?, password_changed_at = ? WHERE account_id = ? AND id = ? AND password_hash = ?",
+			string(hash), now, accountID, userID, old)
 		if err != nil {
 			return translate(err)
 		}
@@ -65,11 +65,11 @@ func (db *DB) ChangePassword(ctx context.Context, userID int64, current, next st
 		} else if n == 0 {
 			return wrong
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE user_id = ?", userID); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
 			return translate(err)
 		}
-		_, err = tx.ExecContext(ctx, "INSERT INTO user_sessions (token_hash, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-			hashToken(token), userID, now, now, now.Add(shop.SessionTTL))
+		_, err = tx.ExecContext(ctx, "INSERT INTO user_sessions (token_hash, account_id, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+			hashToken(token), accountID, userID, now, now, now.Add(shop.SessionTTL))
 		return translate(err)
 	})
 	if err != nil {

@@ -29,58 +29,58 @@ const (
 	pathStatus
 	pathStorefront
 	pathShip
-	// Short ranges: the matches of a prefix (or a total comparison) read from their own
-	// index and sorted; chosen only when a capped count finds at most sortLimit.
-	pathEmail
-	pathFirstName
-	pathLastName
+	// A short range: the matches of a total comparison read from the total's index and
+	// sorted; chosen only when a capped count finds at most sortLimit.
 	pathTotalRange
-	// Walks of the list order on covering indexes that hold the checked columns: for a
-	// dense e-mail prefix, and for dense name prefixes or total comparisons.
-	pathWalkEmail
-	pathWalkNames
+	// A walk of the list order on a covering index that holds the total: for a dense
+	// total comparison.
+	pathWalkTotal
+	// The prefix paths (purchase_prefixes): ordered ranges of a prefix's first
+	// characters (at most maxPrefixLen), for the e-mail, first-name and last-name
+	// filters.
+	pathPrefixEmail
+	pathPrefixFirst
+	pathPrefixLast
 )
 
-// sortLimit is the most matches of a range condition that are read and sorted rather
+// sortLimit is the most matches of a total comparison that are read and sorted rather
 // than found by walking the list order: the cross-over measured in db/README.md.
 const sortLimit = 6000
 
 // pathIndexes names the index each path forces.
 var pathIndexes = map[accessPath]string{
-	pathList:       "purchases_account_created",
-	pathCustomer:   "purchases_customer_created",
-	pathSubscriber: "purchases_subscriber_created",
-	pathTotalEq:    "purchases_account_total",
-	pathStatus:     "purchases_account_status_created",
-	pathStorefront: "purchases_storefront_created",
-	pathShip:       "purchases_account_to_ship_created",
-	pathEmail:      "purchases_account_email",
-	pathFirstName:  "purchases_account_firstname",
-	pathLastName:   "purchases_account_lastname",
-	pathTotalRange: "purchases_account_total",
-	pathProduct:    "PRIMARY", // of purchase_products
-	pathWalkEmail:  "purchases_account_created_email",
-	pathWalkNames:  "purchases_account_created_names",
+	pathList:        "purchases_account_created_total",
+	pathCustomer:    "purchases_customer_created",
+	pathSubscriber:  "purchases_subscriber_created",
+	pathTotalEq:     "purchases_account_total",
+	pathStatus:      "purchases_account_status_created",
+	pathStorefront:  "purchases_storefront_created",
+	pathShip:        "purchases_account_to_ship_created",
+	pathTotalRange:  "purchases_account_total",
+	pathProduct:     "PRIMARY", // of purchase_products
+	pathWalkTotal:   "purchases_account_created_total",
+	pathPrefixEmail: "PRIMARY", // of purchase_prefixes
+	pathPrefixFirst: "PRIMARY",
+	pathPrefixLast:  "PRIMARY",
 }
 
 func (p accessPath) String() string {
 	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
-		"email prefix", "first-name prefix", "last-name prefix", "total range", "walk (e-mail)", "walk (names)"}[p]
+		"total range", "walk (total)",
+		"email prefix", "first-name prefix", "last-name prefix"}[p]
 }
 
-// rangePaths lists the filter's conditions that are ranges of an index of their own:
-// the candidates for reading and sorting a short range, each to be counted.
+// prefixPaths maps each prefix field to its ordered path.
+var prefixPaths = map[prefixField]accessPath{
+	prefixEmail: pathPrefixEmail,
+	prefixFirst: pathPrefixFirst,
+	prefixLast:  pathPrefixLast,
+}
+
+// rangePaths lists the filter's conditions whose matches may be read from an index of
+// their own and sorted, each to be counted: a total comparison.
 func rangePaths(f shop.PurchaseFilter) []accessPath {
 	var out []accessPath
-	if f.EmailPrefix != "" {
-		out = append(out, pathEmail)
-	}
-	if f.FirstPrefix != "" {
-		out = append(out, pathFirstName)
-	}
-	if f.LastPrefix != "" {
-		out = append(out, pathLastName)
-	}
 	if f.Total != "" && (f.TotalOp == shop.TotalGt || f.TotalOp == shop.TotalLt) {
 		out = append(out, pathTotalRange)
 	}
@@ -92,12 +92,13 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //
 //   - A customer, a subscriber or an exact total leads: their ranges are ordered and
 //     (for people) short.
-//   - Else the shortest range of at most sortLimit matches is read and sorted.
-//   - Else the most selective ordered path of the others leads: product, one status,
-//     storefront, unshipped; the remaining conditions filter as the range is walked.
-//   - Else the list order is walked: every remaining condition matches densely (more
-//     than sortLimit matches), so a page is found after a bounded walk. A prefix or total
-//     condition is checked on the entries of a covering index in list order.
+//   - Else a total comparison matching at most sortLimit is read and sorted.
+//   - Else the first ordered path the filter has, in this order: product, a prefix (the
+//     longest first; one longer than maxPrefixLen walks the range of its first
+//     characters), one status, storefront, unshipped; the remaining conditions filter
+//     as its range is walked.
+//   - Else the list order is walked: a dense total comparison is checked on the
+//     entries of a covering index; with no condition left, the list is the path.
 func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 	switch {
 	case f.IDs != nil:
@@ -109,28 +110,30 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 	case f.Total != "" && (f.TotalOp == shop.TotalEq || f.TotalOp == ""):
 		return pathTotalEq
 	}
-	best, bestN := pathList, int64(sortLimit)+1
+	best, bestN := pathList, int64(0)
 	for _, p := range rangePaths(f) {
-		if n, ok := counts[p]; ok && n < bestN {
+		if n, ok := counts[p]; ok && n <= sortLimit && (best == pathList || n < bestN) {
 			best, bestN = p, n
 		}
 	}
 	if best != pathList {
 		return best
 	}
-	switch {
-	case f.ProductID != 0:
+	if f.ProductID != 0 {
 		return pathProduct
+	}
+	if pfs := prefixFilters(f); len(pfs) > 0 {
+		return prefixPaths[pfs[0].field]
+	}
+	switch {
 	case len(f.Statuses) == 1:
 		return pathStatus
 	case f.StorefrontID != 0:
 		return pathStorefront
 	case f.Unshipped != nil:
 		return pathShip
-	case f.EmailPrefix != "":
-		return pathWalkEmail
-	case f.FirstPrefix != "" || f.LastPrefix != "" || f.Total != "":
-		return pathWalkNames
+	case f.Total != "":
+		return pathWalkTotal
 	}
 	return pathList
 }
@@ -144,12 +147,6 @@ func needsCounts(f shop.PurchaseFilter) bool {
 // rangeCondition is the condition of a range path alone.
 func rangeCondition(f shop.PurchaseFilter, p accessPath) sq.Sqlizer {
 	switch p {
-	case pathEmail:
-		return sq.Expr("p.buyer_email LIKE ?", escapeLike(f.EmailPrefix)+"%")
-	case pathFirstName:
-		return sq.Expr("p.buyer_firstname LIKE ?", escapeLike(f.FirstPrefix)+"%")
-	case pathLastName:
-		return sq.Expr("p.buyer_lastname LIKE ?", escapeLike(f.LastPrefix)+"%")
 	case pathTotalRange:
 		return totalCondition(f)
 	}
@@ -166,8 +163,8 @@ func rangeCount(f shop.PurchaseFilter, p accessPath) (string, []any, error) {
 }
 
 // planPurchases chooses the access path of the filter, counting the matches of its
-// range conditions from their indexes (at most sortLimit+1 entries each) when the
-// rule needs them.
+// range conditions from their indexes (at most sortLimit+1 entries each) when the rule
+// needs them.
 func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (accessPath, error) {
 	if !needsCounts(f) {
 		return choosePath(f, nil), nil
@@ -198,32 +195,78 @@ type planned struct {
 }
 
 // planSelect builds the SELECT of cols for the filter on the path, without order,
-// keyset or limit. On the product path the purchases are read from purchase_products
-// in its order, joined to purchases only when other conditions need their rows.
+// keyset or limit. On the product and prefix paths the purchases are read from
+// purchase_products or purchase_prefixes in its order, joined to purchases only when
+// other conditions need their rows.
 func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned {
-	if path == pathProduct {
-		where := sq.And{sq.Eq{"pp.account_id": f.AccountID}, sq.Eq{"pp.product_id": f.ProductID}}
-		if f.CreatedFrom != nil {
-			where = append(where, sq.Expr("pp.created_at >= ?", clampTime(*f.CreatedFrom)))
-		}
-		if f.CreatedBefore != nil {
-			where = append(where, sq.Expr("pp.created_at < ?", clampTime(*f.CreatedBefore)))
-		}
+	switch path {
+	case pathProduct:
 		rest := f
-		rest.ProductID, rest.CreatedFrom, rest.CreatedBefore = 0, nil, nil
-		others := purchaseConditions(rest)
-		sel := sq.Select(cols...).From("purchase_products pp FORCE INDEX (PRIMARY)")
-		if len(others) > 1 { // more than the account
-			sel = sel.Options("STRAIGHT_JOIN").Join("purchases p ON p.account_id = pp.account_id AND p.id = pp.purchase_id")
-			where = append(where, others...)
+		rest.ProductID = 0
+		return leadSelect(f, rest, "purchase_products pp", "pp",
+			sq.And{sq.Eq{"pp.account_id": f.AccountID}, sq.Eq{"pp.product_id": f.ProductID}}, cols)
+	case pathPrefixEmail, pathPrefixFirst, pathPrefixLast:
+		rest := f
+		var pp prefixPath
+		switch path {
+		case pathPrefixEmail:
+			pp, rest.EmailPrefix = newPrefixPath(prefixEmail, f.EmailPrefix), ""
+		case pathPrefixFirst:
+			pp, rest.FirstPrefix = newPrefixPath(prefixFirst, f.FirstPrefix), ""
+		default:
+			pp, rest.LastPrefix = newPrefixPath(prefixLast, f.LastPrefix), ""
 		}
-		return planned{sel.Where(where), "pp.created_at", "pp.purchase_id"}
+		where := sq.And{
+			sq.Eq{"x.account_id": f.AccountID}, sq.Eq{"x.field": int(pp.field)}, sq.Eq{"x.prefix_len": pp.length},
+			sq.Eq{"x.prefix": pp.prefix}, sq.Expr("x.value LIKE ?", pp.like),
+		}
+		if rest.StorefrontID != 0 { // held by the prefix row
+			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
+		}
+		return leadSelect(f, rest, "purchase_prefixes x", "x", where, cols)
 	}
 	from := "purchases p"
 	if idx, ok := pathIndexes[path]; ok {
 		from += " FORCE INDEX (" + idx + ")"
 	}
 	return planned{sq.Select(cols...).From(from).Where(purchaseConditions(f)), "p.created_at", "p.id"}
+}
+
+// leadSelect reads the purchases from a path table (alias a, with created_at and
+// purchase_id in list order after its equality columns) by its primary key: where
+// holds the path's own conditions, the filter's dates become ranges of its created_at,
+// the product and prefix conditions left in rest (the filter less the path's own) are
+// primary-key probes of their path tables, and what remains is checked on the
+// purchases' rows, joined in the path's order, only when it holds more than the account.
+func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols []string) planned {
+	if f.CreatedFrom != nil {
+		where = append(where, sq.Expr(a+".created_at >= ?", clampTime(*f.CreatedFrom)))
+	}
+	if f.CreatedBefore != nil {
+		where = append(where, sq.Expr(a+".created_at < ?", clampTime(*f.CreatedBefore)))
+	}
+	rest.CreatedFrom, rest.CreatedBefore = nil, nil
+	same := a + ".account_id AND %[1]s.created_at = " + a + ".created_at AND %[1]s.purchase_id = " + a + ".purchase_id"
+	if rest.ProductID != 0 {
+		where = append(where, sq.Expr(fmt.Sprintf("EXISTS (SELECT 1 FROM purchase_products pp2 WHERE pp2.account_id = "+same+
+			" AND pp2.product_id = ?)", "pp2"), rest.ProductID))
+		rest.ProductID = 0
+	}
+	for i, pf := range prefixFilters(rest) {
+		pp := newPrefixPath(pf.field, pf.text)
+		y := fmt.Sprintf("y%d", i)
+		where = append(where, sq.Expr(fmt.Sprintf("EXISTS (SELECT 1 FROM purchase_prefixes %[1]s WHERE %[1]s.account_id = "+same+
+			" AND %[1]s.field = ? AND %[1]s.prefix_len = ? AND %[1]s.prefix = ? AND %[1]s.value LIKE ?)", y),
+			int(pp.field), pp.length, pp.prefix, pp.like))
+	}
+	rest.EmailPrefix, rest.FirstPrefix, rest.LastPrefix = "", "", ""
+	others := purchaseConditions(rest)
+	sel := sq.Select(cols...).From(table + " FORCE INDEX (PRIMARY)")
+	if len(others) > 1 { // more than the account
+		sel = sel.Options("STRAIGHT_JOIN").Join("purchases p ON p.account_id = " + a + ".account_id AND p.id = " + a + ".purchase_id")
+		where = append(where, others...)
+	}
+	return planned{sel.Where(where), a + ".created_at", a + ".purchase_id"}
 }
 
 // purchaseListQuery builds the statement that selects the ids (and creation times) of

@@ -43,6 +43,20 @@ func TestPlans_BoundedReads(t *testing.T) {
 		HAVING COUNT(*) BETWEEN 3 AND 30 ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&rarePrefix); err != nil {
 		t.Fatal(err)
 	}
+	var denseLetter, denseLast, rareLong string
+	if err := db.QueryRow(`SELECT LEFT(buyer_email, 1) FROM purchases WHERE account_id = 1 GROUP BY LEFT(buyer_email, 1)
+		ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&denseLetter); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT LEFT(buyer_lastname, 1) FROM purchases WHERE account_id = 1 GROUP BY LEFT(buyer_lastname, 1)
+		ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&denseLast); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT LEFT(buyer_email, 5) FROM purchases WHERE account_id = 1 AND CHAR_LENGTH(buyer_email) >= 5
+		GROUP BY LEFT(buyer_email, 5) HAVING COUNT(*) BETWEEN 3 AND 30 ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&rareLong); err != nil {
+		t.Fatal(err)
+	}
+	rareLongRange := one("SELECT COUNT(*) FROM purchases WHERE account_id = 1 AND buyer_email LIKE ?", string([]rune(rareLong)[:3])+"%")
 	yes := true
 
 	const page = 101 // a page of 100 and the one that tells whether more follow
@@ -62,8 +76,14 @@ func TestPlans_BoundedReads(t *testing.T) {
 		{"refunded", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{shop.PurchaseRefunded}}, "status", page},
 		{"unshipped", shop.PurchaseFilter{Unshipped: &yes, Desc: true}, "ship", page},
 		{"no filter", shop.PurchaseFilter{Desc: true}, "list", page},
-		// A prefix matching few purchases is read from its index and sorted.
+		// Prefixes of up to three characters read their own ordered range, whatever
+		// the number of matches.
 		{"rare e-mail prefix", shop.PurchaseFilter{EmailPrefix: rarePrefix}, "email prefix", 30},
+		{"densest e-mail letter", shop.PurchaseFilter{EmailPrefix: denseLetter, Desc: true}, "email prefix", page},
+		{"densest last-name letter", shop.PurchaseFilter{LastPrefix: denseLast, Desc: true}, "last-name prefix", page},
+		// A longer prefix walks the range of its first three characters.
+		{"rare long e-mail prefix", shop.PurchaseFilter{EmailPrefix: rareLong}, "email prefix", float64(rareLongRange)},
+		{"e-mail prefix in a storefront", shop.PurchaseFilter{EmailPrefix: denseLetter, StorefrontID: storefront, Desc: true}, "email prefix", 2 * page},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.f.AccountID = 1
@@ -80,6 +100,18 @@ func TestPlans_BoundedReads(t *testing.T) {
 			}
 		})
 	}
+	// Two prefixes: one leads, the other is a primary-key probe of its own path per
+	// entry passed over.
+	t.Run("two prefixes", func(t *testing.T) {
+		path, read, err := db.AnalyzeList(ctx, shop.PurchaseFilter{AccountID: 1, EmailPrefix: denseLetter, LastPrefix: denseLast, Desc: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %v entries", path, read)
+		if path != "email prefix" {
+			t.Errorf("path: got %s, want email prefix", path)
+		}
+	})
 	// The product path with another condition joins purchases: still one entry of the
 	// path and one row per purchase looked at, in order.
 	t.Run("product with a storefront", func(t *testing.T) {

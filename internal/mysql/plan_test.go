@@ -10,9 +10,7 @@ import (
 func TestChoosePath(t *testing.T) {
 	yes := true
 	few, many := map[accessPath]int64{}, map[accessPath]int64{}
-	for _, p := range []accessPath{pathEmail, pathFirstName, pathLastName, pathTotalRange} {
-		few[p], many[p] = 12, sortLimit+1
-	}
+	few[pathTotalRange], many[pathTotalRange] = 12, sortLimit+1
 	for _, tc := range []struct {
 		name   string
 		f      shop.PurchaseFilter
@@ -31,20 +29,26 @@ func TestChoosePath(t *testing.T) {
 		{"several statuses and a storefront", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"RFD", "CAN"}, StorefrontID: 2}, nil, pathStorefront},
 		{"storefront", shop.PurchaseFilter{StorefrontID: 2}, nil, pathStorefront},
 		{"unshipped", shop.PurchaseFilter{Unshipped: &yes}, nil, pathShip},
-		{"short e-mail range is sorted", shop.PurchaseFilter{EmailPrefix: "zq", StorefrontID: 2}, few, pathEmail},
-		{"long e-mail range walks", shop.PurchaseFilter{EmailPrefix: "a"}, many, pathWalkEmail},
-		{"long e-mail range with a storefront", shop.PurchaseFilter{EmailPrefix: "a", StorefrontID: 2}, many, pathStorefront},
-		{"short range beats product", shop.PurchaseFilter{LastPrefix: "zz", ProductID: 9}, few, pathLastName},
-		{"long range leaves product", shop.PurchaseFilter{LastPrefix: "s", ProductID: 9}, many, pathProduct},
-		{"shortest of two ranges", shop.PurchaseFilter{FirstPrefix: "j", LastPrefix: "zz"},
-			map[accessPath]int64{pathFirstName: 3000, pathLastName: 40}, pathLastName},
-		{"two long ranges walk", shop.PurchaseFilter{FirstPrefix: "j", LastPrefix: "s"}, many, pathWalkNames},
-		{"long e-mail and name ranges walk by e-mail", shop.PurchaseFilter{EmailPrefix: "a", LastPrefix: "s"}, many, pathWalkEmail},
-		{"long total range walks", shop.PurchaseFilter{Total: "1", TotalOp: shop.TotalGt}, many, pathWalkNames},
+		{"short e-mail prefix has its path", shop.PurchaseFilter{EmailPrefix: "a"}, nil, pathPrefixEmail},
+		{"first-name prefix", shop.PurchaseFilter{FirstPrefix: "cha"}, nil, pathPrefixFirst},
+		{"last-name prefix", shop.PurchaseFilter{LastPrefix: "é"}, nil, pathPrefixLast},
+		{"prefix leads a storefront", shop.PurchaseFilter{EmailPrefix: "a", StorefrontID: 2}, nil, pathPrefixEmail},
+		{"prefix leads a status", shop.PurchaseFilter{LastPrefix: "s", Statuses: []shop.PurchaseStatus{"RFD"}}, nil, pathPrefixLast},
+		{"product leads a prefix", shop.PurchaseFilter{LastPrefix: "s", ProductID: 9}, nil, pathProduct},
+		{"the longer of two prefixes leads", shop.PurchaseFilter{FirstPrefix: "jo", LastPrefix: "s"}, nil, pathPrefixFirst},
+		{"e-mail leads names of its length", shop.PurchaseFilter{EmailPrefix: "a", FirstPrefix: "b", LastPrefix: "s"}, nil, pathPrefixEmail},
+		{"last name leads first name of its length", shop.PurchaseFilter{FirstPrefix: "b", LastPrefix: "s"}, nil, pathPrefixLast},
+		{"long prefix walks its path", shop.PurchaseFilter{FirstPrefix: "olivi"}, nil, pathPrefixFirst},
+		{"long prefix with a storefront", shop.PurchaseFilter{EmailPrefix: "zqxy", StorefrontID: 2}, nil, pathPrefixEmail},
+		{"long prefix counted in characters", shop.PurchaseFilter{LastPrefix: "çéü"}, nil, pathPrefixLast},
+		{"long prefix leaves product", shop.PurchaseFilter{LastPrefix: "smith", ProductID: 9}, nil, pathProduct},
+		{"short total range beats a prefix", shop.PurchaseFilter{LastPrefix: "s", Total: "900", TotalOp: shop.TotalGt}, few, pathTotalRange},
+		{"long total range walks", shop.PurchaseFilter{Total: "1", TotalOp: shop.TotalGt}, many, pathWalkTotal},
 		{"total above, short", shop.PurchaseFilter{Total: "900", TotalOp: shop.TotalGt}, few, pathTotalRange},
-		{"total unequal walks", shop.PurchaseFilter{Total: "900", TotalOp: shop.TotalNe}, nil, pathWalkNames},
+		{"total unequal walks", shop.PurchaseFilter{Total: "900", TotalOp: shop.TotalNe}, nil, pathWalkTotal},
+		{"long total range with a prefix", shop.PurchaseFilter{Total: "1", TotalOp: shop.TotalGt, LastPrefix: "smi"}, many, pathPrefixLast},
 		{"id list", shop.PurchaseFilter{IDs: []int64{1, 2}, CustomerID: 4}, nil, pathIDs},
-		{"exactly the limit is sorted", shop.PurchaseFilter{EmailPrefix: "a"}, map[accessPath]int64{pathEmail: sortLimit}, pathEmail},
+		{"exactly the total limit is sorted", shop.PurchaseFilter{Total: "1", TotalOp: shop.TotalLt}, map[accessPath]int64{pathTotalRange: sortLimit}, pathTotalRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := choosePath(tc.f, tc.counts); got != tc.want {

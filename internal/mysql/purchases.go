@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -327,7 +328,7 @@ func readPurchases(ctx context.Context, q queryer, page *shop.PurchasePage, acco
 // with their customers.
 func purchaseRowsQuery(accountID int64, ids []int64) (string, []any, error) {
 	return sq.Select(purchaseColumns...).From("purchases p").
-		LeftJoin("customers c ON c.id = p.customer_id").
+		LeftJoin("customers c ON c.account_id = p.account_id AND c.id = p.customer_id").
 		Where(sq.And{sq.Eq{"p.account_id": accountID}, sq.Eq{"p.id": ids}}).ToSql()
 }
 
@@ -369,10 +370,11 @@ func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilt
 }
 
 // collectionQueries builds the statements that read the nested collections of the
-// given purchases, in the order loadPurchaseCollections sends them: line items,
-// product keys, coupons, custom fields, transactions.
-func collectionQueries(ids []int64) []Statement {
-	in := sq.Eq{"purchase_id": ids}
+// given purchases of the given accounts (one, on every request), in the order
+// loadPurchaseCollections sends them: line items, product keys, coupons, custom fields,
+// transactions. The account lets Vitess send each to the account's shard only.
+func collectionQueries(accountIDs, ids []int64) []Statement {
+	in := sq.And{sq.Eq{"account_id": accountIDs}, sq.Eq{"purchase_id": ids}}
 	sels := []sq.SelectBuilder{
 		sq.Select("id", "purchase_id", "product_id", "price", "quantity", "subtotal", "tax", "discount", "total",
 			"product_name", "download_limit", "download_count", "expires_at", "has_all_keys").
@@ -455,11 +457,15 @@ func loadPurchaseCollections(ctx context.Context, q queryer, ps []*shop.Purchase
 	}
 	byID := make(map[int64]*shop.Purchase, len(ps))
 	ids := make([]int64, len(ps))
+	var accounts []int64
 	for i, p := range ps {
 		byID[p.ID] = p
 		ids[i] = p.ID
+		if !slices.Contains(accounts, p.AccountID) {
+			accounts = append(accounts, p.AccountID)
+		}
 	}
-	stmts := collectionQueries(ids)
+	stmts := collectionQueries(accounts, ids)
 
 	// Line items, then their keys.
 	query, args := stmts[0].Query, stmts[0].Args
@@ -584,8 +590,8 @@ func (db *DB) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit i
 // FindProducts returns the products of the account's storefronts, by name.
 func (db *DB) FindProducts(ctx context.Context, accountID int64) ([]shop.Product, error) {
 	var out []shop.Product
-	err := eachRow(ctx, db.DB, `SELECT p.id, p.storefront_id, p.name FROM products p JOIN storefronts s ON s.id = p.storefront_id
-		WHERE s.account_id = ? ORDER BY p.name, p.id`, []any{accountID}, func(rows *sql.Rows) error {
+	err := eachRow(ctx, db.DB, `SELECT p.id, p.storefront_id, p.name FROM products p
+		WHERE p.account_id = ? ORDER BY p.name, p.id`, []any{accountID}, func(rows *sql.Rows) error {
 		var p shop.Product
 		if err := rows.Scan(&p.ID, &p.StorefrontID, &p.Name); err != nil {
 			return err

@@ -173,12 +173,12 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 		customerEmail              sql.NullString
 	)
 	status, storefrontID, customerID := p.status, p.storefrontID, p.customerID
-	if err := tx.QueryRowContext(ctx, "SELECT name, download_limit, download_days FROM storefronts WHERE id = ?", storefrontID).
+	if err := tx.QueryRowContext(ctx, "SELECT name, download_limit, download_days FROM storefronts WHERE account_id = ? AND id = ?", req.AccountID, storefrontID).
 		Scan(&storefrontName, &downloadLimit, &downloadDay); err != nil {
 		return nil, translate(err)
 	}
 	if customerID.Valid {
-		err := tx.QueryRowContext(ctx, "SELECT email FROM customers WHERE id = ?", customerID.Int64).Scan(&customerEmail)
+		err := tx.QueryRowContext(ctx, "SELECT email FROM customers WHERE account_id = ? AND id = ?", req.AccountID, customerID.Int64).Scan(&customerEmail)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, translate(err)
 		}
@@ -195,16 +195,16 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	if downloadDay > 0 {
 		expires = now.Add(time.Duration(downloadDay) * 24 * time.Hour)
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE purchases SET status = 'ACT', updated_at = ? WHERE id = ?", now, req.PurchaseID); err != nil {
+	if _, err := tx.ExecContext(ctx, "UPDATE purchases SET status = 'ACT', updated_at = ? WHERE account_id = ? AND id = ?", now, req.AccountID, req.PurchaseID); err != nil {
 		return nil, translate(err)
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE line_items SET download_count = 0, download_limit = ?, expires_at = ? WHERE purchase_id = ?",
-		downloadLimit, expires, req.PurchaseID); err != nil {
+	if _, err := tx.ExecContext(ctx, "UPDATE line_items SET download_count = 0, download_limit = ?, expires_at = ? WHERE account_id = ? AND purchase_id = ?",
+		downloadLimit, expires, req.AccountID, req.PurchaseID); err != nil {
 		return nil, translate(err)
 	}
 	res := &shop.ReactivateResult{To: to}
 	if req.Refulfill {
-		n, err := refulfill(ctx, tx, req.PurchaseID)
+		n, err := refulfill(ctx, tx, req.AccountID, req.PurchaseID)
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +212,7 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	}
 
 	details, _ := json.Marshal(map[string]any{"to": to, "refulfill": req.Refulfill, "keys_generated": res.KeysGenerated, "from_status": status})
-	if err := addActivity(ctx, tx, req.PurchaseID, req.Actor, "reactivated", string(details), now); err != nil {
+	if err := addActivity(ctx, tx, req.AccountID, req.PurchaseID, req.Actor, "reactivated", string(details), now); err != nil {
 		return nil, err
 	}
 
@@ -232,7 +232,7 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 		return nil, err
 	}
 	details, _ = json.Marshal(map[string]any{"to": to, "subject": subject})
-	if err := addActivity(ctx, tx, req.PurchaseID, "system", "email_queued", string(details), now); err != nil {
+	if err := addActivity(ctx, tx, req.AccountID, req.PurchaseID, "system", "email_queued", string(details), now); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -240,13 +240,17 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 
 // refulfill tops up every line item's product keys to its quantity, keeping the keys
 // already delivered, and returns how many it made.
-func refulfill(ctx context.Context, tx *sql.Tx, purchaseID int64) (int, error) {
-	type item struct{ id, quantity, keys int64 }
+func refulfill(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64) (int, error) {
+	type item struct{ id, quantity, keys, next int64 }
 	var items []item
-	err := eachRow(ctx, tx, `SELECT li.id, li.quantity, (SELECT COUNT(*) FROM product_keys k WHERE k.line_item_id = li.id)
-		FROM line_items li WHERE li.purchase_id = ? ORDER BY li.id`, []any{purchaseID}, func(rows *sql.Rows) error {
+	// Each line item with its key count and the position after its highest key
+	// (positions continue after it, whatever gaps an import left): one join, which
+	// Vitess plans within the account's shard, where a correlated count would not be.
+	err := eachRow(ctx, tx, `SELECT li.id, li.quantity, COUNT(k.position), COALESCE(MAX(k.position), -1) + 1
+		FROM line_items li LEFT JOIN product_keys k ON k.account_id = li.account_id AND k.line_item_id = li.id
+		WHERE li.account_id = ? AND li.purchase_id = ? GROUP BY li.id, li.quantity ORDER BY li.id`, []any{accountID, purchaseID}, func(rows *sql.Rows) error {
 		var it item
-		if err := rows.Scan(&it.id, &it.quantity, &it.keys); err != nil {
+		if err := rows.Scan(&it.id, &it.quantity, &it.keys, &it.next); err != nil {
 			return err
 		}
 		items = append(items, it)
@@ -257,21 +261,17 @@ func refulfill(ctx context.Context, tx *sql.Tx, purchaseID int64) (int, error) {
 	}
 	made := 0
 	for _, it := range items {
-		// Positions continue after the highest one, whatever gaps an import left.
-		var next int64
-		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(position), -1) + 1 FROM product_keys WHERE line_item_id = ?", it.id).Scan(&next); err != nil {
-			return 0, translate(err)
-		}
+		next := it.next
 		for n := it.keys; n < it.quantity; n++ {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO product_keys (line_item_id, position, purchase_id, key_value) VALUES (?, ?, ?, ?)",
-				it.id, next, purchaseID, newProductKey()); err != nil {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO product_keys (line_item_id, position, account_id, purchase_id, key_value) VALUES (?, ?, ?, ?, ?)",
+				it.id, next, accountID, purchaseID, newProductKey()); err != nil {
 				return 0, translate(err)
 			}
 			next++
 			made++
 		}
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE line_items SET has_all_keys = TRUE WHERE purchase_id = ?", purchaseID); err != nil {
+	if _, err := tx.ExecContext(ctx, "UPDATE line_items SET has_all_keys = TRUE WHERE account_id = ? AND purchase_id = ?", accountID, purchaseID); err != nil {
 		return 0, translate(err)
 	}
 	return made, nil
@@ -294,12 +294,12 @@ func newProductKey() string {
 }
 
 // addActivity records one entry of a purchase's timeline.
-func addActivity(ctx context.Context, tx *sql.Tx, purchaseID int64, actor, action, details string, at time.Time) error {
+func addActivity(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, actor, action, details string, at time.Time) error {
 	if len(actor) > 255 {
 		actor = actor[:255]
 	}
-	_, err := tx.ExecContext(ctx, "INSERT INTO purchase_activity (purchase_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?)",
-		purchaseID, actor, action, details, at)
+	_, err := tx.ExecContext(ctx, "INSERT INTO purchase_activity (account_id, purchase_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+		accountID, purchaseID, actor, action, details, at)
 	return translate(err)
 }
 
@@ -307,8 +307,8 @@ func addActivity(ctx context.Context, tx *sql.Tx, purchaseID int64, actor, actio
 func (db *DB) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error) {
 	out := []shop.Activity{}
 	err := eachRow(ctx, db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM purchase_activity a
-		JOIN purchases p ON p.id = a.purchase_id WHERE a.purchase_id = ? AND p.account_id = ? ORDER BY a.id DESC`,
-		[]any{purchaseID, accountID}, func(rows *sql.Rows) error {
+		WHERE a.account_id = ? AND a.purchase_id = ? ORDER BY a.id DESC`,
+		[]any{accountID, purchaseID}, func(rows *sql.Rows) error {
 			var a shop.Activity
 			if err := rows.Scan(&a.ID, &a.Actor, &a.Action, &a.Details, &a.CreatedAt); err != nil {
 				return err

@@ -12,10 +12,9 @@ import (
 func (db *DB) FindSubscriberActivity(ctx context.Context, accountID, storefrontID, subscriberID int64) ([]shop.Activity, error) {
 	out := []shop.Activity{}
 	err := eachRow(ctx, db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM subscriber_activity a
-		JOIN subscribers sb ON sb.id = a.subscriber_id
-		JOIN storefronts sf ON sf.id = sb.storefront_id
-		WHERE a.subscriber_id = ? AND sb.storefront_id = ? AND sf.account_id = ? ORDER BY a.id DESC LIMIT 200`,
-		[]any{subscriberID, storefrontID, accountID}, func(rows *sql.Rows) error {
+		JOIN subscribers sb ON sb.account_id = a.account_id AND sb.id = a.subscriber_id
+		WHERE a.account_id = ? AND a.subscriber_id = ? AND sb.storefront_id = ? ORDER BY a.id DESC LIMIT 200`,
+		[]any{accountID, subscriberID, storefrontID}, func(rows *sql.Rows) error {
 			var a shop.Activity
 			if err := rows.Scan(&a.ID, &a.Actor, &a.Action, &a.Details, &a.CreatedAt); err != nil {
 				return err

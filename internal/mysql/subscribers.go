@@ -87,7 +87,7 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 		return nil, err
 	}
 	n := perPage(f.PerPage)
-	where := sq.And{sq.Eq{"sb.storefront_id": f.StorefrontID}, sq.Eq{"sf.account_id": f.AccountID}}
+	where := sq.And{sq.Eq{"sb.account_id": f.AccountID}, sq.Eq{"sb.storefront_id": f.StorefrontID}}
 	if id != 0 {
 		where = append(where, sq.Eq{"sb.id": id})
 	}
@@ -110,8 +110,8 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 	page := &shop.SubscriberPage{Subscribers: []*shop.Subscriber{}, Total: -1}
 	if f.IncludeCount {
 		query, args, err := sq.Select("COUNT(*)").From("subscribers sb").
-			Join("storefronts sf ON sf.id = sb.storefront_id").
-			LeftJoin("subscriptions ss ON ss.subscriber_id = sb.id").Where(where).ToSql()
+			Join("storefronts sf ON sf.account_id = sb.account_id AND sf.id = sb.storefront_id").
+			LeftJoin("subscriptions ss ON ss.account_id = sb.account_id AND ss.subscriber_id = sb.id").Where(where).ToSql()
 		if err != nil {
 			return nil, err
 		}
@@ -124,8 +124,8 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 	}
 	sel := sq.Select(subscriberColumns...).
 		From("subscribers sb").
-		Join("storefronts sf ON sf.id = sb.storefront_id").
-		LeftJoin("subscriptions ss ON ss.subscriber_id = sb.id").
+		Join("storefronts sf ON sf.account_id = sb.account_id AND sf.id = sb.storefront_id").
+		LeftJoin("subscriptions ss ON ss.account_id = sb.account_id AND ss.subscriber_id = sb.id").
 		Where(where).
 		OrderBy(orderBy("sb.created_at", "sb.id", f.Desc)).
 		Limit(uint64(n + 1))

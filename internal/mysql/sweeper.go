@@ -29,8 +29,8 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 		var rows []due
 		err := eachRow(ctx, tx, `SELECT ss.id, ss.subscriber_id, sf.account_id, ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY
 			FROM subscriptions ss
-			JOIN subscribers sb ON sb.id = ss.subscriber_id
-			JOIN storefronts sf ON sf.id = sb.storefront_id
+			JOIN subscribers sb ON sb.account_id = ss.account_id AND sb.id = ss.subscriber_id
+			JOIN storefronts sf ON sf.account_id = sb.account_id AND sf.id = sb.storefront_id
 			WHERE ss.status = 'PAST_DUE' AND ss.next_payment_at IS NOT NULL
 			  AND ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY <= ?
 			ORDER BY ss.id
@@ -70,7 +70,7 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 			if !mine[d.id] {
 				continue
 			}
-			res, err := tx.ExecContext(ctx, "UPDATE subscriptions SET status = 'CLOSED', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'PAST_DUE'", d.end, now, d.id)
+			res, err := tx.ExecContext(ctx, "UPDATE subscriptions SET status = 'CLOSED', ended_at = ?, updated_at = ? WHERE account_id = ? AND id = ? AND status = 'PAST_DUE'", d.end, now, d.accountID, d.id)
 			if err != nil {
 				return translate(err)
 			}
@@ -78,8 +78,8 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 				continue
 			}
 			details, _ := json.Marshal(map[string]any{"from": "PAST_DUE", "to": "CLOSED", "grace_ended_at": d.end.Unix()})
-			if _, err := tx.ExecContext(ctx, "INSERT INTO subscriber_activity (subscriber_id, actor, action, details, created_at) VALUES (?, 'system', 'closed_past_due', ?, ?)",
-				d.subscriberID, string(details), now); err != nil {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO subscriber_activity (account_id, subscriber_id, actor, action, details, created_at) VALUES (?, ?, 'system', 'closed_past_due', ?, ?)",
+				d.accountID, d.subscriberID, string(details), now); err != nil {
 				return translate(err)
 			}
 			closed++

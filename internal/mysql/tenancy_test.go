@@ -26,6 +26,7 @@ var tenantTables = map[string]bool{
 	"custom_fields": true, "transactions": true, "api_keys": true, "users": true, "user_sessions": true,
 	"purchase_activity": true, "subscriber_activity": true, "email_outbox": true, "idempotency_keys": true,
 	"read_fences": true, "api_rate_buckets": true, "purchase_products": true, "purchase_documents": true,
+	"purchase_prefixes": true,
 }
 
 // unscoped are the statements on tenant tables that carry neither the account nor the
@@ -63,13 +64,7 @@ var unscoped = map[string]string{
 	"UPDATE email_outbox SET status = ?, last_error = ? WHERE id = ? AND status = ? AND next_attempt_at = ?":                                                                               "mail sender, a row it claimed",
 	"UPDATE email_outbox SET next_attempt_at = ? WHERE status = ? AND next_attempt_at > ? AND server_unreachable":                                                                          "mail sender, every shard's queue",
 	"UPDATE email_outbox SET status = ?, next_attempt_at = ?, attempts = GREATEST(attempts - 1, 0) WHERE id = ? AND status = ? AND next_attempt_at = ?":                                    "mail sender, a row it claimed",
-	"SELECT ss.id, ss.subscriber_id, sf.account_id, ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY FROM subscriptions ss JOIN subscribers sb ON sb.id = ss.subscriber_id JOIN storefronts sf ON sf.id = sb.storefront_id WHERE ss.status = 'PAST_DUE' AND ss.next_payment_at IS NOT NULL AND ss.next_payment_at + INTERVAL sf.past_due_grace_days DAY <= ? ORDER BY ss.id LIMIT ?": "PAST_DUE sweeper, per shard",
-	"SELECT id FROM subscriptions WHERE id IN (?":                                                                   "PAST_DUE sweeper, rows it selected",
-	"UPDATE subscriptions SET status = 'CLOSED', ended_at = ?, updated_at = ? WHERE id = ? AND status = 'PAST_DUE'": "PAST_DUE sweeper, a row it locked",
-	// The signed-in user's own rows, by the id the session gave.
-	"SELECT password_hash FROM users WHERE id = ?":                                                   "the signed-in user (password change)",
-	"UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ? AND password_hash = ?": "the signed-in user (password change)",
-	"DELETE FROM user_sessions WHERE user_id = ?":                                                    "the signed-in user's sessions (password change)",
+	"SELECT id FROM subscriptions WHERE id IN (?": "PAST_DUE sweeper, rows it selected",
 	// Operators' commands across accounts (storefront seed/import, the overview).
 	"SELECT COUNT(*) FROM accounts": "demo data check at start",
 	"SELECT s.id, s.account_id, s.name, s.currency, s.download_limit, s.download_days, s.past_due_grace_days, (SELECT COUNT(*) FROM purchases p WHERE p.storefront_id = s.id), (SELECT COUNT(*) FROM subscribers sb WHERE sb.storefront_id = s.id) FROM storefronts s ORDER BY s.id": "operator overview; scatter under sharding",
@@ -77,8 +72,14 @@ var unscoped = map[string]string{
 	"DELETE FROM purchase_products": "repair across accounts, per shard",
 	"INSERT IGNORE INTO purchase_products (account_id, product_id, created_at, purchase_id) SELECT p.account_id, li.product_id, p.created_at, p.id FROM purchases p JOIN line_items li ON li.purchase_id = p.id": "repair across accounts, per shard",
 	"DELETE FROM purchase_documents": "repair across accounts, per shard",
+	"DELETE FROM purchase_prefixes":  "repair across accounts, per shard",
+	// Migration 00033's backfill of the prefix rows walks every purchase; each batch is
+	// then written per account.
+	"SELECT account_id, id FROM purchases WHERE id > ? ORDER BY id LIMIT 20000": "backfill across accounts, per shard",
 	// Shared rate limit: keyed by the API key, whose account is known.
-	"INSERT INTO api_rate_buckets (key_id, tokens, refilled_at) VALUES (?, (@sf_left := ? - (@sf_taken := ?)), ?) ON DUPLICATE KEY UPDATE tokens = (@sf_left := ": "bucket of the authenticated key",
+	"SELECT tokens, refilled_at FROM api_rate_buckets WHERE key_id = ? FOR UPDATE":       "bucket of the authenticated key",
+	"UPDATE api_rate_buckets SET tokens = ?, refilled_at = ? WHERE key_id = ?":           "bucket of the authenticated key",
+	"INSERT IGNORE INTO api_rate_buckets (key_id, tokens, refilled_at) VALUES (?, ?, ?)": "bucket of the authenticated key",
 }
 
 // unscopedFiles hold operators' commands that work across accounts by design.

@@ -45,20 +45,20 @@ func hashToken(token string) []byte {
 }
 
 // CreateSession starts a server-side session and returns its secret token.
-func (db *DB) CreateSession(ctx context.Context, userID int64) (string, error) {
+func (db *DB) CreateSession(ctx context.Context, accountID, userID int64) (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
 	}
 	token := base64.RawURLEncoding.EncodeToString(b)
 	now := db.Now().UTC().Truncate(time.Second)
-	_, err := db.ExecContext(ctx, "INSERT INTO user_sessions (token_hash, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-		hashToken(token), userID, now, now, now.Add(shop.SessionTTL))
+	_, err := db.ExecContext(ctx, "INSERT INTO user_sessions (token_hash, account_id, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+		hashToken(token), accountID, userID, now, now, now.Add(shop.SessionTTL))
 	if err != nil {
 		return "", translate(err)
 	}
-	// Expired sessions are swept now and then, on sign-in.
-	_, _ = db.ExecContext(ctx, "DELETE FROM user_sessions WHERE expires_at < ? LIMIT 1000", now)
+	// The account's expired sessions are swept now and then, on sign-in.
+	_, _ = db.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND expires_at < ? LIMIT 1000", accountID, now)
 	return token, nil
 }
 
@@ -71,7 +71,7 @@ func (db *DB) FindSession(ctx context.Context, token string) (*shop.User, error)
 	var u shop.User
 	var lastSeen time.Time
 	err := db.QueryRowContext(ctx, `SELECT u.id, u.account_id, u.email, u.role, u.created_at, s.last_seen_at
-		FROM user_sessions s JOIN users u ON u.id = s.user_id
+		FROM user_sessions s JOIN users u ON u.account_id = s.account_id AND u.id = s.user_id
 		WHERE s.token_hash = ? AND s.expires_at > ?`, hashToken(token), now).
 		Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt, &lastSeen)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -16,9 +16,9 @@ var (
 	customersTable = newTable("customers",
 		"id", "account_id", "firstname", "lastname", "email", "receives_email", "created_at", "updated_at")
 	subscribersTable = newTable("subscribers",
-		"id", "storefront_id", "username", "created_at", "updated_at", "last_login_at")
+		"id", "account_id", "storefront_id", "username", "created_at", "updated_at", "last_login_at")
 	subscriptionsTable = newTable("subscriptions",
-		"id", "subscriber_id", "status", "price", "period", "unit", "tax_amount",
+		"id", "account_id", "subscriber_id", "status", "price", "period", "unit", "tax_amount",
 		"trial_price", "trial_period", "trial_unit", "trial_tax_amount", "created_at", "updated_at",
 		"started_at", "ended_at", "trial_started_at", "last_payment_at", "next_payment_at")
 	purchasesTable = newTable("purchases",
@@ -33,14 +33,14 @@ var (
 		"billing_state", "billing_zip_code", "billing_country_code", "billing_card_type", "billing_card_number",
 		"ip_address", "marketing_optin")
 	lineItemsTable = newTable("line_items",
-		"id", "purchase_id", "product_id", "price", "quantity", "subtotal", "tax", "discount", "total",
+		"id", "account_id", "purchase_id", "product_id", "price", "quantity", "subtotal", "tax", "discount", "total",
 		"product_name", "download_limit", "download_count", "expires_at", "has_all_keys")
 	purchaseProductsTable = newTable("purchase_products", "account_id", "product_id", "created_at", "purchase_id")
-	productKeysTable      = newTable("product_keys", "line_item_id", "position", "purchase_id", "key_value")
-	couponsTable          = newTable("coupons", "purchase_id", "position", "name", "code", "discount_amount", "discount_type")
-	customFieldsTable     = newTable("custom_fields", "purchase_id", "position", "label", "response")
+	productKeysTable      = newTable("product_keys", "line_item_id", "position", "account_id", "purchase_id", "key_value")
+	couponsTable          = newTable("coupons", "account_id", "purchase_id", "position", "name", "code", "discount_amount", "discount_type")
+	customFieldsTable     = newTable("custom_fields", "account_id", "purchase_id", "position", "label", "response")
 	transactionsTable     = newTable("transactions",
-		"id", "purchase_id", "action", "amount", "currency", "gateway", "is_success", "reference", "message",
+		"id", "account_id", "purchase_id", "action", "amount", "currency", "gateway", "is_success", "reference", "message",
 		"created_at", "updated_at")
 )
 
@@ -288,7 +288,7 @@ func (g *generator) subscriber(sf *storefront) {
 		// A subscriber whose subscription record was never made (or was removed).
 		created = g.randomTime()
 		updated = g.between(created, g.capNow(created.Add(90*24*time.Hour)))
-		g.subscribers.add(id, sf.id, p.email, created, updated, g.lastLogin(created, 80))
+		g.subscribers.add(id, sf.acct.id, sf.id, p.email, created, updated, g.lastLogin(created, 80))
 		return
 	}
 
@@ -406,7 +406,7 @@ func (g *generator) subscriber(sf *storefront) {
 		subUpdated = created
 	}
 	updated = subUpdated
-	g.subscribers.add(id, sf.id, p.email, created, updated, g.lastLogin(created, 92))
+	g.subscribers.add(id, sf.acct.id, sf.id, p.email, created, updated, g.lastLogin(created, 92))
 
 	g.next.subscription++
 	var trialPrice, trialPeriod, trialUnit, trialTax any
@@ -416,7 +416,7 @@ func (g *generator) subscriber(sf *storefront) {
 		trialUnit = pl.trialUnit
 		trialTax = sf.cur.format(percentOf(pl.trialPrice, taxBps))
 	}
-	g.subscriptions.add(g.next.subscription, id, status, sf.cur.format(pl.price), pl.period, pl.unit,
+	g.subscriptions.add(g.next.subscription, sf.acct.id, id, status, sf.cur.format(pl.price), pl.period, pl.unit,
 		sf.cur.format(tax), trialPrice, trialPeriod, trialUnit, trialTax, created, subUpdated,
 		nullTime(started), nullTime(ended), nullTime(trialStarted), nullTime(lastPay), nullTime(nextPay))
 
@@ -795,22 +795,22 @@ func (g *generator) purchase(t time.Time) {
 				keys, hasAll = int64(r.IntN(int(l.qty))), false // the key pool ran dry
 			}
 		}
-		g.lineItems.add(liid, pid, l.p.id, cur.format(l.price), l.qty, cur.format(l.sub), cur.format(l.tax),
+		g.lineItems.add(liid, sf.acct.id, pid, l.p.id, cur.format(l.price), l.qty, cur.format(l.sub), cur.format(l.tax),
 			cur.format(l.disc), cur.format(l.total), l.p.name, sf.dlLimit, downloads, expires, hasAll)
 		for k := int64(0); k < keys; k++ {
-			g.productKeys.add(liid, k, pid, sf.productKey(r))
+			g.productKeys.add(liid, k, sf.acct.id, pid, sf.productKey(r))
 		}
 	}
 
 	if coupon != nil {
-		g.coupons.add(pid, 0, coupon.name, coupon.code, coupon.amount, coupon.kind)
+		g.coupons.add(sf.acct.id, pid, 0, coupon.name, coupon.code, coupon.amount, coupon.kind)
 	}
 	if r.IntN(100) < 15 {
 		n := 1 + r.IntN(3)
 		first := r.IntN(len(customFieldQuestions))
 		for i := 0; i < n; i++ {
 			q := customFieldQuestions[(first+i)%len(customFieldQuestions)]
-			g.customFields.add(pid, i, q.label, q.answers[r.IntN(len(q.answers))])
+			g.customFields.add(sf.acct.id, pid, i, q.label, q.answers[r.IntN(len(q.answers))])
 		}
 	}
 
@@ -834,7 +834,7 @@ func (g *generator) purchase(t time.Time) {
 		default:
 			msg = "Approved."
 		}
-		g.transactions.add(g.next.transaction, pid, action, amt, cur.code, gateway, ok, ref, msg, at, at)
+		g.transactions.add(g.next.transaction, sf.acct.id, pid, action, amt, cur.code, gateway, ok, ref, msg, at, at)
 	}
 	switch status {
 	case "ACT":

@@ -198,14 +198,14 @@ func addProducts(ctx context.Context, conn *sql.Conn, sfs []*storefront, stats *
 	}
 
 	c := newChunk()
-	b := newBatch(newTable("products", "id", "storefront_id", "name"))
+	b := newBatch(newTable("products", "id", "account_id", "storefront_id", "name"))
 	b.reset(c)
 	productID := func(sf *storefront, name string) int64 {
 		if id, ok := existing[key{sf.id, name}]; ok {
 			return id
 		}
 		maxID++
-		b.add(maxID, sf.id, name)
+		b.add(maxID, sf.acct.id, sf.id, name)
 		existing[key{sf.id, name}] = maxID
 		return maxID
 	}

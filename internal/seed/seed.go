@@ -248,6 +248,10 @@ func writeChunk(ctx context.Context, conn *sql.Conn, c *chunk) error {
 		}
 	}
 	for account, ids := range c.documents {
+		if err := mysql.WritePrefixes(ctx, tx, account, ids); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
 		if err := mysql.WriteDocuments(ctx, tx, account, ids); err != nil {
 			_ = tx.Rollback()
 			return fmt.Errorf("documents: %w", err)

@@ -29,8 +29,9 @@ type UserService interface {
 	// CheckPassword returns the user with this e-mail and password. Returns
 	// EUnauthenticated for an unknown e-mail or a wrong password, alike.
 	CheckPassword(ctx context.Context, email, password string) (*User, error)
-	// CreateSession starts a session for the user and returns its secret token.
-	CreateSession(ctx context.Context, userID int64) (string, error)
+	// CreateSession starts a session for the user of the account and returns its
+	// secret token.
+	CreateSession(ctx context.Context, accountID, userID int64) (string, error)
 	// FindSession returns the user of a live session and extends it. Returns
 	// EUnauthenticated when the token names no live session.
 	FindSession(ctx context.Context, token string) (*User, error)
@@ -39,7 +40,7 @@ type UserService interface {
 	// ChangePassword checks the user's current password, sets next, ends all of the
 	// user's sessions and returns the token of a new one. Returns EInvalid with param
 	// current_password (a wrong password) or new_password.
-	ChangePassword(ctx context.Context, userID int64, current, next string) (string, error)
+	ChangePassword(ctx context.Context, accountID, userID int64, current, next string) (string, error)
 }
 
 // APIKeyInfo describes a key for the owner's list; the secret is never kept.

@@ -1,0 +1,127 @@
+// Command entries counts the index entries that one list page of the API reads: for each
+// filter given (as the query string of GET /api/v2/purchases, account 1), newest and
+// oldest first, it runs ANALYZE FORMAT=JSON on the statements the API sends for the page
+// (mysql.PurchasePageStatements: the plan's capped counts and the page's ids) and sums the
+// rows each table read; and times those statements (median of 5). Unlike a latency, the
+// count does not depend on the machine's load.
+//
+//	go run ./bench/entries -dsn 'root@tcp(127.0.0.1:3306)/storefront_bench' 'customer_email=re' 'customer_first_name=a&customer_last_name=s'
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"time"
+
+	"storefront/internal/filter"
+	"storefront/internal/mysql"
+)
+
+// reads runs ANALYZE FORMAT=JSON of the statement and returns the rows read over all
+// its tables (r_rows times r_loops).
+func reads(ctx context.Context, db *sql.DB, s mysql.Statement) (float64, error) {
+	var out string
+	if err := db.QueryRowContext(ctx, "ANALYZE FORMAT=JSON "+s.Query, s.Args...).Scan(&out); err != nil {
+		return 0, err
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		return 0, err
+	}
+	var read float64
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if t, ok := v["table"].(map[string]any); ok {
+				rows, _ := t["r_rows"].(float64)
+				loops, _ := t["r_loops"].(float64)
+				read += rows * loops
+			}
+			for _, c := range v {
+				walk(c)
+			}
+		case []any:
+			for _, c := range v {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	return read, nil
+}
+
+func main() {
+	dsn := flag.String("dsn", "root@tcp(127.0.0.1:3306)/storefront_bench", "DSN of the bench database")
+	flag.Parse()
+	if err := run(*dsn, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "entries:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dsn string, queries []string) error {
+	ctx := context.Background()
+	mdb, err := mysql.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer mdb.Close()
+	db := mdb.DB
+	fmt.Println("| filter | order | index entries read (plan counts + page ids) | ms (median of 5, SQL only) |")
+	fmt.Println("|---|---|---:|---:|")
+	for _, query := range append([]string{""}, queries...) {
+		for _, order := range []string{"desc", "asc"} {
+			q, err := url.ParseQuery(query)
+			if err != nil {
+				return err
+			}
+			q.Set("order", order)
+			q.Set("per_page", "100")
+			f, err := filter.Purchases(q, 1, time.Now(), time.UTC)
+			if err != nil {
+				return fmt.Errorf("%s: %w", query, err)
+			}
+			plan, list, _, err := mysql.PurchasePageStatements(ctx, db, f)
+			if err != nil {
+				return err
+			}
+			stmts := append(plan, list)
+			var total float64
+			for _, s := range stmts {
+				n, err := reads(ctx, db, s)
+				if err != nil {
+					return err
+				}
+				total += n
+			}
+			var ts []time.Duration
+			for range 5 {
+				t0 := time.Now()
+				for _, s := range stmts {
+					rows, err := db.QueryContext(ctx, s.Query, s.Args...)
+					if err != nil {
+						return err
+					}
+					for rows.Next() {
+					}
+					rows.Close()
+				}
+				ts = append(ts, time.Since(t0))
+			}
+			slices.Sort(ts)
+			name := query
+			if name == "" {
+				name = "(none)"
+			}
+			fmt.Printf("| `%s` | %s | %.0f | %.2f |\n", name, order, total, float64(ts[2].Microseconds())/1000)
+		}
+	}
+	return nil
+}

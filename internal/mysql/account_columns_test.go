@@ -1,0 +1,100 @@
+package mysql_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"storefront/internal/dbtest"
+	"storefront/internal/importer"
+	"storefront/internal/shop"
+)
+
+// accountTables are the tables that migrations 00040-00048 gave an account_id.
+var accountTables = []string{"line_items", "product_keys", "coupons", "custom_fields", "transactions", "purchase_activity",
+	"subscribers", "subscriptions", "subscriber_activity", "products", "user_sessions"}
+
+// The migrations fill every existing row's account from its parent, as the writes do.
+func TestMigrations_AccountColumnsFilled(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	importFile(t, db, importFixturePath)
+	if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 4, Refulfill: true, Actor: "test",
+		CustomerEmail: "support@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	uid, err := db.CreateUser(ctx, 1, "owner@shop.test", "owner", "correct horse battery staple")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateSession(ctx, 1, uid); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.MustExec(t, db.DB, `INSERT INTO subscriber_activity (account_id, subscriber_id, actor, action, details, created_at)
+		SELECT account_id, id, 'system', 'closed_past_due', '{}', NOW() FROM subscribers ORDER BY id LIMIT 1`)
+	checkDerived(t, db, "the writes")
+
+	columns := func() int {
+		var n int
+		q := "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE() AND column_name = 'account_id' AND table_name IN (?,?,?,?,?,?,?,?,?,?,?)"
+		args := make([]any, len(accountTables))
+		for i, t := range accountTables {
+			args[i] = t
+		}
+		if err := db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := db.MigrateDownTo(ctx, 39); err != nil {
+		t.Fatal(err)
+	}
+	if n := columns(); n != 0 {
+		t.Fatalf("after migrating down to 39: %d of the tables have account_id, want none", n)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := columns(); n != len(accountTables) {
+		t.Fatalf("after migrating up: %d of %d tables have account_id", n, len(accountTables))
+	}
+	for _, table := range accountTables {
+		var rows, unfilled int
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(SUM(account_id = 0), 0) FROM "+table).Scan(&rows, &unfilled); err != nil {
+			t.Fatal(err)
+		}
+		if rows == 0 {
+			t.Errorf("%s: no rows to fill; the fixture should have some", table)
+		}
+		if unfilled != 0 {
+			t.Errorf("%s: %d of %d rows without their account", table, unfilled, rows)
+		}
+	}
+	checkDerived(t, db, "the migrations 00040-00048")
+}
+
+// A purchase or a subscriber that an import moves to another account takes its
+// timeline with it.
+func TestImport_MoveKeepsTheAccountColumns(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	importFile(t, db, importFixturePath)
+	if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 4, Refulfill: true, Actor: "test",
+		CustomerEmail: "support@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.MustExec(t, db.DB, `INSERT INTO subscriber_activity (account_id, subscriber_id, actor, action, details, created_at)
+		SELECT account_id, id, 'system', 'closed_past_due', '{}', NOW() FROM subscribers WHERE id = 100`)
+	// Purchase 4 and subscriber 100 move from storefront 10 (account 1) to 12 (another account).
+	purchase := strings.Replace(strings.Replace(importPurchaseJSON(4, ""), `"storefront_id":10`, `"storefront_id":12`, 1), `"currency":"EUR"`, `"currency":"JPY"`, 1)
+	purchase = strings.NewReplacer(`"10.00"`, `"10"`, `"5.00"`, `"5"`, `"0.00"`, `"0"`, `"product_id":900`, `"product_id":902`).Replace(purchase)
+	doc := `{"purchases":[` + purchase + `],"subscribers":[{"id":100,"storefront_id":12,"created_at":1,"updated_at":1,"username":"anna@example.com","subscription":null}]}`
+	if _, err := importer.Run(ctx, db, strings.NewReader(doc), nil); err != nil {
+		t.Fatal(err)
+	}
+	var account int64
+	if err := db.QueryRowContext(ctx, "SELECT account_id FROM purchases WHERE id = 4").Scan(&account); err != nil || account == 1 {
+		t.Fatalf("purchase 4 is in account %d (%v); the import should have moved it", account, err)
+	}
+	checkDerived(t, db, "an import that moves a purchase and a subscriber")
+}

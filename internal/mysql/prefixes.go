@@ -1,0 +1,191 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"storefront/internal/shop"
+)
+
+// The prefix filters' ordered paths (purchase_prefixes, db/README.md "Plans"): each
+// purchase has one row per field and prefix length of 1 to maxPrefixLen characters
+// that its value has, keyed (account_id, field, prefix_len, prefix, created_at,
+// purchase_id), with the whole value beside the key. The rows are derived from the
+// purchase's row by the database itself (prefixRowsInsert), so that "a character" and
+// the prefix's bytes are MariaDB's, written in the transaction that writes the row.
+
+// prefixField numbers the fields that have prefix paths, as stored in
+// purchase_prefixes.field.
+type prefixField int
+
+const (
+	prefixEmail prefixField = 1
+	prefixFirst prefixField = 2
+	prefixLast  prefixField = 3
+)
+
+// maxPrefixLen is the longest prefix with rows of its own. A longer filter walks the
+// range of its first maxPrefixLen characters and checks the whole prefix on each entry.
+const maxPrefixLen = 3
+
+// prefixKinds is a derived table of every (field, prefix_len) pair.
+var prefixKinds = func() string {
+	var parts []string
+	for f := prefixEmail; f <= prefixLast; f++ {
+		for n := 1; n <= maxPrefixLen; n++ {
+			parts = append(parts, fmt.Sprintf("SELECT %d AS field, %d AS prefix_len", f, n))
+		}
+	}
+	return "(" + strings.Join(parts, " UNION ALL ") + ")"
+}()
+
+// prefixValue is the purchases column of the field k.field, for a join of purchases p
+// with prefixKinds k.
+const prefixValue = "CASE k.field WHEN 1 THEN p.buyer_email WHEN 2 THEN p.buyer_firstname ELSE p.buyer_lastname END"
+
+// prefixRowsInsert writes the prefix rows of purchases p of one account: the format's
+// arguments are prefixValue, prefixKinds, the IN list of ids and "" or " IGNORE". A
+// value shorter than a length has no row of that length: no LIKE pattern of as many
+// literal characters can match it.
+const prefixRowsInsert = `INSERT%[4]s INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)
+	SELECT p.account_id, k.field, k.prefix_len, LEFT(%[1]s, k.prefix_len), p.created_at, p.id, %[1]s, p.storefront_id
+	FROM purchases p JOIN %[2]s k ON CHAR_LENGTH(%[1]s) >= k.prefix_len WHERE p.account_id = ? AND p.id IN %[3]s`
+
+// prefixRowsDelete deletes the prefix rows of purchases p of one account, found by
+// the keys their rows give: the format's arguments are prefixValue, prefixKinds and
+// the IN list of ids.
+const prefixRowsDelete = `DELETE x FROM purchases p JOIN %[2]s k JOIN purchase_prefixes x
+	ON x.account_id = p.account_id AND x.field = k.field AND x.prefix_len = k.prefix_len
+	AND x.prefix = LEFT(%[1]s, k.prefix_len) AND x.created_at = p.created_at AND x.purchase_id = p.id
+	WHERE p.account_id = ? AND p.id IN %[3]s`
+
+// prefixBatch bounds the purchases whose prefix rows one statement writes or deletes.
+const prefixBatch = 5000
+
+// writePrefixes writes the prefix rows of the given purchases of an account from their
+// rows, as the transaction q sees them. The purchases have none yet.
+func writePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64) error {
+	return insertPrefixes(ctx, q, "", accountID, ids)
+}
+
+// insertPrefixes writes the prefix rows of the given purchases; with ignore " IGNORE",
+// rows that exist are kept.
+func insertPrefixes(ctx context.Context, q queryer, ignore string, accountID int64, ids []int64) error {
+	for start := 0; start < len(ids); start += prefixBatch {
+		list, args := importInList(ids[start:min(start+prefixBatch, len(ids))])
+		query := fmt.Sprintf(prefixRowsInsert, prefixValue, prefixKinds, list, ignore)
+		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
+			return fmt.Errorf("write prefix rows: %w", translate(err))
+		}
+	}
+	return nil
+}
+
+// WritePrefixes writes the prefix rows of the given purchases of an account from their
+// rows, inside tx: for writers outside this package (the seeder) that have just
+// written those rows in tx.
+func WritePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ids []int64) error {
+	return writePrefixes(ctx, tx, accountID, ids)
+}
+
+// deletePrefixes deletes the prefix rows of the given purchases of an account, found
+// by their keys as the purchases' current rows give them: it runs before the rows
+// change.
+func deletePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64) error {
+	for start := 0; start < len(ids); start += prefixBatch {
+		list, args := importInList(ids[start:min(start+prefixBatch, len(ids))])
+		query := fmt.Sprintf(prefixRowsDelete, prefixValue, prefixKinds, list)
+		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
+			return fmt.Errorf("delete prefix rows: %w", translate(err))
+		}
+	}
+	return nil
+}
+
+// backfillPrefixes writes the prefix rows of every purchase, a batch at a time in
+// transactions of their own (migration 00033). Rows that exist are kept, so it is safe
+// to run again and to interrupt.
+func backfillPrefixes(ctx context.Context, sqlDB *sql.DB) error {
+	var afterID int64
+	for {
+		byAccount := map[int64][]int64{}
+		n := 0
+		err := eachRow(ctx, sqlDB, "SELECT account_id, id FROM purchases WHERE id > ? ORDER BY id LIMIT 20000", []any{afterID},
+			func(rows *sql.Rows) error {
+				var account, id int64
+				if err := rows.Scan(&account, &id); err != nil {
+					return err
+				}
+				byAccount[account] = append(byAccount[account], id)
+				afterID = id
+				n++
+				return nil
+			})
+		if err != nil || n == 0 {
+			return err
+		}
+		tx, err := sqlDB.BeginTx(ctx, nil)
+		if err != nil {
+			return translate(err)
+		}
+		for account, ids := range byAccount {
+			if err := insertPrefixes(ctx, tx, " IGNORE", account, ids); err != nil {
+				_ = tx.Rollback()
+				return err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return translate(err)
+		}
+	}
+}
+
+// prefixPath is the ordered path of one prefix filter: the range of its first
+// characters (at most maxPrefixLen) in purchase_prefixes, on which the filter's own
+// LIKE is checked against the stored value.
+type prefixPath struct {
+	field  prefixField
+	length int
+	prefix string
+	like   string
+}
+
+// newPrefixPath returns the path of a prefix filter's text.
+func newPrefixPath(field prefixField, text string) prefixPath {
+	n := min(utf8.RuneCountInString(text), maxPrefixLen)
+	cut := 0
+	for i := 0; i < n; i++ {
+		_, size := utf8.DecodeRuneInString(text[cut:])
+		cut += size
+	}
+	return prefixPath{field: field, length: n, prefix: text[:cut], like: escapeLike(text) + "%"}
+}
+
+// prefixFilters returns the prefix filters of f with their fields, longest first (the
+// longer a prefix, the fewer purchases it usually matches), then e-mail, last name,
+// first name.
+func prefixFilters(f shop.PurchaseFilter) []struct {
+	field prefixField
+	text  string
+} {
+	type pf = struct {
+		field prefixField
+		text  string
+	}
+	var out []pf
+	for _, c := range []pf{{prefixEmail, f.EmailPrefix}, {prefixLast, f.LastPrefix}, {prefixFirst, f.FirstPrefix}} {
+		if c.text != "" {
+			out = append(out, c)
+		}
+	}
+	// Stable insertion sort by length, longest first: at most three entries.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && utf8.RuneCountInString(out[j].text) > utf8.RuneCountInString(out[j-1].text); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

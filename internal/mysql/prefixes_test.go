@@ -1,0 +1,245 @@
+package mysql_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"storefront/internal/dbtest"
+	"storefront/internal/importer"
+	"storefront/internal/mysql"
+	"storefront/internal/shop"
+)
+
+// prefixValues are buyer names and e-mails chosen where a prefix path could answer
+// otherwise than LIKE: letter case, accents precomposed and combining, ß and ss,
+// dotted and dotless i, characters outside the Basic Multilingual Plane, spaces,
+// invisible characters, the LIKE wildcards and the escape character as literal text,
+// values shorter than three characters, the empty string and NULL.
+var prefixValues = []*string{
+	ptr("Zoë"), ptr("zoe"), ptr("ZOE"), ptr("Zoé"), ptr("Zoe "), ptr("Émile"), ptr("emile"), ptr("Eléonore"),
+	ptr("Ærøskøbing"), ptr("aerobic"), ptr("ß-strasse"), ptr("ss"), ptr("Straße"), ptr("Strasse"), ptr("STRASSE"),
+	ptr("李小龍"), ptr("李"), ptr("😀smile"), ptr("😀"), ptr("😁x"), ptr("a%b"), ptr("a_b"), ptr(`a\b`), ptr("ab"),
+	ptr("a b"), ptr("a  b"), ptr(" a"), ptr("a"), ptr("A"), ptr("İstanbul"), ptr("istanbul"), ptr("ıstanbul"),
+	ptr("ŞAHİN"), ptr("Şahin"), ptr("sahin"), ptr("o'brien"), ptr("O’Brien"), ptr("ǅemal"), ptr("džemal"),
+	ptr("a\u200bb"), ptr("a\u00adb"), ptr("abc"), ptr("ab\u0301c"), ptr("Ångström"), ptr("angstrom"),
+	ptr("Ａｂｃ"), ptr("x"), ptr("xy"), ptr("xyz"), ptr("xyzw"), ptr("xyzwv"), ptr("XYZWV"), ptr("xÿzwv"),
+	ptr("100%"), ptr("_under"), ptr("%pct"), ptr(""), nil,
+}
+
+func ptr(s string) *string { return &s }
+
+// TestPrefixPaths_MatchLike imports purchases with the values above in e-mail, first
+// and last name, and checks, for prefixes drawn from them with their letter case and
+// accents changed and for random ones, that the prefix filter's ordered path in
+// purchase_prefixes (and, as a control, the list order walked with the LIKE on the
+// rows) answers exactly the purchases that plain SQL's LIKE finds, in list order, both
+// ways, a few at a time by cursor; that the API's read path does too; and that a prefix
+// with a storefront, read from the prefix rows alone, does as well.
+func TestPrefixPaths_MatchLike(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	importFile(t, db, importFixturePath)
+
+	// Purchases 1001.. of account 1, each value in each field in turn, some of them
+	// created at the same second so that the list order's tie on id is exercised.
+	fx := readImportFixture(t)
+	var purchases []any
+	id := 1001
+	for i := range prefixValues {
+		for shift := 0; shift < 3; shift++ {
+			p := importObject(t, fx.Purchases[3]) // purchase 4: storefront 10, no customer, no items
+			p["id"] = id
+			p["transactions"] = []any{}
+			p["salt"] = fmt.Sprintf("prefix%d", id)
+			p["created_at"] = 1700100000 + (id/2)*60
+			p["buyer_email"] = jsonValue(prefixValues[i], "@example.com")
+			p["buyer_firstname"] = jsonValue(prefixValues[(i+shift+1)%len(prefixValues)], "")
+			p["buyer_lastname"] = jsonValue(prefixValues[(i+2*shift+2)%len(prefixValues)], "")
+			purchases = append(purchases, p)
+			id++
+		}
+	}
+	doc, err := json.Marshal(map[string]any{"purchases": purchases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importer.Run(ctx, db, strings.NewReader(string(doc)), nil); err != nil {
+		t.Fatal(err)
+	}
+	checkDerived(t, db, "the import of the prefix values")
+
+	// The prefixes: every leading 1 to 5 characters of every value, in upper and lower
+	// case and without accents, the wildcards alone, and random strings.
+	seen := map[string]bool{}
+	var prefixes []string
+	add := func(s string) {
+		if strings.TrimSpace(s) != "" && utf8.ValidString(s) && !seen[s] {
+			seen[s] = true
+			prefixes = append(prefixes, s)
+		}
+	}
+	for _, v := range prefixValues {
+		if v == nil {
+			continue
+		}
+		runes := []rune(*v)
+		for n := 1; n <= 5 && n <= len(runes); n++ {
+			s := string(runes[:n])
+			add(s)
+			add(strings.ToUpper(s))
+			add(strings.ToLower(s))
+			add(strings.NewReplacer("ë", "e", "é", "e", "É", "E", "ø", "o", "Å", "A", "ö", "o", "Ş", "S", "İ", "I").Replace(s))
+		}
+	}
+	for _, s := range []string{"%", "_", `\`, "a%", "a_", `a\`, "%p", "_u", "10", "100%", " ", "z", "E", "é", "ss", "ß", "SS", "😀", "😀s", "李小"} {
+		add(s)
+	}
+	r := rand.New(rand.NewPCG(12, 1))
+	alphabet := []rune("aAbeéEÉsSßiIİı%_\\ 😀李xyz")
+	for range 60 {
+		runes := make([]rune, 1+r.IntN(5))
+		for i := range runes {
+			runes[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		add(string(runes))
+	}
+
+	fields := []struct {
+		column, ordered string
+		set             func(*shop.PurchaseFilter, string)
+	}{
+		{"buyer_email", "email prefix", func(f *shop.PurchaseFilter, s string) { f.EmailPrefix = s }},
+		{"buyer_firstname", "first-name prefix", func(f *shop.PurchaseFilter, s string) { f.FirstPrefix = s }},
+		{"buyer_lastname", "last-name prefix", func(f *shop.PurchaseFilter, s string) { f.LastPrefix = s }},
+	}
+	matched := 0
+	for _, fd := range fields {
+		for _, prefix := range prefixes {
+			for _, desc := range []bool{true, false} {
+				order := "ASC"
+				if desc {
+					order = "DESC"
+				}
+				want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND "+fd.column+" LIKE ? ORDER BY created_at "+order+", id "+order,
+					likeLiteral(prefix)+"%")
+				matched += len(want)
+				f := shop.PurchaseFilter{AccountID: 1, Desc: desc}
+				fd.set(&f, prefix)
+				for _, path := range []string{fd.ordered, "list"} {
+					got, err := db.PathIDs(ctx, f, path, 4)
+					if err != nil {
+						t.Fatalf("%s %q on %s: %v", fd.column, prefix, path, err)
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("%s LIKE %q %s on %s: got %v, want %v", fd.column, prefix, order, path, got, want)
+					}
+				}
+				f.PerPage = 100
+				page, err := db.FindPurchases(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []int64
+				for _, p := range page.Purchases {
+					got = append(got, p.ID)
+				}
+				if want := want[:min(len(want), 100)]; !slices.Equal(got, want) {
+					t.Errorf("FindPurchases %s LIKE %q %s: got %v, want %v", fd.column, prefix, order, got, want)
+				}
+			}
+		}
+	}
+	// Two prefixes at once: one leads, the other is checked on the purchases' rows.
+	for range 80 {
+		first, last := prefixes[r.IntN(len(prefixes))], prefixes[r.IntN(len(prefixes))]
+		want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND buyer_firstname LIKE ? AND buyer_lastname LIKE ? ORDER BY created_at DESC, id DESC",
+			likeLiteral(first)+"%", likeLiteral(last)+"%")
+		f := shop.PurchaseFilter{AccountID: 1, Desc: true, FirstPrefix: first, LastPrefix: last}
+		for _, path := range []string{"first-name prefix", "last-name prefix"} {
+			got, err := db.PathIDs(ctx, f, path, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("first %q and last %q on %s: got %v, want %v", first, last, path, got, want)
+			}
+		}
+	}
+	// A prefix in one storefront: the storefront is checked on the prefix rows.
+	for _, prefix := range prefixes[:40] {
+		want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND storefront_id = 10 AND buyer_lastname LIKE ? ORDER BY created_at DESC, id DESC",
+			likeLiteral(prefix)+"%")
+		got, err := db.PathIDs(ctx, shop.PurchaseFilter{AccountID: 1, Desc: true, LastPrefix: prefix, StorefrontID: 10}, "last-name prefix", 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("last %q in storefront 10: got %v, want %v", prefix, got, want)
+		}
+	}
+	// The check must have had something to find.
+	if matched < 1000 {
+		t.Errorf("the prefixes matched %d purchases in all; the test data do not exercise the paths", matched)
+	}
+}
+
+// TestPrefixPaths_Backfill deletes prefix rows and has migration 00033's backfill
+// write them again.
+func TestPrefixPaths_Backfill(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	importFile(t, db, importFixturePath)
+	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_prefixes WHERE purchase_id = 1 OR field = 3")
+	if bad, _ := db.DerivedMismatches(ctx); len(bad) == 0 {
+		t.Fatal("no mismatch after deleting prefix rows")
+	}
+	if err := db.BackfillPrefixes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkDerived(t, db, "the backfill")
+	if err := mysql.RebuildDerived(ctx, db.DB); err != nil {
+		t.Fatal(err)
+	}
+	checkDerived(t, db, "a rebuild")
+}
+
+// jsonValue is a buyer field of an imported purchase: null, or the value with suffix.
+func jsonValue(v *string, suffix string) any {
+	if v == nil {
+		return nil
+	}
+	return *v + suffix
+}
+
+// likeLiteral escapes LIKE's wildcards and escape character in s.
+func likeLiteral(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// naiveIDs runs a query selecting purchase ids.
+func naiveIDs(t *testing.T, db *mysql.DB, query string, args ...any) []int64 {
+	t.Helper()
+	var out []int64
+	rows, err := db.Query(query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
