@@ -34,8 +34,7 @@ func (s *Server) routes(r *gin.Engine) {
 	account := d.Group("/account")
 	account.GET("/password", h(s.passwordPage)).POST("/password", h(s.changePassword))
 	owner := account.Group("", s.requireOwner)
-	owner.GET("", h(s.accountPage))
-	owner.GET("/activity", h(s.activityPage))
+	owner.GET("", h(s.accountPage)).GET("/activity", h(s.activityPage))
 	owner.Group("/keys").POST("", h(s.createKey)).POST("/:id/revoke", h(s.revokeKey))
 	owner.Group("/users").POST("", h(s.createUser)).POST("/:id/role", h(s.setUserRole)).POST("/:id/remove", h(s.removeUser))
 	d.Group("/webhooks", s.requireOwner).GET("", h(s.webhooksPage)).POST("", h(s.createWebhook)).GET("/:id", h(s.webhookPage)).

@@ -122,9 +122,8 @@ var exportColumns = []string{
 // exportRows reads the export's fields of the account's purchases with the given ids,
 // and their line items in recorded order, and returns them in the order of ids: the
 // rows by primary key, then the line items by the statement of the one read path
-// (collectionQueries). Line items carry no account of their own: they are read only
-// for purchases the account's statement returned. Two statements are several times
-// quicker than one joining the two tables by the id list.
+// (collectionQueries), both on the account. Two statements are several times quicker
+// than one joining the two tables by the id list.
 func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64) ([]*shop.Purchase, error) {
 	if len(ids) == 0 {
 		return nil, nil
