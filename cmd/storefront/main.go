@@ -32,6 +32,7 @@ commands:
                              print a new API key
   user create --account ID --email EMAIL --role owner|staff|viewer
                              create a dashboard user; the password is read from standard input
+  rollups rebuild            sum every account's overview rollups again from its rows
 
 Settings come from STOREFRONT_* environment variables (see README.md).
 `
@@ -102,6 +103,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return usagef("user: the only subcommand is create")
 		}
 		return e.userCreate(ctx, args[1:])
+	case "rollups":
+		if len(args) == 0 || args[0] != "rebuild" {
+			return usagef("rollups: the only subcommand is rebuild")
+		}
+		return e.rollupsRebuild(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

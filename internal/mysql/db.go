@@ -100,6 +100,11 @@ func (db *DB) Migrate(ctx context.Context) error {
 			_, err := backfillDocuments(ctx, sqlDB)
 			return err
 		}}, &goose.GoFunc{RunDB: func(context.Context, *sql.DB) error { return nil }}),
+		// After 00080-00083 made the rollups: every account's are summed from its rows.
+		goose.NewGoMigration(84, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
+			_, err := RebuildRollups(ctx, sqlDB)
+			return err
+		}}, &goose.GoFunc{RunDB: func(context.Context, *sql.DB) error { return nil }}),
 	))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)

@@ -206,7 +206,7 @@ func backfillDocuments(ctx context.Context, sqlDB *sql.DB) (int, error) {
 }
 
 // RebuildDerived rebuilds, for every account, what is derived from the purchases' rows:
-// the product filter's path (purchase_products) and the stored documents. For repairs
+// the product filter's path (purchase_products), the stored documents and the rollups. For repairs
 // after rows were changed by hand, and for tests that change them directly.
 func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 	for _, q := range []string{
@@ -219,6 +219,9 @@ func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 			return translate(err)
 		}
 	}
-	_, err := backfillDocuments(ctx, sqlDB)
+	if _, err := backfillDocuments(ctx, sqlDB); err != nil {
+		return err
+	}
+	_, err := RebuildRollups(ctx, sqlDB)
 	return err
 }

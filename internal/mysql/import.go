@@ -374,9 +374,16 @@ func (t *importTx) UpsertAccounts(ctx context.Context, accounts []*shop.Account)
 		t.accounts[a.ID] = true
 		args = append(args, a.ID, a.Name, a.APIUsername, a.Timezone)
 	}
-	err := t.insertRows(ctx, "INSERT INTO accounts (id, name, api_username, timezone)", 4,
+	zones, err := trackAccountZones(ctx, t.tx, accounts)
+	if err != nil {
+		return fmt.Errorf("upsert accounts: %w", err)
+	}
+	err = t.insertRows(ctx, "INSERT INTO accounts (id, name, api_username, timezone)", 4,
 		"ON DUPLICATE KEY UPDATE name = VALUES(name), api_username = VALUES(api_username), timezone = VALUES(timezone)", args)
 	if err != nil {
+		return fmt.Errorf("upsert accounts: %w", err)
+	}
+	if err := zones.apply(ctx, t.tx); err != nil {
 		return fmt.Errorf("upsert accounts: %w", err)
 	}
 	return nil
@@ -422,7 +429,11 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 				importTime(ss.LastPaymentAt), importTime(ss.NextPaymentAt))
 		}
 	}
-	err := t.insertRows(ctx, "INSERT INTO subscribers (id, storefront_id, username, created_at, updated_at, last_login_at)", 6,
+	roll, err := trackSubscriberRollups(ctx, t.tx, ids, subIDs)
+	if err != nil {
+		return err
+	}
+	err = t.insertRows(ctx, "INSERT INTO subscribers (id, storefront_id, username, created_at, updated_at, last_login_at)", 6,
 		"ON DUPLICATE KEY UPDATE storefront_id = VALUES(storefront_id), username = VALUES(username), created_at = VALUES(created_at), "+
 			"updated_at = VALUES(updated_at), last_login_at = VALUES(last_login_at)", args)
 	if err != nil {
@@ -444,7 +455,7 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 			return fmt.Errorf("insert subscriptions: %w", err)
 		}
 	}
-	return nil
+	return roll.apply(ctx, t.tx)
 }
 
 // importPurchaseInsert is the column list of purchases written by an import; to_ship is
@@ -567,6 +578,10 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	if err != nil {
 		return fmt.Errorf("find existing purchases: %w", err)
 	}
+	roll, err := trackImportRollups(ctx, t.tx, found[0])
+	if err != nil {
+		return err
+	}
 	old := make([]int64, 0, len(found[0]))
 	for id := range found[0] {
 		old = append(old, id)
@@ -625,6 +640,9 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	}
 	if err := t.insertRows(ctx, importPurchaseInsert, importPurchaseCols, importPurchaseUpdate, args); err != nil {
 		return fmt.Errorf("upsert purchases: %w", err)
+	}
+	if err := roll.apply(ctx, t.tx, b.Purchases); err != nil {
+		return err
 	}
 	for _, in := range []struct {
 		head string
