@@ -26,7 +26,9 @@ type Server struct {
 	Accounts    shop.AccountService
 	Users       shop.UserService
 	Admin       shop.AdminService
-	Logger      *slog.Logger
+	// Overview reads the overview's figures from the rollups.
+	Overview shop.OverviewService
+	Logger   *slog.Logger
 	// BaseURL is the public URL, for links.
 	BaseURL string
 	// RateLimit is API requests a minute per key; 0 means no limit.
@@ -121,7 +123,7 @@ func (s *Server) engine() *gin.Engine {
 	r.POST("/login", s.handle(s.login))
 	r.POST("/logout", s.handle(s.logout))
 	d := r.Group("/", s.requireUser)
-	d.GET("/", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, "/purchases") })
+	d.GET("/", s.handle(s.overviewPage))
 	d.GET("/docs/api", s.handle(s.apiDocs))
 	s.dashboardRoutes(d)
 	return r

@@ -1,0 +1,71 @@
+package web_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowser_Overview walks the overview at phone and desktop widths: the key figures
+// under their headings, the chart with its data table behind "Show data", a figure
+// followed to the purchases it counts; screenshots in testdata/screenshots. No page
+// writes an error or a warning to the console (the CSP refuses inline styles and
+// scripts, which the browser would report).
+func TestBrowser_Overview(t *testing.T) {
+	browser := startBrowser(t)
+	e := newAPI(t, 0)
+	owner := newTab(t, browser, e.url)
+	owner.setViewport(t, viewports[0])
+	if st := owner.open(t, "/"); st != http.StatusOK {
+		t.Fatalf("signed-out /: got %d", st)
+	}
+	owner.signIn(t, e.newUser(1, "owner"))
+	for _, v := range viewports {
+		t.Run(v.name, func(t *testing.T) {
+			owner.setViewport(t, v)
+			if st := owner.open(t, "/?date_min=-6+months&date_max=now"); st != http.StatusOK {
+				t.Fatalf("/: got %d", st)
+			}
+			for _, h := range []string{"Revenue", "Purchases", "Refunds", "Average order", "Active subscribers", "New subscribers", "Churned"} {
+				if !eval[bool](t, owner, `[...document.querySelectorAll('main h2')].some(h => text(h) === `+js(h)+`)`) {
+					t.Errorf("no heading %q", h)
+				}
+			}
+			if !eval[bool](t, owner, `[...document.querySelectorAll('nav[aria-label=Main] a')].map(text).join('|') .startsWith('Overview|Purchases|Subscribers|Jobs')`) {
+				t.Errorf("navigation: %s", eval[string](t, owner, `[...document.querySelectorAll('nav[aria-label=Main] a')].map(text).join('|')`))
+			}
+			// The chart's bars are drawn and coloured by the stylesheet.
+			if n := eval[int](t, owner, `document.querySelectorAll('#main svg[role=img] rect').length`); n < 20 {
+				t.Errorf("the charts draw %d bars, want a bar per week or day", n)
+			}
+			if fill := eval[string](t, owner, `getComputedStyle(document.querySelector('#main svg[role=img] rect')).fill`); fill == "rgb(0, 0, 0)" || fill == "" {
+				t.Errorf("the bars are not coloured by the stylesheet: fill %q", fill)
+			}
+			// The data behind the chart is a table a screen reader can reach.
+			if eval[bool](t, owner, `document.querySelector('figure details table').checkVisibility()`) {
+				t.Error("the data table shows before Show data is pressed")
+			}
+			owner.do(t, "press Show data", chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('summary')].find(s => text(s) === 'Show data')`))))
+			owner.waitFor(t, "the data table", `document.querySelector('figure details[open] table').checkVisibility()`, `document.querySelector('figure details').outerHTML.slice(0, 200)`)
+			owner.screenshot(t, "overview", v)
+			owner.checkConsole(t)
+		})
+	}
+	owner.setViewport(t, viewports[0])
+
+	t.Run("FigureLinksToPurchases", func(t *testing.T) {
+		owner.open(t, "/?date_min=-6+months&date_max=now")
+		want := eval[string](t, owner, `[...document.querySelectorAll('main h2')].find(h => text(h) === 'Purchases').parentElement.querySelector('a').textContent.trim()`)
+		if st := owner.follow(t, "follow the Purchases figure",
+			chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('main h2')].find(h => text(h) === 'Purchases').parentElement.querySelector('a')`)))); st != http.StatusOK {
+			t.Fatalf("got %d", st)
+		}
+		owner.waitFor(t, "the purchases page", `location.pathname === '/purchases' && document.querySelector('#result-count')`, `location.href`)
+		got := eval[string](t, owner, `text(document.querySelector('#result-count span'))`)
+		if got != want && !(len(want) > 5 && got == "10,000+") {
+			t.Errorf("the purchases list counts %s, the overview %s", got, want)
+		}
+		owner.checkConsole(t)
+	})
+}
