@@ -118,7 +118,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	go func() { defer close(done); _ = sender.Run(sctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	e.keys = &countingKeys{DB: db}
-	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: e.keys, Accounts: db, Users: db, Admin: db, Overview: db,
+	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: e.keys, Accounts: db, Users: db, Admin: db, Overview: db, Views: db,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now, OnEmailQueued: sender.Kick,
 		SignInStore: db}
 	e.server = s

@@ -69,3 +69,52 @@ func TestBrowser_Overview(t *testing.T) {
 		owner.checkConsole(t)
 	})
 }
+
+// TestBrowser_SavedViews saves the filters as they are after htmx changed them, finds
+// the view as a tab at phone and desktop widths, renames and deletes it.
+func TestBrowser_SavedViews(t *testing.T) {
+	browser := startBrowser(t)
+	e := newAPI(t, 0)
+	tb := newTab(t, browser, e.url)
+	tb.setViewport(t, viewports[0])
+	tb.open(t, "/purchases")
+	tb.signIn(t, e.newUser(1, "staff"))
+
+	// Tick Refunded: htmx updates the results and the address, not the page.
+	tb.do(t, "tick Refunded", chromedp.Click(chromedp.JSPath(`document.querySelector('#filters input[name=status][value=RFD]')`)))
+	tb.waitFor(t, "the address to follow the filters", `location.search === '?status=RFD'`, `location.search`)
+	tb.do(t, "name the view", chromedp.SendKeys(byLabel("View name"), "Refunds to check"))
+	if st := tb.follow(t, "save the view", chromedp.Click(buttonByText("Save view"))); st != http.StatusOK {
+		t.Fatalf("save view: got %d", st)
+	}
+	tb.waitFor(t, "the new tab, current", `text(document.querySelector('nav[aria-label="Saved views"] [aria-current=page]')) === 'Refunds to check'`,
+		`document.querySelector('nav[aria-label="Saved views"]').outerHTML`)
+	if got := eval[string](t, tb, `location.search`); got != "?status=RFD" {
+		t.Errorf("after saving: address %s, want ?status=RFD", got)
+	}
+	for _, v := range []viewport{viewports[1], viewports[0]} {
+		tb.setViewport(t, v)
+		tb.open(t, "/purchases")
+		if st := tb.follow(t, "open the view's tab", chromedp.Click(chromedp.JSPath(withHelpers(
+			`[...document.querySelectorAll('nav[aria-label="Saved views"] a')].find(a => text(a) === 'Refunds to check')`)))); st != http.StatusOK {
+			t.Fatalf("tab: got %d", st)
+		}
+		tb.waitFor(t, "the view's filters", `location.search === '?status=RFD' && document.querySelector('#filters input[value=RFD]').checked`, `location.search`)
+		tb.screenshot(t, "purchases-saved-view", v)
+	}
+	tb.do(t, "open Manage views", chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('summary')].find(s => text(s) === 'Manage views')`))))
+	tb.do(t, "rename", chromedp.SetValue(byLabel("Name of view 1"), "Refunds"))
+	if st := tb.follow(t, "press Rename", chromedp.Click(buttonByText("Rename"))); st != http.StatusOK {
+		t.Fatalf("rename: got %d", st)
+	}
+	tb.waitFor(t, "the renamed tab", `[...document.querySelectorAll('nav[aria-label="Saved views"] a')].some(a => text(a) === 'Refunds')`, `document.querySelector('nav[aria-label="Saved views"]').outerHTML`)
+	tb.do(t, "open Manage views", chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('summary')].find(s => text(s) === 'Manage views')`))))
+	if st := tb.follow(t, "press Delete", chromedp.Click(buttonByText("Delete"))); st != http.StatusOK {
+		t.Fatalf("delete: got %d", st)
+	}
+	tb.waitFor(t, "no tab but All purchases", `document.querySelectorAll('nav[aria-label="Saved views"] a').length === 1`, `document.querySelector('nav[aria-label="Saved views"]').outerHTML`)
+	if d := tb.takeDialogs(); len(d) != 1 || d[0] != "Delete the view “Refunds”?" {
+		t.Errorf("dialogs: got %q, want the delete confirmation", d)
+	}
+	tb.checkConsole(t)
+}

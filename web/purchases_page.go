@@ -25,6 +25,7 @@ const countCap = 10_000
 // dashboardRoutes registers the signed-in pages.
 func (s *Server) dashboardRoutes(d *gin.RouterGroup) {
 	d.GET("/purchases", s.handle(s.purchasesPage))
+	s.viewRoutes(d)
 	s.purchaseRoutes(d)
 	s.subscriberRoutes(d)
 	s.passwordRoutes(d)
@@ -70,7 +71,11 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return templates.Purchases(templates.PurchasesView{Chrome: s.chrome(c, "Purchases", "purchases"), Form: form, Results: res}), nil
+		views, err := s.savedViewsBar(c, shown)
+		if err != nil {
+			return nil, err
+		}
+		return templates.Purchases(templates.PurchasesView{Chrome: s.chrome(c, "Purchases", "purchases"), Form: form, Results: res, Views: views}), nil
 	}
 
 	f, ferr := filter.Purchases(q, user.AccountID, now, loc)

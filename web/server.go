@@ -28,6 +28,8 @@ type Server struct {
 	Admin       shop.AdminService
 	// Overview reads the overview's figures from the rollups.
 	Overview shop.OverviewService
+	// Views keeps the purchases page's saved views.
+	Views shop.SavedViewService
 	Logger   *slog.Logger
 	// BaseURL is the public URL, for links.
 	BaseURL string

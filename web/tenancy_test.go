@@ -138,9 +138,15 @@ func TestTenancy(t *testing.T) {
 		"GET /account/password":    func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/password", false), 200)) },
 		"POST /account/password":   func(t *testing.T) { passwordChangesOnlyOwn(t, e.with(t)) },
 		"GET /subscribers":         func(t *testing.T) { subscribersHomeIsOwn(t, owner2, ids) },
-		"GET /purchases":           func(t *testing.T) { dashboardListIsOwn(t, e.with(t), owner2, ids) },
-		"GET /api/v2/purchases":    func(t *testing.T) { apiListIsOwn(t, e.with(t), ids) },
-		"GET /account":             func(t *testing.T) { accountPageIsOwn(t, e.with(t), owner2, viewer1, staff1, ids) },
+		"POST /purchases/views":    func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "") },
+		"POST /purchases/views/:view/rename": func(t *testing.T) {
+			viewsAreOwn(t, e.with(t), owner2, viewer1, "rename")
+		},
+		"POST /purchases/views/:view/move":   func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "move") },
+		"POST /purchases/views/:view/delete": func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "delete") },
+		"GET /purchases":                     func(t *testing.T) { dashboardListIsOwn(t, e.with(t), owner2, ids) },
+		"GET /api/v2/purchases":              func(t *testing.T) { apiListIsOwn(t, e.with(t), ids) },
+		"GET /account":                       func(t *testing.T) { accountPageIsOwn(t, e.with(t), owner2, viewer1, staff1, ids) },
 		"POST /account/keys": func(t *testing.T) {
 			createsInOwnAccount(t, e.with(t), owner2, "api_keys", "/account/keys", url.Values{"name": {"t"}, "scope": {"read"}})
 		},
@@ -394,5 +400,38 @@ func passwordChangesOnlyOwn(t *testing.T, e *apiEnv) {
 		if changed := after[email] != h; changed != (email == u.email) {
 			t.Errorf("password of %s changed: %v", email, changed)
 		}
+	}
+}
+
+// viewsAreOwn checks that a view saved in account 1 stays there: account 2 neither sees
+// it nor changes it (the action, when given, answers 404), and what account 2 saves
+// stays in account 2.
+func viewsAreOwn(t *testing.T, e *apiEnv, owner2, user1 *dashUser, action string) {
+	t.Helper()
+	name := strings.TrimSpace("Tenancy " + action)
+	if r := user1.post("/purchases/views", url.Values{"name": {name}, "query": {"status=ACT"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("save a view in account 1: got %d", r.status)
+	}
+	var id int64
+	if err := e.db.QueryRow("SELECT id FROM saved_views WHERE account_id = 1 AND name = ?", name).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if action != "" {
+		if r := owner2.post(fmt.Sprintf("/purchases/views/%d/%s", id, action), url.Values{"name": {"x"}, "by": {"-1"}}); r.status != http.StatusNotFound {
+			t.Errorf("%s account 1's view as account 2: got %d, want 404", action, r.status)
+		}
+	} else {
+		owner2.post("/purchases/views", url.Values{"name": {"Mine"}, "query": {"status=RFD"}, "for": {"account"}})
+		var n int
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM saved_views WHERE account_id = 1 AND name = 'Mine'").Scan(&n); err != nil || n != 0 {
+			t.Errorf("account 2's view landed in account 1: %d, %v", n, err)
+		}
+	}
+	if strings.Contains(string(owner2.get("/purchases", false).body), name) {
+		t.Error("account 2 sees account 1's view")
+	}
+	var got string
+	if err := e.db.QueryRow("SELECT name FROM saved_views WHERE account_id = 1 AND id = ?", id).Scan(&got); err != nil || got != name {
+		t.Errorf("account 1's view after account 2's %s: %q, %v", action, got, err)
 	}
 }

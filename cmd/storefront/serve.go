@@ -74,7 +74,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	defer func() { stopBg(); bg.Wait() }()
 
 	ws := &web.Server{
-		Purchases: d.DB, Writer: d.DB, Subscribers: d.DB, Keys: d.DB, Accounts: d.DB, Users: d.DB, Admin: d.DB, Overview: d.DB,
+		Purchases: d.DB, Writer: d.DB, Subscribers: d.DB, Keys: d.DB, Accounts: d.DB, Users: d.DB, Admin: d.DB, Overview: d.DB, Views: d.DB,
 		SessionKey: e.cfg.SessionKey,
 		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit, OnEmailQueued: sender.Kick,
 		// Failed sign-ins are counted in the database: the throttle holds across
