@@ -29,8 +29,8 @@ type Server struct {
 	// Overview reads the overview's figures from the rollups.
 	Overview shop.OverviewService
 	// Views keeps the purchases page's saved views.
-	Views shop.SavedViewService
-	Logger   *slog.Logger
+	Views  shop.SavedViewService
+	Logger *slog.Logger
 	// BaseURL is the public URL, for links.
 	BaseURL string
 	// RateLimit is API requests a minute per key; 0 means no limit.
