@@ -20,17 +20,6 @@ const (
 	maxUserEmailLen = 191
 )
 
-// accountRoutes registers the owner's pages: API keys and users. The group lets only
-// owners through.
-func (s *Server) accountRoutes(d *gin.RouterGroup) {
-	d.GET("/account", s.handle(s.accountPage))
-	d.POST("/account/keys", s.handle(s.createKey))
-	d.POST("/account/keys/:id/revoke", s.handle(s.revokeKey))
-	d.POST("/account/users", s.handle(s.createUser))
-	d.POST("/account/users/:id/role", s.handle(s.setUserRole))
-	d.POST("/account/users/:id/remove", s.handle(s.removeUser))
-}
-
 // accountView loads both sections of the account page.
 func (s *Server) accountView(c *gin.Context) (templates.AccountView, error) {
 	v := templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account")}
@@ -42,20 +31,13 @@ func (s *Server) accountView(c *gin.Context) (templates.AccountView, error) {
 	return v, err
 }
 
-func (s *Server) accountLoc(c *gin.Context) *time.Location {
-	if a, err := s.account(c); err == nil {
-		return s.location(a.Timezone)
-	}
-	return time.UTC
-}
-
 func (s *Server) keysSection(c *gin.Context) (templates.KeysSection, error) {
 	k := templates.KeysSection{Scope: shop.ScopeRead}
-	keys, err := s.Admin.FindAPIKeys(c.Request.Context(), currentUser(c).AccountID)
+	keys, err := s.Admin.FindAPIKeys(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return k, err
 	}
-	loc := s.accountLoc(c)
+	loc := s.zone(c)
 	for _, key := range keys {
 		r := templates.APIKeyRow{
 			ID: key.ID, Name: key.Name, Scope: key.Scope,
@@ -88,12 +70,12 @@ func accountRoleOptions(selected string) []templates.Option {
 
 func (s *Server) usersSection(c *gin.Context) (templates.UsersSection, error) {
 	u := templates.UsersSection{Roles: accountRoleOptions(shop.RoleViewer)}
-	users, err := s.Admin.FindUsers(c.Request.Context(), currentUser(c).AccountID)
+	users, err := s.Admin.FindUsers(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return u, err
 	}
 	me := currentUser(c).ID
-	loc := s.accountLoc(c)
+	loc := s.zone(c)
 	for _, usr := range users {
 		u.Rows = append(u.Rows, templates.UserRow{
 			ID: usr.ID, Email: usr.Email, Role: usr.Role, Roles: accountRoleOptions(usr.Role), IsMe: usr.ID == me,
@@ -169,16 +151,20 @@ func (s *Server) keep(c *gin.Context, err error, comp templ.Component) error {
 	return render(c, comp)
 }
 
-// accountTextField reads a form field as text: trimmed, valid UTF-8, at most max characters.
-func accountTextField(c *gin.Context, name, label string, max int) (string, string) {
+// requiredText reads a required form field as text: trimmed, valid UTF-8, at most max
+// characters. A problem is noted in errs under the field's name; missing says what to
+// do when the field is blank.
+func requiredText(c *gin.Context, errs map[string]string, name, label string, max int, missing string) string {
 	v := strings.TrimSpace(c.PostForm(name))
 	switch {
 	case !utf8.ValidString(v):
-		return "", label + " contains characters that cannot be read."
+		v, errs[name] = "", label+" contains characters that cannot be read."
 	case utf8.RuneCountInString(v) > max:
-		return v, fmt.Sprintf("%s must have at most %d characters.", label, max)
+		errs[name] = fmt.Sprintf("%s must have at most %d characters.", label, max)
+	case v == "":
+		errs[name] = missing
 	}
-	return v, ""
+	return v
 }
 
 // formRefused is the error of a form whose messages stand next to its fields.
@@ -190,13 +176,7 @@ func (s *Server) createKey(c *gin.Context) error {
 		return err
 	}
 	k.Errors = map[string]string{}
-	name, msg := accountTextField(c, "name", "The name", maxKeyNameLen)
-	if msg == "" && name == "" {
-		msg = "Give the key a name, so that you know later which program uses it."
-	}
-	if msg != "" {
-		k.Errors["name"] = msg
-	}
+	name := requiredText(c, k.Errors, "name", "The name", maxKeyNameLen, "Give the key a name, so that you know later which program uses it.")
 	scope := strings.TrimSpace(c.PostForm("scope"))
 	if scope != shop.ScopeRead && scope != shop.ScopeReadWrite {
 		k.Errors["scope"] = "Choose read only or read and write."
@@ -204,7 +184,7 @@ func (s *Server) createKey(c *gin.Context) error {
 	k.Name, k.Scope = name, scope
 	if len(k.Errors) == 0 {
 		var key string
-		if key, err = s.Admin.CreateAPIKey(c.Request.Context(), currentUser(c).AccountID, name, scope); err == nil {
+		if key, err = s.Admin.CreateAPIKey(c.Request.Context(), currentAccount(c).ID, name, scope); err == nil {
 			// The page is answered directly, not redirected: the key must not be kept
 			// anywhere (not even in the session) to be shown after a redirect.
 			fresh, err := s.keysSection(c)
@@ -235,24 +215,9 @@ func (s *Server) confirm(c *gin.Context, heading, message, button string) error 
 func confirmed(c *gin.Context) bool { return c.PostForm("confirm") == "yes" }
 
 func (s *Server) revokeKey(c *gin.Context) error {
-	ctx := c.Request.Context()
-	id, err := pathID(c, "id")
+	key, _, err := pathRecord(c, "id", "API key", s.Admin.FindAPIKeys, func(k *shop.APIKeyInfo) int64 { return k.ID })
 	if err != nil {
 		return err
-	}
-	acct := currentUser(c).AccountID
-	keys, err := s.Admin.FindAPIKeys(ctx, acct)
-	if err != nil {
-		return err
-	}
-	var key *shop.APIKeyInfo
-	for _, k := range keys {
-		if k.ID == id {
-			key = k
-		}
-	}
-	if key == nil {
-		return shop.Errorf(shop.ENotFound, "API key %d was not found.", id)
 	}
 	name := key.Name
 	if name == "" {
@@ -261,11 +226,11 @@ func (s *Server) revokeKey(c *gin.Context) error {
 	if !confirmed(c) {
 		return s.confirm(c, "Revoke the API key?", fmt.Sprintf("Programs using the key “%s” will stop working within %d seconds. This cannot be undone.", name, int(KeyCacheTTL/time.Second)), "Revoke key")
 	}
-	if err := s.Admin.RevokeAPIKey(ctx, acct, id); err != nil {
+	if err := s.Admin.RevokeAPIKey(c.Request.Context(), currentAccount(c).ID, key.ID); err != nil {
 		return err
 	}
 	// This instance refuses the key from now on; the others within KeyCacheTTL.
-	s.keys.forget(id)
+	s.keys.forget(key.ID)
 	return s.accountDone(c, fmt.Sprintf("The key “%s” is revoked.", name), "keys")
 }
 
@@ -275,13 +240,7 @@ func (s *Server) createUser(c *gin.Context) error {
 		return err
 	}
 	u.Errors = map[string]string{}
-	email, msg := accountTextField(c, "email", "The e-mail", maxUserEmailLen)
-	if msg == "" && email == "" {
-		msg = "Enter the new user's e-mail address."
-	}
-	if msg != "" {
-		u.Errors["email"] = msg
-	}
+	email := requiredText(c, u.Errors, "email", "The e-mail", maxUserEmailLen, "Enter the new user's e-mail address.")
 	role := strings.TrimSpace(c.PostForm("role"))
 	if !shop.ValidRole(role) {
 		u.Errors["role"] = "Choose owner, staff or viewer."
@@ -292,7 +251,7 @@ func (s *Server) createUser(c *gin.Context) error {
 	}
 	u.Email, u.Roles = email, accountRoleOptions(role)
 	if len(u.Errors) == 0 {
-		if _, err = s.Admin.CreateUser(c.Request.Context(), currentUser(c).AccountID, email, role, password); err == nil {
+		if _, err = s.Admin.CreateUser(c.Request.Context(), currentAccount(c).ID, email, role, password); err == nil {
 			return s.accountDone(c, fmt.Sprintf("%s was added as %s. Tell them their initial password.", email, role), "users")
 		}
 		if shop.ErrorCode(err) != shop.EInvalid {
@@ -310,20 +269,7 @@ func (s *Server) createUser(c *gin.Context) error {
 // accountTargetUser reads the user of the path: 400 when malformed, 404 when not in the
 // account. It returns the account's users too, to count owners.
 func (s *Server) accountTargetUser(c *gin.Context) (*shop.User, []*shop.User, error) {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return nil, nil, err
-	}
-	users, err := s.Admin.FindUsers(c.Request.Context(), currentUser(c).AccountID)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, u := range users {
-		if u.ID == id {
-			return u, users, nil
-		}
-	}
-	return nil, nil, shop.Errorf(shop.ENotFound, "User %d was not found.", id)
+	return pathRecord(c, "id", "User", s.Admin.FindUsers, func(u *shop.User) int64 { return u.ID })
 }
 
 // userRefused answers a refused user action (an EInvalid error) with the message next
@@ -375,7 +321,7 @@ func (s *Server) setUserRole(c *gin.Context) error {
 	if err := shop.KeepAnOwner(users, target, role); err != nil {
 		return s.userRefused(c, target.ID, err)
 	}
-	if err := s.Admin.SetUserRole(c.Request.Context(), currentUser(c).AccountID, target.ID, role); err != nil {
+	if err := s.Admin.SetUserRole(c.Request.Context(), currentAccount(c).ID, target.ID, role); err != nil {
 		return s.userRefused(c, target.ID, err)
 	}
 	if target.ID == currentUser(c).ID && role != shop.RoleOwner {
@@ -400,7 +346,7 @@ func (s *Server) removeUser(c *gin.Context) error {
 		}
 		return s.confirm(c, "Remove the user?", message, "Remove user")
 	}
-	if err := s.Admin.DeleteUser(c.Request.Context(), currentUser(c).AccountID, target.ID); err != nil {
+	if err := s.Admin.DeleteUser(c.Request.Context(), currentAccount(c).ID, target.ID); err != nil {
 		return s.userRefused(c, target.ID, err)
 	}
 	if self {

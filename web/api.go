@@ -1,36 +1,17 @@
 package web
 
 import (
-	"bytes"
-	"encoding/json"
+	"cmp"
 	"io"
-	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
 	"storefront/internal/shop"
 )
-
-// apiRoutes registers the routes of the JSON API (docs/API.md#routes).
-func (s *Server) apiRoutes(r *gin.Engine) {
-	g := r.Group("/api/v2")
-	g.GET("", s.handle(s.ping))
-	g.GET("/", s.handle(s.ping))
-	g.GET("/openapi.json", s.handle(s.openAPI))
-	g.GET("/purchases", s.handle(s.listPurchases))
-	g.GET("/purchases/:id", s.handle(s.getPurchase))
-	g.POST("/purchases/:id/reactivate", s.handle(s.reactivate))
-	g.GET("/storefronts/:storefront_id/subscribers", s.handle(s.listSubscribers))
-	g.GET("/storefronts/:storefront_id/subscribers/verify", s.handle(s.verifySubscriber))
-	g.GET("/storefronts/:storefront_id/subscribers/:id", s.handle(s.getSubscriber))
-}
 
 // noParams rejects any query parameter on a route that takes none.
 func noParams(c *gin.Context) error {
@@ -70,44 +51,31 @@ func (s *Server) listPurchases(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f.IncludeCount = f.IncludeCount || countsAsDPD(f.Page)
 	page, err := s.Purchases.FindPurchaseDocuments(c.Request.Context(), f)
 	if err != nil {
 		return err
 	}
-	if page.Next != nil {
-		s.linkNext(c, filter.EncodeCursor(*page.Next, filter.KindPurchase, f.Desc))
-	}
-	setCount(c, page.Total)
+	s.listHeaders(c, page.Next, filter.KindPurchase, f.Desc, page.Total)
 	writeDocuments(c, page.Documents)
 	return nil
 }
 
-// countsAsDPD reports whether a list request is counted because it asks, as DPD
-// clients do, for the first page by number: they read the size of the whole list from
-// that page's Dpd-Collection-Count header. Any other page is counted only with
-// include_count, since counting a large set is costly.
-func countsAsDPD(page int) bool { return page == 1 }
-
-// setCount sends the size of the whole filtered list, when it was counted (total >= 0),
-// under both names clients read: X-Total-Count and DPD's Dpd-Collection-Count.
-func setCount(c *gin.Context, total int64) {
-	if total < 0 {
-		return
+// listHeaders sends the headers of a list page. Link (RFC 8288) names the next page,
+// when there is one: the same request with a cursor after next in place of any page or
+// cursor it had. The size of the whole filtered list, when it was counted (total >= 0),
+// goes under both names clients read: X-Total-Count and DPD's Dpd-Collection-Count.
+func (s *Server) listHeaders(c *gin.Context, next *shop.Cursor, kind byte, desc bool, total int64) {
+	if next != nil {
+		q := c.Request.URL.Query()
+		q.Del("page")
+		q.Set("cursor", filter.EncodeCursor(*next, kind, desc))
+		c.Header("Link", "<"+s.BaseURL+c.Request.URL.Path+"?"+q.Encode()+`>; rel="next"`)
 	}
-	n := strconv.FormatInt(total, 10)
-	c.Header("X-Total-Count", n)
-	c.Header("Dpd-Collection-Count", n)
-}
-
-// linkNext sets the Link header (RFC 8288) to the next page: the same request with the
-// cursor in place of any page or cursor it had.
-func (s *Server) linkNext(c *gin.Context, cursor string) {
-	q := c.Request.URL.Query()
-	q.Del("page")
-	q.Set("cursor", cursor)
-	u := s.BaseURL + c.Request.URL.Path + "?" + q.Encode()
-	c.Header("Link", "<"+u+`>; rel="next"`)
+	if total >= 0 {
+		n := strconv.FormatInt(total, 10)
+		c.Header("X-Total-Count", n)
+		c.Header("Dpd-Collection-Count", n)
+	}
 }
 
 func (s *Server) getPurchase(c *gin.Context) error {
@@ -136,15 +104,11 @@ func (s *Server) listSubscribers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f.IncludeCount = f.IncludeCount || countsAsDPD(f.Page)
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err
 	}
-	if page.Next != nil {
-		s.linkNext(c, filter.EncodeCursor(*page.Next, filter.KindSubscriber, f.Desc))
-	}
-	setCount(c, page.Total)
+	s.listHeaders(c, page.Next, filter.KindSubscriber, f.Desc, page.Total)
 	return writeJSON(c, http.StatusOK, page.Subscribers)
 }
 
@@ -227,10 +191,6 @@ func (s *Server) verifySubscriber(c *gin.Context) error {
 	return writeJSON(c, http.StatusOK, body)
 }
 
-// reactivateParams are the parameters of reactivate
-// (docs/API.md#post-apiv2purchasesidreactivate).
-var reactivateParams = []string{"customer_email", "refulfill"}
-
 func (s *Server) reactivate(c *gin.Context) error {
 	if err := requireWrite(c); err != nil {
 		return err
@@ -240,198 +200,36 @@ func (s *Server) reactivate(c *gin.Context) error {
 		return err
 	}
 	key := apiKey(c)
-	// An unknown purchase is a 404 before its parameters are looked at (the documented
-	// order of checks).
-	if _, err := s.Purchases.FindPurchaseByID(c.Request.Context(), key.AccountID, id); err != nil {
-		return err
-	}
-	email, refulfill, err := readReactivateParams(c.Request)
-	if err != nil {
-		return err
-	}
-	idem, err := idempotencyKey(c.Request)
-	if err != nil {
-		return err
-	}
 	actor := "API key " + strconv.FormatInt(key.ID, 10)
 	if key.Name != "" {
 		actor += " (" + key.Name + ")"
 	}
+	body, err := readBody(c, "request body")
+	if err != nil {
+		return err
+	}
+	// The parameters' problems are answered by the service after the purchase is
+	// found: an unknown purchase is a 404 whatever was sent.
+	p, perr := filter.Reactivate(c.Request.URL.Query(), c.GetHeader("Content-Type"), body)
+	idem, ierr := filter.IdempotencyKey(c.Request.Header.Values("Idempotency-Key"))
 	_, err = s.Writer.Reactivate(c.Request.Context(), shop.ReactivateRequest{
-		AccountID: key.AccountID, PurchaseID: id, CustomerEmail: email, Refulfill: refulfill, Actor: actor, IdempotencyKey: idem,
+		AccountID: key.AccountID, PurchaseID: id, CustomerEmail: p.CustomerEmail, Refulfill: p.Refulfill,
+		Actor: actor, IdempotencyKey: idem, ParamsErr: cmp.Or(perr, ierr),
 	})
 	if err != nil {
 		return err
 	}
-	if s.OnEmailQueued != nil {
-		s.OnEmailQueued()
-	}
 	return writeJSON(c, http.StatusOK, gin.H{"status": "OK"})
 }
 
-// idempotencyKey reads the Idempotency-Key header: 1 to 255 printable ASCII characters;
-// empty is the same as none.
-func idempotencyKey(r *http.Request) (string, error) {
-	vs := r.Header.Values("Idempotency-Key")
-	if len(vs) > 1 {
-		return "", shop.ParamErrorf(shop.EInvalid, "Idempotency-Key", "Send one Idempotency-Key header.")
-	}
-	if len(vs) == 0 || vs[0] == "" {
-		return "", nil
-	}
-	k := vs[0]
-	if len(k) > 255 {
-		return "", shop.ParamErrorf(shop.EInvalid, "Idempotency-Key", "The Idempotency-Key is longer than 255 characters.")
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return "", shop.ParamErrorf(shop.EInvalid, "Idempotency-Key", "The Idempotency-Key must be printable ASCII.")
-		}
-	}
-	return k, nil
-}
-
-// readReactivateParams reads customer_email and refulfill from a form-encoded or JSON
-// body, or from the query string. Unknown parameters are refused. Values are read as
-// sent; a blank one is the same as none.
-func readReactivateParams(r *http.Request) (email string, refulfill bool, err error) {
-	body, err := io.ReadAll(r.Body)
+// readBody reads a request's body, at most MaxBodyBytes; what names it in errors.
+func readBody(c *gin.Context, what string) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
 	if err != nil {
 		if isMaxBytes(err) {
-			return "", false, tooLarge("request body")
+			return nil, tooLarge(what)
 		}
-		return "", false, shop.Errorf(shop.EInvalid, "The request body could not be read.")
+		return nil, shop.Errorf(shop.EInvalid, "The %s could not be read.", what)
 	}
-	params := map[string]any{}
-	// Query parameters count as form fields.
-	for name, vs := range r.URL.Query() {
-		params[name] = vs
-	}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	trimmed := bytes.TrimSpace(body)
-	switch {
-	case len(trimmed) == 0:
-	case ct == "application/json" || (ct == "" && trimmed[0] == '{'):
-		var m map[string]json.RawMessage
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		if err := dec.Decode(&m); err != nil || dec.More() || m == nil {
-			return "", false, shop.Errorf(shop.EInvalid, "The body is not a JSON object.")
-		}
-		for k, v := range m {
-			if _, dup := params[k]; dup {
-				return "", false, shop.ParamErrorf(shop.EInvalid, k, "%s is given both in the query string and in the body.", k)
-			}
-			params[k] = v
-		}
-	case ct == "application/x-www-form-urlencoded" || ct == "" || ct == "text/plain":
-		// The body as sent: a line break after a value is part of the value.
-		form, err := url.ParseQuery(string(body))
-		if err != nil {
-			return "", false, shop.Errorf(shop.EInvalid, "The body is not form-encoded.")
-		}
-		for k, vs := range form {
-			if _, dup := params[k]; dup {
-				return "", false, shop.ParamErrorf(shop.EInvalid, k, "%s is given both in the query string and in the body.", k)
-			}
-			params[k] = vs
-		}
-	default:
-		return "", false, shop.Errorf(shop.EInvalid, "Send the parameters form-encoded or as JSON, not as %s.", ct)
-	}
-	for name := range params {
-		known := false
-		for _, p := range reactivateParams {
-			known = known || p == name
-		}
-		if !known {
-			return "", false, shop.ParamErrorf(shop.EUnknownParam, strings.ToValidUTF8(name, "\uFFFD"), "%q is not a parameter of reactivate; it takes customer_email and refulfill.", strings.ToValidUTF8(name, "\uFFFD"))
-		}
-	}
-	if v, ok := params["customer_email"]; ok {
-		if email, err = paramString("customer_email", v); err != nil {
-			return "", false, err
-		}
-		// Read literally (docs/API.md#reading-parameters): "ann@example.com\n" is no address, and is refused
-		// rather than trimmed into one. A blank value is the same as none.
-		if strings.TrimSpace(email) == "" {
-			email = ""
-		}
-		if email != "" && !shop.ValidEmail(email) {
-			return "", false, shop.ParamErrorf(shop.EInvalid, "customer_email", "customer_email must be one e-mail address such as ann@example.com.")
-		}
-	}
-	if v, ok := params["refulfill"]; ok {
-		if refulfill, err = paramBool("refulfill", v); err != nil {
-			return "", false, err
-		}
-	}
-	return email, refulfill, nil
+	return body, nil
 }
-
-// paramString reads a text parameter from a form ([]string) or JSON (raw) value.
-func paramString(name string, v any) (string, error) {
-	switch v := v.(type) {
-	case []string:
-		var out string
-		for _, s := range v {
-			if strings.TrimSpace(s) == "" {
-				continue
-			}
-			if out != "" && s != out {
-				return "", shop.ParamErrorf(shop.EInvalid, name, "%s is given more than once.", name)
-			}
-			out = s
-		}
-		if !utf8Valid(out) {
-			return "", shop.ParamErrorf(shop.EInvalid, name, "%s is not valid UTF-8.", name)
-		}
-		return out, nil
-	case json.RawMessage:
-		if string(v) == "null" {
-			return "", nil
-		}
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			return "", shop.ParamErrorf(shop.EInvalid, name, "%s must be a string.", name)
-		}
-		// encoding/json turns invalid UTF-8 into U+FFFD: the text would no longer be
-		// what was sent (an address would receive mail meant for another).
-		if !utf8.Valid(v) {
-			return "", shop.ParamErrorf(shop.EInvalid, name, "%s is not valid UTF-8.", name)
-		}
-		return s, nil
-	}
-	return "", shop.ParamErrorf(shop.EInvalid, name, "%s cannot be read.", name)
-}
-
-// paramBool reads refulfill: 1/0/true/false in a form; in JSON also a boolean or the
-// numbers 1 and 0. A string is read literally: blank is the same as none, and anything
-// else must be one of the words exactly, without surrounding blanks.
-func paramBool(name string, v any) (bool, error) {
-	switch v := v.(type) {
-	case []string:
-		s, err := paramString(name, v)
-		if err != nil || s == "" {
-			return false, err
-		}
-		return filter.ParseBool(name, s)
-	case json.RawMessage:
-		switch string(v) {
-		case "true", "1":
-			return true, nil
-		case "false", "0", "null":
-			return false, nil
-		}
-		var s string
-		if err := json.Unmarshal(v, &s); err == nil {
-			if strings.TrimSpace(s) == "" {
-				return false, nil
-			}
-			// " 1" is none of the accepted words.
-			return filter.ParseBool(name, s)
-		}
-	}
-	return false, shop.ParamErrorf(shop.EInvalid, name, "%s must be true, false, 1 or 0.", name)
-}
-
-func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }

@@ -113,13 +113,14 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 		t.Fatal(err)
 	}
 	sender := mail.NewSender(db, transport, mail.SenderOptions{Now: e.clock.now, PollInterval: 20 * time.Millisecond})
+	db.EmailQueued = sender.Kick
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = sender.Run(sctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	e.keys = &countingKeys{DB: db}
 	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: e.keys, Accounts: db, Users: db, Admin: db, Overview: db, Views: db,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now, OnEmailQueued: sender.Kick,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
 		SignInStore: db}
 	e.server = s
 	e.handler = s.Handler()

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"storefront/internal/shop"
+	"storefront/web/openapi"
 )
 
 // These tests keep docs/API.md, the API contract in prose, and openapi.json in
@@ -257,7 +258,7 @@ func TestAPIDocRoutes(t *testing.T) {
 			}
 		}
 		oaParams := map[string]bool{}
-		params, err := oa.operationParams(item, op)
+		params, err := oa.OperationParams(item, op)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +267,7 @@ func TestAPIDocRoutes(t *testing.T) {
 		}
 		if op.RequestBody != nil {
 			for _, mt := range op.RequestBody.Content.Keys {
-				bs, err := oa.schema(op.RequestBody.Content.Values[mt].Schema)
+				bs, err := oa.Schema(op.RequestBody.Content.Values[mt].Schema)
 				if err != nil || bs == nil {
 					t.Fatalf("%s: request body %s: %v", key, mt, err)
 				}
@@ -327,7 +328,7 @@ func TestAPIDocErrors(t *testing.T) {
 		}
 	}
 	// The codes of openapi.json's Error schema.
-	errSchema, _ := oa.schema(oa.Components.Schemas.Values["Error"])
+	errSchema, _ := oa.Schema(oa.Components.Schemas.Values["Error"])
 	if errSchema == nil || errSchema.Properties.Values["error"] == nil {
 		t.Fatal("openapi.json has no Error schema with an error member")
 	}
@@ -374,8 +375,8 @@ func TestAPIDocHeaders(t *testing.T) {
 	for name := range oa.Components.Headers {
 		inOA[name] = true
 	}
-	addHeaders := func(r *oaResponse) {
-		r, err := oa.response(r)
+	addHeaders := func(r *openapi.Response) {
+		r, err := oa.Response(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -426,7 +427,7 @@ func TestAPIDocObjects(t *testing.T) {
 	for _, s := range section(t, doc, "Objects").subs {
 		name := schemaName(s.title)
 		documented[name] = true
-		schema, _ := oa.schema(oa.Components.Schemas.Values[name])
+		schema, _ := oa.Schema(oa.Components.Schemas.Values[name])
 		if schema == nil {
 			t.Errorf("docs/API.md, Objects: %s has no schema %s in openapi.json", s.title, name)
 			continue
@@ -457,7 +458,7 @@ func TestAPIDocObjects(t *testing.T) {
 		compareSets(t, s.title+" fields", inDoc, inOA)
 	}
 	for _, name := range oa.Components.Schemas.Keys {
-		s, _ := oa.schema(oa.Components.Schemas.Values[name])
+		s, _ := oa.Schema(oa.Components.Schemas.Values[name])
 		if len(s.Properties.Keys) == 0 || documented[name] {
 			continue
 		}

@@ -19,21 +19,19 @@ type errorKind struct {
 	word   string
 }
 
-// errorTable maps every error code to its HTTP status and DPD status word.
+// errorTable maps every error code to its HTTP status and DPD status word; codes that
+// share a status share a line.
 var errorTable = map[string]errorKind{
-	shop.EInvalid:          {http.StatusBadRequest, "INVALID"},
-	shop.EMissing:          {http.StatusBadRequest, "INVALID"},
-	shop.EUnknownParam:     {http.StatusBadRequest, "INVALID"},
+	shop.EInvalid: {http.StatusBadRequest, "INVALID"}, shop.EMissing: {http.StatusBadRequest, "INVALID"}, shop.EUnknownParam: {http.StatusBadRequest, "INVALID"},
 	shop.EUnauthenticated:  {http.StatusUnauthorized, "UNAUTHORIZED"},
 	shop.EForbidden:        {http.StatusForbidden, "FORBIDDEN"},
 	shop.ENotFound:         {http.StatusNotFound, "NOTFOUND"},
 	shop.EMethodNotAllowed: {http.StatusMethodNotAllowed, "INVALID"},
-	shop.EConflict:         {http.StatusConflict, "CONFLICT"},
-	shop.EIdempotency:      {http.StatusConflict, "CONFLICT"},
-	shop.ETooLarge:         {http.StatusRequestEntityTooLarge, "INVALID"},
-	shop.ERateLimited:      {http.StatusTooManyRequests, "RATE_LIMITED"},
-	shop.EInternal:         {http.StatusInternalServerError, "ERROR"},
-	shop.EUnavailable:      {http.StatusServiceUnavailable, "UNAVAILABLE"},
+	shop.EConflict:         {http.StatusConflict, "CONFLICT"}, shop.EIdempotency: {http.StatusConflict, "CONFLICT"},
+	shop.ETooLarge:    {http.StatusRequestEntityTooLarge, "INVALID"},
+	shop.ERateLimited: {http.StatusTooManyRequests, "RATE_LIMITED"},
+	shop.EInternal:    {http.StatusInternalServerError, "ERROR"},
+	shop.EUnavailable: {http.StatusServiceUnavailable, "UNAVAILABLE"},
 }
 
 // statusError overrides the HTTP status of an error whose code has more than one (a

@@ -24,6 +24,7 @@ import (
 
 	"storefront/internal/filter"
 	"storefront/internal/shop"
+	"storefront/web/openapi"
 )
 
 // These tests keep openapi.json, the router, the parameter grammar (internal/filter and
@@ -31,14 +32,14 @@ import (
 
 const apiPrefix = "/api/v2"
 
-// loadOpenAPI parses the embedded document both ways: generically and into oaDoc.
-func loadOpenAPI(t *testing.T) (*oaDoc, map[string]any) {
+// loadOpenAPI parses the embedded document both ways: generically and into openapi.Doc.
+func loadOpenAPI(t *testing.T) (*openapi.Doc, map[string]any) {
 	t.Helper()
 	var generic map[string]any
-	if err := json.Unmarshal(OpenAPIDocument(), &generic); err != nil {
+	if err := json.Unmarshal(openapi.Document(), &generic); err != nil {
 		t.Fatalf("openapi.json is not valid JSON: %v", err)
 	}
-	doc, err := parseOpenAPI(OpenAPIDocument())
+	doc, err := openapi.Parse(openapi.Document())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,10 +83,10 @@ func servedAPIOperations(t *testing.T) map[string]bool {
 }
 
 // documentedOperations returns every operation of the document.
-func documentedOperations(doc *oaDoc) map[string]*oaOperation {
-	out := map[string]*oaOperation{}
+func documentedOperations(doc *openapi.Doc) map[string]*openapi.Operation {
+	out := map[string]*openapi.Operation{}
 	for _, path := range doc.Paths.Keys {
-		for _, mo := range doc.Paths.Values[path].operations() {
+		for _, mo := range doc.Paths.Values[path].Operations() {
 			out[opKey(mo.Method, path)] = mo.Op
 		}
 	}
@@ -203,12 +204,12 @@ var queryParams = map[string][]string{
 	"GET /purchases": filter.PurchaseParams,
 	"GET /storefronts/{storefront_id}/subscribers":        filter.SubscriberParams,
 	"GET /storefronts/{storefront_id}/subscribers/verify": filter.VerifyParams,
-	"POST /purchases/{id}/reactivate":                     reactivateParams,
+	"POST /purchases/{id}/reactivate":                     filter.ReactivateParamNames,
 }
 
 // bodyParams gives the body fields an operation's parser accepts.
 var bodyParams = map[string][]string{
-	"POST /purchases/{id}/reactivate": reactivateParams,
+	"POST /purchases/{id}/reactivate": filter.ReactivateParamNames,
 }
 
 var placeholder = regexp.MustCompile(`\{([^}]+)\}`)
@@ -224,9 +225,9 @@ func TestOpenAPIParameters(t *testing.T) {
 	}
 	for _, path := range doc.Paths.Keys {
 		item := doc.Paths.Values[path]
-		for _, mo := range item.operations() {
+		for _, mo := range item.Operations() {
 			key := opKey(mo.Method, path)
-			params, err := doc.operationParams(item, mo.Op)
+			params, err := doc.OperationParams(item, mo.Op)
 			if err != nil {
 				t.Errorf("%s: %v", key, err)
 				continue
@@ -283,7 +284,7 @@ func TestOpenAPIParameters(t *testing.T) {
 
 // checkBody compares the fields of each documented media type of a request body with
 // the names its parser accepts.
-func checkBody(t *testing.T, doc *oaDoc, key string, op *oaOperation, names []string) {
+func checkBody(t *testing.T, doc *openapi.Doc, key string, op *openapi.Operation, names []string) {
 	t.Helper()
 	if op.RequestBody == nil {
 		t.Errorf("%s takes %v in its body, which openapi.json does not document", key, names)
@@ -295,7 +296,7 @@ func checkBody(t *testing.T, doc *oaDoc, key string, op *oaOperation, names []st
 			t.Errorf("%s: request body %s is not documented", key, mt)
 			continue
 		}
-		s, err := doc.schema(m.Schema)
+		s, err := doc.Schema(m.Schema)
 		if err != nil || s == nil {
 			t.Errorf("%s: request body %s: %v", key, mt, err)
 			continue
@@ -308,8 +309,8 @@ func checkBody(t *testing.T, doc *oaDoc, key string, op *oaOperation, names []st
 }
 
 // enumValues collects the string values of every enum reachable from a schema.
-func enumValues(doc *oaDoc, s *oaSchema) []string {
-	s, _ = doc.schema(s)
+func enumValues(doc *openapi.Doc, s *openapi.Schema) []string {
+	s, _ = doc.Schema(s)
 	if s == nil {
 		return nil
 	}
@@ -362,7 +363,7 @@ func TestOpenAPIParameterValuesParse(t *testing.T) {
 			t.Errorf("%s is not documented", key)
 			continue
 		}
-		params, err := doc.operationParams(item, item.Get)
+		params, err := doc.OperationParams(item, item.Get)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +375,7 @@ func TestOpenAPIParameterValuesParse(t *testing.T) {
 			for _, v := range enumValues(doc, p.Schema) {
 				values = append(values, []string{v}, []string{strings.ToUpper(v)}, []string{strings.ToLower(v)})
 			}
-			if s, _ := doc.schema(p.Schema); s != nil && len(s.Default) > 0 {
+			if s, _ := doc.Schema(p.Schema); s != nil && len(s.Default) > 0 {
 				var d any
 				if json.Unmarshal(s.Default, &d) == nil {
 					values = append(values, []string{fmt.Sprint(d)})
@@ -410,8 +411,8 @@ func TestOpenAPIParameterValuesParse(t *testing.T) {
 }
 
 // schemaPatterns collects the patterns of a schema and of its alternatives and items.
-func schemaPatterns(doc *oaDoc, s *oaSchema) []string {
-	s, _ = doc.schema(s)
+func schemaPatterns(doc *openapi.Doc, s *openapi.Schema) []string {
+	s, _ = doc.Schema(s)
 	if s == nil {
 		return nil
 	}
@@ -430,8 +431,8 @@ func schemaPatterns(doc *oaDoc, s *oaSchema) []string {
 
 // schemaExamples returns the examples of a parameter schema as query values: a string
 // example is one value, an array example is the parameter repeated.
-func schemaExamples(doc *oaDoc, s *oaSchema) [][]string {
-	s, _ = doc.schema(s)
+func schemaExamples(doc *openapi.Doc, s *openapi.Schema) [][]string {
+	s, _ = doc.Schema(s)
 	if s == nil {
 		return nil
 	}
@@ -457,7 +458,7 @@ func schemaExamples(doc *oaDoc, s *oaSchema) [][]string {
 // examples, and the Error schema lists exactly the codes and words of the error table.
 func TestOpenAPIErrors(t *testing.T) {
 	doc, _ := loadOpenAPI(t)
-	errSchema, _ := doc.schema(doc.Components.Schemas.Values["Error"])
+	errSchema, _ := doc.Schema(doc.Components.Schemas.Values["Error"])
 	if errSchema == nil {
 		t.Fatal("no Error schema")
 	}
@@ -481,10 +482,10 @@ func TestOpenAPIErrors(t *testing.T) {
 	}
 
 	var generic map[string]any
-	_ = json.Unmarshal(OpenAPIDocument(), &generic)
+	_ = json.Unmarshal(openapi.Document(), &generic)
 	always := []string{"401", "405", "413", "414", "429", "500", "503"}
 	for _, path := range doc.Paths.Keys {
-		for _, mo := range doc.Paths.Values[path].operations() {
+		for _, mo := range doc.Paths.Values[path].Operations() {
 			key := opKey(mo.Method, path)
 			resp := mo.Op.Responses.Values
 			for _, st := range always {
@@ -494,7 +495,7 @@ func TestOpenAPIErrors(t *testing.T) {
 			}
 			ok2xx := false
 			for _, st := range mo.Op.Responses.Keys {
-				r, err := doc.response(resp[st])
+				r, err := doc.Response(resp[st])
 				if err != nil {
 					t.Errorf("%s %s: %v", key, st, err)
 					continue
@@ -535,7 +536,7 @@ func TestOpenAPIErrors(t *testing.T) {
 		t.Error("reactivate must document 403 (read key) and 409 (status, idempotency)")
 	}
 	for _, path := range []string{"/purchases", "/storefronts/{storefront_id}/subscribers"} {
-		r, _ := doc.response(doc.Paths.Values[path].Get.Responses.Values["200"])
+		r, _ := doc.Response(doc.Paths.Values[path].Get.Responses.Values["200"])
 		for _, h := range []string{"Link", "X-Total-Count", "Dpd-Collection-Count", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
 			if r.Headers.Values[h] == nil {
 				t.Errorf("GET %s 200: header %s is not documented", path, h)
@@ -584,9 +585,9 @@ func checkErrorExamples(t *testing.T, generic map[string]any, key, status, metho
 }
 
 // schemaTypes returns the JSON types a schema allows, following $ref, anyOf and oneOf.
-func schemaTypes(doc *oaDoc, s *oaSchema) map[string]bool {
+func schemaTypes(doc *openapi.Doc, s *openapi.Schema) map[string]bool {
 	out := map[string]bool{}
-	s, _ = doc.schema(s)
+	s, _ = doc.Schema(s)
 	if s == nil {
 		return out
 	}
@@ -625,12 +626,12 @@ func goTypes(t reflect.Type) map[string]bool {
 
 // refTo returns the schema name a property refers to, directly, through anyOf or
 // through array items.
-func refTo(s *oaSchema) string {
+func refTo(s *openapi.Schema) string {
 	switch {
 	case s == nil:
 		return ""
 	case s.Ref != "":
-		return refName(s.Ref)
+		return openapi.RefName(s.Ref)
 	case s.Items != nil:
 		return refTo(s.Items)
 	}
@@ -645,9 +646,9 @@ func refTo(s *oaSchema) string {
 // compareSchema checks that an object schema has exactly the JSON fields of a Go
 // struct, each required unless omitempty, with the types and nullability the Go type
 // gives (a pointer is nullable, nothing else is).
-func compareSchema(t *testing.T, doc *oaDoc, where string, s *oaSchema, typ reflect.Type) {
+func compareSchema(t *testing.T, doc *openapi.Doc, where string, s *openapi.Schema, typ reflect.Type) {
 	t.Helper()
-	s, err := doc.schema(s)
+	s, err := doc.Schema(s)
 	if err != nil || s == nil {
 		t.Errorf("%s: %v", where, err)
 		return
@@ -694,7 +695,7 @@ func compareSchema(t *testing.T, doc *oaDoc, where string, s *oaSchema, typ refl
 			}
 		}
 		if f.Type == reflect.TypeFor[shop.Money]() || f.Type == reflect.TypeFor[*shop.Money]() {
-			if pp, _ := doc.schema(p); pp == nil || pp.Pattern == "" {
+			if pp, _ := doc.Schema(p); pp == nil || pp.Pattern == "" {
 				t.Errorf("%s.%s is Money but has no decimal pattern", where, name)
 			}
 		}
@@ -735,7 +736,7 @@ func TestOpenAPISchemasMatchGo(t *testing.T) {
 			if s == nil {
 				break
 			}
-			s, _ = doc.schema(s)
+			s, _ = doc.Schema(s)
 			s = s.Properties.Values[p]
 		}
 		if s == nil {
@@ -951,7 +952,7 @@ func TestOpenAPIExamplesMatchServer(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer k")
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
-	if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), OpenAPIDocument()) {
+	if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), openapi.Document()) {
 		t.Errorf("GET /api/v2/openapi.json: %d, body differs from the document", w.Code)
 	}
 
@@ -992,7 +993,7 @@ func TestOpenAPILinkExample(t *testing.T) {
 		} `json:"examples"`
 	}
 	var generic map[string]any
-	_ = json.Unmarshal(OpenAPIDocument(), &generic)
+	_ = json.Unmarshal(openapi.Document(), &generic)
 	node, _ := resolvePointer(generic, "#/components/headers/Link")
 	b, _ := json.Marshal(node)
 	_ = json.Unmarshal(b, &link)

@@ -128,7 +128,7 @@ func (s *Server) overviewPage(c *gin.Context) error {
 		if shop.ErrorCode(err) == shop.EInternal {
 			return err
 		}
-		v.Error = paramLabel(shop.ErrorParam(err)) + shop.ErrorMessage(err)
+		v.Error = paramLabel("purchases", shop.ErrorParam(err)) + shop.ErrorMessage(err)
 		return write(c, http.StatusBadRequest, templates.Overview(v))
 	}
 	if err := s.fillOverview(c, &v, r, loc, now); err != nil {

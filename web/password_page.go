@@ -30,12 +30,6 @@ const (
 // passwordChanged is the notice after a successful change.
 const passwordChanged = "Password changed; other sessions were signed out."
 
-// passwordRoutes registers the password change, open to every signed-in user.
-func (s *Server) passwordRoutes(d *gin.RouterGroup) {
-	d.GET("/account/password", s.handle(s.passwordPage))
-	d.POST("/account/password", s.handle(s.changePassword))
-}
-
 func (s *Server) passwordPage(c *gin.Context) error {
 	return render(c, templates.Password(templates.PasswordView{Chrome: s.chrome(c, "Change your password", "")}))
 }

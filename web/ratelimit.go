@@ -42,6 +42,30 @@ type decision struct {
 	retryAfter int
 }
 
+// keyEntry returns the entry of key in m, made by fresh when missing, and marks it seen
+// at now. Once a minute it forgets the keys idle long enough for their buckets to have
+// refilled. The caller holds the limiter's lock.
+func keyEntry[V interface{ lastSeen() *time.Time }](m map[int64]V, swept *time.Time, key int64, now time.Time, fresh func() V) V {
+	if now.Sub(*swept) > time.Minute {
+		for k, v := range m {
+			if now.Sub(*v.lastSeen()) > 2*time.Minute {
+				delete(m, k)
+			}
+		}
+		*swept = now
+	}
+	v, ok := m[key]
+	if !ok {
+		v = fresh()
+		m[key] = v
+	}
+	*v.lastSeen() = now
+	return v
+}
+
+func (b *bucket) lastSeen() *time.Time { return &b.seen }
+func (le *lease) lastSeen() *time.Time { return &le.seen }
+
 func newLimiter(perMinute, burst int, now func() time.Time) *limiter {
 	if burst <= 0 {
 		burst = 1
@@ -53,21 +77,9 @@ func (l *limiter) allow(key int64) decision {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	// Forget keys idle long enough for their bucket to have refilled.
-	if now.Sub(l.swept) > time.Minute {
-		for k, b := range l.buckets {
-			if now.Sub(b.seen) > 2*time.Minute {
-				delete(l.buckets, k)
-			}
-		}
-		l.swept = now
-	}
-	b, ok := l.buckets[key]
-	if !ok {
-		b = &bucket{lim: rate.NewLimiter(rate.Limit(float64(l.perMinute)/60), l.burst)}
-		l.buckets[key] = b
-	}
-	b.seen = now
+	b := keyEntry(l.buckets, &l.swept, key, now, func() *bucket {
+		return &bucket{lim: rate.NewLimiter(rate.Limit(float64(l.perMinute)/60), l.burst)}
+	})
 	perSec := float64(l.perMinute) / 60
 	d := decision{limit: l.perMinute, ok: b.lim.AllowN(now, 1)}
 	tokens := b.lim.TokensAt(now)
@@ -147,20 +159,7 @@ func (l *limiter) take(ctx context.Context, key int64) (decision, error) {
 	}
 	now := l.now()
 	l.mu.Lock()
-	if now.Sub(l.swept) > time.Minute {
-		for k, le := range l.leases {
-			if now.Sub(le.seen) > 2*time.Minute {
-				delete(l.leases, k)
-			}
-		}
-		l.swept = now
-	}
-	le, ok := l.leases[key]
-	if !ok {
-		le = &lease{left: float64(l.burst), at: now}
-		l.leases[key] = le
-	}
-	le.seen = now
+	le := keyEntry(l.leases, &l.swept, key, now, func() *lease { return &lease{left: float64(l.burst), at: now} })
 	l.mu.Unlock()
 
 	// One take at a time per key and instance; other keys go on.

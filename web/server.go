@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-
 	"github.com/gorilla/sessions"
 
 	"storefront/internal/shop"
@@ -37,8 +36,6 @@ type Server struct {
 	RateLimit int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// OnEmailQueued is called after a reactivation queued an e-mail, to wake the sender.
-	OnEmailQueued func()
 	// SessionKey signs and encrypts session cookies; nil means one made per run.
 	SessionKey []byte
 	// RateStore, when set, is the per-key bucket every instance shares, so that a key's
@@ -117,17 +114,7 @@ func (s *Server) engine() *gin.Engine {
 	r.NoRoute(s.handle(s.noRoute))
 	r.NoMethod(s.handle(s.noMethod))
 
-	s.apiRoutes(r)
-	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
-	r.GET("/static/*path", s.handle(staticFiles()))
-	r.GET("/favicon.ico", favicon)
-	r.GET("/login", s.handle(s.loginPage))
-	r.POST("/login", s.handle(s.login))
-	r.POST("/logout", s.handle(s.logout))
-	d := r.Group("/", s.requireUser)
-	d.GET("/", s.handle(s.overviewPage))
-	d.GET("/docs/api", s.handle(s.apiDocs))
-	s.dashboardRoutes(d)
+	s.routes(r)
 	return r
 }
 

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,6 +82,11 @@ func currentUser(c *gin.Context) *shop.User {
 // were going. An htmx request is told to redirect the whole page.
 func (s *Server) requireUser(c *gin.Context) {
 	if currentUser(c) != nil {
+		// Every signed-in page works in the user's account.
+		if _, err := s.account(c); err != nil {
+			s.abort(c, err)
+			return
+		}
 		c.Next()
 		return
 	}
@@ -137,6 +144,16 @@ func (s *Server) flash(c *gin.Context, msg string) {
 	}
 }
 
+// currentAccount returns the signed-in user's account, which requireUser loaded.
+func currentAccount(c *gin.Context) *shop.Account {
+	v, _ := c.Get(ctxAccount)
+	a, _ := v.(*shop.Account)
+	return a
+}
+
+// zone returns the time zone of the signed-in user's account.
+func (s *Server) zone(c *gin.Context) *time.Location { return s.location(currentAccount(c).Timezone) }
+
 // account returns the signed-in user's account, loaded once per request.
 func (s *Server) account(c *gin.Context) (*shop.Account, error) {
 	if v, ok := c.Get(ctxAccount); ok {
@@ -161,4 +178,23 @@ func (s *Server) requireOwner(c *gin.Context) {
 		return
 	}
 	c.Next()
+}
+
+// pathRecord reads the id of the path parameter name and finds it among the records
+// that load lists for the signed-in user's account: 400 when the id is malformed, 404
+// (naming what) when no record of the account has it. It returns the list too.
+func pathRecord[T any](c *gin.Context, name, what string, load func(ctx context.Context, accountID int64) ([]T, error), idOf func(T) int64) (T, []T, error) {
+	var none T
+	id, err := pathID(c, name)
+	if err != nil {
+		return none, nil, err
+	}
+	all, err := load(c.Request.Context(), currentAccount(c).ID)
+	if err != nil {
+		return none, nil, err
+	}
+	if i := slices.IndexFunc(all, func(r T) bool { return idOf(r) == id }); i >= 0 {
+		return all[i], all, nil
+	}
+	return none, nil, shop.Errorf(shop.ENotFound, "%s %d was not found.", what, id)
 }

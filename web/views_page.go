@@ -14,15 +14,6 @@ import (
 	"storefront/templates"
 )
 
-// viewRoutes registers the saved views of the purchases page: a view is its query
-// string, saved for the user or (owners) the whole account.
-func (s *Server) viewRoutes(d *gin.RouterGroup) {
-	d.POST("/purchases/views", s.handle(s.saveView))
-	d.POST("/purchases/views/:view/rename", s.handle(s.renameView))
-	d.POST("/purchases/views/:view/move", s.handle(s.moveView))
-	d.POST("/purchases/views/:view/delete", s.handle(s.deleteView))
-}
-
 // viewParams are the purchases filters a saved view keeps; paging is left out.
 var viewParams = []string{"status", "storefront_id", "product_id", "customer_email", "customer_first_name",
 	"customer_last_name", "date_min", "date_max", "total", "total_op", "ship", "order"}
@@ -81,7 +72,7 @@ func (s *Server) saveView(c *gin.Context) error {
 		if shop.ErrorCode(err) == shop.EInternal {
 			return err
 		}
-		return shop.ParamErrorf(shop.EInvalid, "query", "These filters cannot be saved: %s%s", paramLabel(shop.ErrorParam(err)), shop.ErrorMessage(err))
+		return shop.ParamErrorf(shop.EInvalid, "query", "These filters cannot be saved: %s%s", paramLabel("purchases", shop.ErrorParam(err)), shop.ErrorMessage(err))
 	}
 	v := shop.SavedView{AccountID: u.AccountID, Name: c.PostForm("name"), Query: query}
 	if c.PostForm("for") != "account" {

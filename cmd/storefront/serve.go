@@ -64,6 +64,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	sender := mail.NewSender(d.DB, transport, mail.SenderOptions{Log: e.log})
+	// A committed reactivation wakes the sender at once.
+	d.DB.EmailQueued = sender.Kick
 
 	// Background work stops with bgCtx, after the HTTP server has drained.
 	bgCtx, stopBg := context.WithCancel(context.Background())
@@ -76,7 +78,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	ws := &web.Server{
 		Purchases: d.DB, Writer: d.DB, Subscribers: d.DB, Keys: d.DB, Accounts: d.DB, Users: d.DB, Admin: d.DB, Overview: d.DB, Views: d.DB,
 		SessionKey: e.cfg.SessionKey,
-		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit, OnEmailQueued: sender.Kick,
+		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit,
 		// Failed sign-ins are counted in the database: the throttle holds across
 		// instances and restarts.
 		SignInStore: d.DB,

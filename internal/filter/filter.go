@@ -212,6 +212,11 @@ func (v values) paging(kind byte) (Paging, error) {
 		}
 		p.IncludeCount = b
 	}
+	// A request for the first page by number is counted as DPD clients expect: they
+	// read the size of the whole list from that page's Dpd-Collection-Count header. Any
+	// other page is counted only with include_count, since counting a large set is
+	// costly.
+	p.IncludeCount = p.IncludeCount || p.Page == 1
 	return p, nil
 }
 

@@ -259,7 +259,7 @@ func TestSubscribers(t *testing.T) {
 		want  shop.SubscriberFilter
 		param string
 	}{
-		{"username=a@b.com&per_page=10&page=1", shop.SubscriberFilter{Username: "a@b.com", PerPage: 10, Page: 1}, ""},
+		{"username=a@b.com&per_page=10&page=1", shop.SubscriberFilter{Username: "a@b.com", PerPage: 10, Page: 1, IncludeCount: true}, ""},
 		// Literal: the username keeps its blanks; a number with blanks is no number.
 		{"username=%20a@b.com", shop.SubscriberFilter{Username: " a@b.com"}, ""},
 		{"username=a@b.com%0A", shop.SubscriberFilter{Username: "a@b.com\n"}, ""},

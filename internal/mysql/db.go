@@ -27,6 +27,9 @@ type DB struct {
 	Now func() time.Time
 	// BaseURL is the public URL that e-mails link to (STOREFRONT_BASE_URL).
 	BaseURL string
+	// EmailQueued, when set, is called after a transaction that queued an e-mail has
+	// committed: the program wires it to wake the mail sender.
+	EmailQueued func()
 }
 
 // NormalizeDSN adds the settings the program relies on to a go-sql-driver DSN:

@@ -60,6 +60,9 @@ func (db *DB) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop
 		if err != nil {
 			return nil, err
 		}
+		if db.EmailQueued != nil {
+			db.EmailQueued()
+		}
 		return res, nil
 	}
 }
@@ -72,8 +75,31 @@ type idemOutcome struct {
 	Keys    int    `json:"keys,omitempty"`
 }
 
+// reactivated is the purchase a reactivation locked, as it was before.
+type reactivated struct {
+	status       shop.PurchaseStatus
+	storefrontID int64
+	customerID   sql.NullInt64
+	buyerEmail   sql.NullString
+}
+
 func (db *DB) reactivate(ctx context.Context, tx *sql.Tx, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
 	now := db.Now().UTC().Truncate(time.Second)
+	var p reactivated
+	// Lock the purchase row only: reactivations of other purchases of the same
+	// storefront or customer go on in parallel. A purchase not in the account is a 404
+	// before anything about the request is looked at.
+	err := tx.QueryRowContext(ctx, "SELECT status, storefront_id, customer_id, buyer_email FROM purchases WHERE id = ? AND account_id = ? FOR UPDATE",
+		req.PurchaseID, req.AccountID).Scan(&p.status, &p.storefrontID, &p.customerID, &p.buyerEmail)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, shop.Errorf(shop.ENotFound, "Purchase %d was not found.", req.PurchaseID)
+	}
+	if err != nil {
+		return nil, translate(err)
+	}
+	if req.ParamsErr != nil {
+		return nil, req.ParamsErr
+	}
 	var reqHash []byte
 	if req.IdempotencyKey != "" {
 		// Blank is the same as no address; any other address counts as given.
@@ -109,7 +135,7 @@ func (db *DB) reactivate(ctx context.Context, tx *sql.Tx, req shop.ReactivateReq
 		}
 	}
 
-	res, err := db.reactivateOnce(ctx, tx, req, now)
+	res, err := db.reactivateOnce(ctx, tx, req, p, now)
 	var se *shop.Error
 	// Only answers fixed by the purchase's state are remembered: a request that failed
 	// for another reason did nothing, and may be tried again with the same key.
@@ -141,25 +167,13 @@ type committedError struct{ error }
 
 func (e *committedError) Unwrap() error { return e.error }
 
-func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.ReactivateRequest, now time.Time) (*shop.ReactivateResult, error) {
+func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.ReactivateRequest, p reactivated, now time.Time) (*shop.ReactivateResult, error) {
 	var (
-		status                     shop.PurchaseStatus
-		storefrontID               int64
-		customerID                 sql.NullInt64
 		downloadLimit, downloadDay int64
 		storefrontName             string
-		buyerEmail, customerEmail  sql.NullString
+		customerEmail              sql.NullString
 	)
-	// Lock the purchase row only: reactivations of other purchases of the same
-	// storefront or customer go on in parallel.
-	err := tx.QueryRowContext(ctx, "SELECT status, storefront_id, customer_id, buyer_email FROM purchases WHERE id = ? AND account_id = ? FOR UPDATE",
-		req.PurchaseID, req.AccountID).Scan(&status, &storefrontID, &customerID, &buyerEmail)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, shop.Errorf(shop.ENotFound, "Purchase %d was not found.", req.PurchaseID)
-	}
-	if err != nil {
-		return nil, translate(err)
-	}
+	status, storefrontID, customerID := p.status, p.storefrontID, p.customerID
 	if err := tx.QueryRowContext(ctx, "SELECT name, download_limit, download_days FROM storefronts WHERE id = ?", storefrontID).
 		Scan(&storefrontName, &downloadLimit, &downloadDay); err != nil {
 		return nil, translate(err)
@@ -173,23 +187,9 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	if !status.Reactivatable() {
 		return nil, shop.Errorf(shop.EConflict, "Purchase %d is %s (%s) and cannot be reactivated; only ACT, PND and ERR purchases can.", req.PurchaseID, status, strings.ToLower(status.Label()))
 	}
-	// The given address is taken as given: one with a line break or blanks around it is
-	// refused, never trimmed into another that the caller did not write.
-	to := req.CustomerEmail
-	switch {
-	case strings.TrimSpace(to) != "":
-		if !shop.ValidEmail(to) {
-			return nil, shop.ParamErrorf(shop.EInvalid, "customer_email", "customer_email must be one e-mail address such as ann@example.com.")
-		}
-	case customerEmail.Valid && strings.TrimSpace(customerEmail.String) != "":
-		to = strings.TrimSpace(customerEmail.String)
-	case buyerEmail.Valid && strings.TrimSpace(buyerEmail.String) != "":
-		to = strings.TrimSpace(buyerEmail.String)
-	default:
-		return nil, shop.ParamErrorf(shop.EMissing, "customer_email", "Purchase %d has no e-mail address; give customer_email.", req.PurchaseID)
-	}
-	if !shop.ValidEmail(to) {
-		return nil, shop.ParamErrorf(shop.EInvalid, "customer_email", "The purchase's address %q is not a valid e-mail address; give customer_email.", to)
+	to, err := shop.Recipient(req.PurchaseID, req.CustomerEmail, customerEmail.String, p.buyerEmail.String)
+	if err != nil {
+		return nil, err
 	}
 
 	var expires any
@@ -224,15 +224,15 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 		return nil, err
 	}
 
-	p, err := findPurchaseByID(ctx, db, tx, req.AccountID, req.PurchaseID)
+	purchase, err := findPurchaseByID(ctx, db, tx, req.AccountID, req.PurchaseID)
 	if err != nil {
 		return nil, err
 	}
 	// The stored document follows the rows, in the same transaction.
-	if err := storeDocuments(ctx, tx, req.AccountID, []*shop.Purchase{p}); err != nil {
+	if err := storeDocuments(ctx, tx, req.AccountID, []*shop.Purchase{purchase}); err != nil {
 		return nil, err
 	}
-	subject, body := mail.ComposePurchaseReady(p, storefrontName, db.BaseURL)
+	subject, body := mail.ComposePurchaseReady(purchase, storefrontName, db.BaseURL)
 	if _, err := enqueueEmail(ctx, tx, req.AccountID, req.PurchaseID, to, subject, body, now); err != nil {
 		return nil, err
 	}

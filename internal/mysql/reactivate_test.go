@@ -58,4 +58,34 @@ func TestPurchaseService_Reactivate(t *testing.T) {
 			t.Fatalf("sent to %q, want the purchase's own %q", res.To, want)
 		}
 	})
+
+	t.Run("ErrNotFoundBeforeParams", func(t *testing.T) {
+		bad := shop.ParamErrorf(shop.EUnknownParam, "x", "x is not a parameter.")
+		// Another account's purchase is not found, whatever the parameters.
+		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 2, PurchaseID: p.ID, Actor: "test", ParamsErr: bad}); shop.ErrorCode(err) != shop.ENotFound {
+			t.Fatalf("got %v, want not_found", err)
+		}
+		st0, out0, act0 := state()
+		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, Actor: "test", ParamsErr: bad}); err != bad {
+			t.Fatalf("got %v, want the parameters' error", err)
+		}
+		if st, out, act := state(); st != st0 || out != out0 || act != act0 {
+			t.Fatalf("status %s→%s, outbox %d→%d, activity %d→%d; want nothing changed", st0, st, out0, out, act0, act)
+		}
+	})
+
+	t.Run("OKWakesSender", func(t *testing.T) {
+		woken := 0
+		db.EmailQueued = func() { woken++ }
+		defer func() { db.EmailQueued = nil }()
+		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: -1, Actor: "test"}); shop.ErrorCode(err) != shop.ENotFound {
+			t.Fatalf("got %v, want not_found", err)
+		}
+		if woken != 1 {
+			t.Fatalf("got the sender woken %d times, want once (after the committed reactivation)", woken)
+		}
+	})
 }

@@ -287,6 +287,11 @@ type ReactivateRequest struct {
 	Actor string
 	// IdempotencyKey makes a repeat within 24 hours return the first answer; "" for none.
 	IdempotencyKey string
+	// ParamsErr is why the caller could not read the parameters (CustomerEmail,
+	// Refulfill, IdempotencyKey) as sent, or nil. Reactivate answers it once the
+	// purchase is found, so that an unknown purchase is a 404 whatever its parameters
+	// (the documented order of checks).
+	ParamsErr error
 }
 
 // ReactivateResult tells what a reactivation did.
@@ -310,8 +315,11 @@ type Activity struct {
 
 // PurchaseWriter changes purchases.
 type PurchaseWriter interface {
-	// Reactivate reactivates a purchase in one transaction and queues its e-mail.
-	// Returns ENotFound for a purchase not in the account, EConflict when its status
+	// Reactivate reactivates a purchase in one transaction and queues its e-mail. It
+	// locks the purchase, then checks, in this order: the purchase (ENotFound for one
+	// not in the account), req.ParamsErr, the idempotency key, the status and the
+	// address to send to. Returns ENotFound for a purchase not in the account,
+	// req.ParamsErr when set, EConflict when its status
 	// forbids it, EIdempotency when the key was used with other parameters, and
 	// EMissing when there is no address to send to, EInvalid when the address to send
 	// to is not one valid e-mail address.

@@ -1,0 +1,126 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"storefront/internal/shop"
+	"storefront/templates"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the view tests")
+
+// golden renders comp and compares it with testdata/golden/NAME.golden (go test -run
+// View -update rewrites the files; review their diff).
+func golden(t *testing.T, name string, comp templ.Component) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := comp.Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "golden", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("%s: the rendered fragment differs from the golden file; got\n%s", path, buf.Bytes())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var (
+	viewZone, _ = time.LoadLocation("America/New_York")
+	viewTime    = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+)
+
+func TestView_Timeline(t *testing.T) {
+	at := func(min int) shop.Time { return shop.NewTime(viewTime.Add(time.Duration(min) * time.Minute)) }
+	acts := []shop.Activity{
+		{ID: 9, Actor: "mailer", Action: "email_sent", Details: `{"to":"ann@example.com","subject":"Your purchase is ready"}`, CreatedAt: at(9)},
+		{ID: 8, Actor: "system", Action: "email_queued", Details: `{"to":"ann@example.com","subject":"Your purchase is ready","email_status":"sent","attempts":1,"sent_at":1773501329}`, CreatedAt: at(8)},
+		{ID: 7, Actor: "system", Action: "email_queued", Details: `{"to":"bob@example.com","email_status":"failed","attempts":8,"last_error":"550 no such user"}`, CreatedAt: at(7)},
+		{ID: 6, Actor: "system", Action: "email_queued", Details: `{"to":"cat@example.com","email_status":"queued","attempts":2,"last_error":"timeout","next_attempt_at":1773501929}`, CreatedAt: at(6)},
+		{ID: 5, Actor: "owner@demo.test", Action: "reactivated", Details: `{"to":"ann@example.com","refulfill":true,"keys_generated":2,"from_status":"PND"}`, CreatedAt: at(5)},
+		{ID: 4, Actor: "API key 3 (shop)", Action: "reactivated", Details: `{"to":"ann@example.com","refulfill":false,"keys_generated":0,"from_status":"ACT"}`, CreatedAt: at(4)},
+		{ID: 3, Actor: "import", Action: "status_changed", Details: `{"from_status":"PND","to_status":"ACT"}`, CreatedAt: at(3)},
+		{ID: 2, Actor: "import", Action: "note_added", Details: `{"note_text":"gift","by":"ann"}`, CreatedAt: at(2)},
+		{ID: 1, Actor: "import", Action: "created", Details: "imported from the old shop", CreatedAt: at(1)},
+	}
+	tl := timelineView(acts, 43, viewZone)
+	if tl.RefreshURL != "/purchases/43/activity" {
+		t.Errorf("got refresh URL %q, want the activity of purchase 43 while an e-mail waits", tl.RefreshURL)
+	}
+	golden(t, "timeline", templates.PurchaseTimeline(tl, false))
+}
+
+func viewPurchase() (*shop.Purchase, *shop.Storefront) {
+	created := shop.NewTime(viewTime)
+	expires := shop.NewTime(viewTime.AddDate(0, 0, 30))
+	p := &shop.Purchase{
+		ID: 43, StorefrontID: 1, Status: shop.PurchasePending, Currency: "USD",
+		Subtotal: "20.00", Discount: "2.00", Tax: "1.00", Shipping: "0.00", Total: "19.00",
+		Salt: "s4lt", BuyerEmail: ptr("buyer@example.com"), BuyerFirstname: ptr("Ann"), BuyerLastname: ptr("Lee"),
+		Customer:  &shop.Customer{ID: 5, Email: ptr("ann@example.com"), CreatedAt: created, UpdatedAt: created},
+		CreatedAt: created, UpdatedAt: created,
+		LineItems: []shop.LineItem{
+			{ID: 70, ProductID: 9, ProductName: "Fonts", Quantity: 2, Price: "10.00", Subtotal: "20.00", Tax: "1.00", Discount: "2.00", Total: "19.00",
+				DownloadCount: 1, DownloadLimit: 5, ExpiresAt: &expires, ProductKeys: []string{"AAAAA-BBBBB"}},
+		},
+		Coupons: []shop.Coupon{{Name: "Spring", Code: "SPRING10", DiscountAmount: "10", DiscountType: shop.DiscountPercent}},
+	}
+	return p, &shop.Storefront{ID: 1, Name: "Type Foundry", DownloadLimit: 5, DownloadDays: 30}
+}
+
+func TestView_PurchaseDetail(t *testing.T) {
+	p, sf := viewPurchase()
+	d := purchaseDetail(p, sf, viewZone)
+	golden(t, "purchase_summary", templates.PurchaseSummary(d, false))
+	golden(t, "purchase_line_items", templates.PurchaseLineItems(d, false))
+}
+
+func TestView_ReactivatePanel(t *testing.T) {
+	p, sf := viewPurchase()
+	golden(t, "reactivate_staff", templates.ReactivatePanelFragment(reactivatePanel(p, sf, &shop.User{Role: shop.RoleStaff}, "tok")))
+	p.Status = shop.PurchaseRefunded
+	golden(t, "reactivate_viewer_refunded", templates.ReactivatePanelFragment(reactivatePanel(p, sf, &shop.User{Role: shop.RoleViewer}, "tok")))
+}
+
+func TestView_PurchaseResults(t *testing.T) {
+	p, _ := viewPurchase()
+	q := url.Values{"status": {"PND"}, "cursor": {"x"}}
+	res := templates.PurchaseResults{ClearURL: "/purchases", Count: "1", Rows: []templates.PurchaseRow{purchaseRow(p, map[int64]string{1: "Type Foundry"}, viewZone)}}
+	c := cursorAt(p.CreatedAt, p.ID)
+	res.OlderURL, res.NewerURL = pageLinks("/purchases", q, 'P', c, c, true, true, false)
+	golden(t, "purchase_results", templates.PurchaseResultsFragment(res))
+}
+
+func TestView_Subscription(t *testing.T) {
+	start := shop.NewTime(viewTime)
+	next := shop.NewTime(viewTime.AddDate(0, 1, 0))
+	sub := &shop.Subscription{ID: 8, Status: shop.SubscriptionPastDue, Price: "9.99", Period: 3, Unit: "M", TaxAmount: "0.00",
+		CreatedAt: start, UpdatedAt: start, StartedAt: &start, NextPaymentAt: &next}
+	golden(t, "subscription_fields", templates.SubscriberFieldList(subscriptionFields(sub, "USD", viewZone)))
+	e := entitlementView(sub, &shop.Storefront{PastDueGraceDays: 7}, viewTime, viewZone)
+	if !e.Receiving || e.Until != "" || e.Why != "A payment is overdue. Service continues during the grace period of 7 days, until "+templates.FormatTime(next.AddDate(0, 0, 7), viewZone)+"; if the payment has not arrived by then, the subscription is closed." {
+		t.Errorf("got %+v", e)
+	}
+	if got := subscriberPlan("25.00", 3, "M", ""); got != "25.00 / 3 months" {
+		t.Errorf("got %q, want 25.00 / 3 months", got)
+	}
+}
