@@ -78,6 +78,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	if err := s.fillPurchaseResults(c, &res, f, q, backwards, loc); err != nil {
 		return err
 	}
+	res.Bulk = bulkBar(c, shown, res.Count)
 	comp, err := show(isFragment(c))
 	if err != nil {
 		return err

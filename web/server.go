@@ -28,8 +28,12 @@ type Server struct {
 	// Overview reads the overview's figures from the rollups.
 	Overview shop.OverviewService
 	// Views keeps the purchases page's saved views.
-	Views  shop.SavedViewService
-	Logger *slog.Logger
+	Views shop.SavedViewService
+	// Jobs keeps and runs background jobs (bulk reactivation).
+	Jobs shop.JobService
+	// OnJobQueued, when set, is called after a job was queued, to wake the job runner.
+	OnJobQueued func()
+	Logger      *slog.Logger
 	// BaseURL is the public URL, for links.
 	BaseURL string
 	// RateLimit is API requests a minute per key; 0 means no limit.

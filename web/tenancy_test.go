@@ -131,14 +131,20 @@ func TestTenancy(t *testing.T) {
 		"GET /": func(t *testing.T) {
 			noAccount1(t, mustStatus(t, owner2.get("/?date_min=-10+years&date_max=now", false), 200))
 		},
-		"GET /docs/api":            func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/docs/api", false), 200)) },
-		"GET /api/v2":              func(t *testing.T) { mustStatus(t, otherGet("/api/v2"), 200) },
-		"GET /api/v2/":             func(t *testing.T) { mustStatus(t, otherGet("/api/v2/"), 200) },
-		"GET /api/v2/openapi.json": func(t *testing.T) { mustStatus(t, otherGet("/api/v2/openapi.json"), 200) },
-		"GET /account/password":    func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/password", false), 200)) },
-		"POST /account/password":   func(t *testing.T) { passwordChangesOnlyOwn(t, e.with(t)) },
-		"GET /subscribers":         func(t *testing.T) { subscribersHomeIsOwn(t, owner2, ids) },
-		"POST /purchases/views":    func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "") },
+		"GET /docs/api":             func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/docs/api", false), 200)) },
+		"GET /api/v2":               func(t *testing.T) { mustStatus(t, otherGet("/api/v2"), 200) },
+		"GET /api/v2/":              func(t *testing.T) { mustStatus(t, otherGet("/api/v2/"), 200) },
+		"GET /api/v2/openapi.json":  func(t *testing.T) { mustStatus(t, otherGet("/api/v2/openapi.json"), 200) },
+		"GET /account/password":     func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/password", false), 200)) },
+		"POST /account/password":    func(t *testing.T) { passwordChangesOnlyOwn(t, e.with(t)) },
+		"GET /subscribers":          func(t *testing.T) { subscribersHomeIsOwn(t, owner2, ids) },
+		"POST /purchases/views":     func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "") },
+		"GET /purchases/reactivate": func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "confirm") },
+		"POST /jobs":                func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "create") },
+		"GET /jobs":                 func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "list") },
+		"GET /jobs/:job":            func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "page") },
+		"GET /jobs/:job/progress":   func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "progress") },
+		"POST /jobs/:job/cancel":    func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "cancel") },
 		"POST /purchases/views/:view/rename": func(t *testing.T) {
 			viewsAreOwn(t, e.with(t), owner2, viewer1, "rename")
 		},
@@ -433,5 +439,49 @@ func viewsAreOwn(t *testing.T, e *apiEnv, owner2, user1 *dashUser, action string
 	var got string
 	if err := e.db.QueryRow("SELECT name FROM saved_views WHERE account_id = 1 AND id = ?", id).Scan(&got); err != nil || got != name {
 		t.Errorf("account 1's view after account 2's %s: %q, %v", action, got, err)
+	}
+}
+
+// jobsAreOwn checks that account 2 can neither see, cancel nor queue work on account
+// 1's jobs and purchases.
+func jobsAreOwn(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, what string) {
+	t.Helper()
+	var pid int64
+	if err := e.db.QueryRow("SELECT id FROM purchases WHERE account_id = 1 AND status = 'HLD' LIMIT 1").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	r := staff1.post("/jobs", url.Values{"id": {fmt.Sprint(pid)}})
+	job := strings.TrimPrefix(r.header.Get("Location"), "/jobs/")
+	if r.status != http.StatusSeeOther || job == "" {
+		t.Fatalf("a job in account 1: got %d", r.status)
+	}
+	switch what {
+	case "confirm":
+		r := owner2.get(fmt.Sprintf("/purchases/reactivate?id=%d", pid), false)
+		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "None of the selected purchases was found") {
+			t.Errorf("account 2 confirming account 1's purchase: got %d", r.status)
+		}
+	case "create":
+		if r := owner2.post("/jobs", url.Values{"id": {fmt.Sprint(pid)}}); r.status != http.StatusBadRequest {
+			t.Errorf("account 2 queuing account 1's purchase: got %d, want 400", r.status)
+		}
+	case "list":
+		noAccount1(t, mustStatus(t, owner2.get("/jobs", false), 200))
+		if strings.Contains(string(owner2.get("/jobs", false).body), "/jobs/"+job+"\"") {
+			t.Error("account 2 lists account 1's job")
+		}
+	case "page", "progress":
+		path := "/jobs/" + job
+		if what == "progress" {
+			path += "/progress"
+		}
+		if r := owner2.get(path, false); r.status != http.StatusNotFound {
+			t.Errorf("account 2 reading account 1's job: got %d, want 404", r.status)
+		}
+	case "cancel":
+		e.db.Exec("UPDATE jobs SET status = 'queued' WHERE account_id = 1 AND id = ?", job)
+		if r := owner2.post("/jobs/"+job+"/cancel", nil); r.status != http.StatusNotFound {
+			t.Errorf("account 2 canceling account 1's job: got %d, want 404", r.status)
+		}
 	}
 }
