@@ -118,3 +118,54 @@ func TestBrowser_SavedViews(t *testing.T) {
 	}
 	tb.checkConsole(t)
 }
+
+// TestBrowser_BulkReactivation ticks purchases (table rows at desktop width, cards on
+// a phone), confirms, and follows the job to its summary on the Jobs page.
+func TestBrowser_BulkReactivation(t *testing.T) {
+	browser := startBrowser(t)
+	e := newAPI(t, 0)
+	tb := newTab(t, browser, e.url)
+	tb.setViewport(t, viewports[0])
+	tb.open(t, "/purchases")
+	tb.signIn(t, e.newUser(1, "staff"))
+	for _, v := range viewports {
+		t.Run(v.name, func(t *testing.T) {
+			tb.setViewport(t, v)
+			if st := tb.open(t, "/purchases?status=ERR&status=RFD"); st != http.StatusOK {
+				t.Fatalf("purchases: %d", st)
+			}
+			// The first two visible boxes: the table's at desktop width, the cards' on phones.
+			eval[int](t, tb, `(() => { const boxes = [...document.querySelectorAll('input[form=bulk][name=id]')].filter(b => b.checkVisibility()); boxes.slice(0, 2).forEach(b => b.click()); return boxes.length; })()`)
+			ticked := eval[int](t, tb, `[...document.querySelectorAll('input[form=bulk][name=id]')].filter(b => b.checked).length`)
+			if ticked != 2 {
+				t.Fatalf("%d boxes ticked, want 2", ticked)
+			}
+			tb.screenshot(t, "purchases-selected", v)
+			if st := tb.follow(t, "press Reactivate selected", chromedp.Click(buttonByText("Reactivate selected"))); st != http.StatusOK {
+				t.Fatalf("confirmation: %d", st)
+			}
+			tb.waitFor(t, "the confirmation", `location.pathname === '/purchases/reactivate' && document.body.textContent.includes('purchases are selected')`, `document.body.textContent.slice(0, 300)`)
+			tb.screenshot(t, "bulk-confirm", v)
+			if !eval[bool](t, tb, `!!buttonByText('Reactivate 0 purchases') || !!buttonByText('Reactivate 1 purchase') || !!buttonByText('Reactivate 2 purchases')`) {
+				t.Fatal("no confirm button")
+			}
+			confirm := chromedp.JSPath(withHelpers(`[...document.querySelectorAll('button')].find(b => text(b).startsWith('Reactivate '))`))
+			tb.do(t, "tick Refulfill", chromedp.Click(byLabel("Refulfill")))
+			if st := tb.follow(t, "confirm", chromedp.Click(confirm)); st != http.StatusOK {
+				t.Fatalf("job page: %d", st)
+			}
+			tb.waitFor(t, "the job to finish", `/^\/jobs\/\d+$/.test(location.pathname) && document.querySelector('#job-progress').textContent.includes('Finished')`,
+				`document.querySelector('main').textContent.slice(0, 400)`)
+			if got := eval[string](t, tb, `document.querySelector('#job-progress progress').value + '/' + document.querySelector('#job-progress progress').max`); got != "2/2" {
+				t.Errorf("progress: got %s, want 2/2", got)
+			}
+			tb.screenshot(t, "job", v)
+			if st := tb.follow(t, "open Jobs", chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('nav[aria-label=Main] a')].find(a => text(a) === 'Jobs')`)))); st != http.StatusOK {
+				t.Fatalf("jobs: %d", st)
+			}
+			tb.waitFor(t, "the Jobs page", `location.pathname === '/jobs' && document.querySelectorAll('main li').length > 0`, `location.href`)
+			tb.screenshot(t, "jobs", v)
+			tb.checkConsole(t)
+		})
+	}
+}
