@@ -225,15 +225,27 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	refunds.Change, refunds.Trend = change(float64(a.refunds), float64(b.refunds))
 	refunds.Trend = flip(refunds.Trend)
 
-	subsURL := "/subscribers"
-	if r.storefront != 0 {
-		subsURL = subscribersURL(r.storefront)
+	// The subscribers list filters by subscription status, not by dates: the figures
+	// link to the statuses they count (a storefront's list; the first one's for all).
+	subsURL := func(statuses ...shop.SubscriptionStatus) string {
+		u := "/subscribers"
+		if r.storefront != 0 {
+			u = subscribersURL(r.storefront)
+		}
+		q := url.Values{}
+		for _, st := range statuses {
+			q.Add("status", string(st))
+		}
+		return u + "?" + q.Encode()
 	}
-	active := templates.FigureValue{Text: templates.FormatCount(a.subs.ActiveAtEnd), Previous: templates.FormatCount(b.subs.ActiveAtEnd), URL: subsURL}
+	active := templates.FigureValue{Text: templates.FormatCount(a.subs.ActiveAtEnd), Previous: templates.FormatCount(b.subs.ActiveAtEnd),
+		URL: subsURL(shop.SubscriptionActive, shop.SubscriptionTrial, shop.SubscriptionPastDue, shop.SubscriptionCanceled)}
 	active.Change, active.Trend = change(float64(a.subs.ActiveAtEnd), float64(b.subs.ActiveAtEnd))
-	started := templates.FigureValue{Text: templates.FormatCount(a.subs.Started), Previous: templates.FormatCount(b.subs.Started), URL: subsURL}
+	started := templates.FigureValue{Text: templates.FormatCount(a.subs.Started), Previous: templates.FormatCount(b.subs.Started),
+		URL: subsURL(shop.SubscriptionActive, shop.SubscriptionTrial, shop.SubscriptionPastDue, shop.SubscriptionCanceled, shop.SubscriptionClosed)}
 	started.Change, started.Trend = change(float64(a.subs.Started), float64(b.subs.Started))
-	churned := templates.FigureValue{Text: templates.FormatCount(a.subs.Ended), Previous: templates.FormatCount(b.subs.Ended), URL: subsURL}
+	churned := templates.FigureValue{Text: templates.FormatCount(a.subs.Ended), Previous: templates.FormatCount(b.subs.Ended),
+		URL: subsURL(shop.SubscriptionCanceled, shop.SubscriptionClosed)}
 	churned.Change, churned.Trend = change(float64(a.subs.Ended), float64(b.subs.Ended))
 	churned.Trend = flip(churned.Trend)
 

@@ -114,6 +114,10 @@ func TestDashboard_Overview(t *testing.T) {
 		if len(api) != rfd {
 			t.Errorf("the Refunds link %s lists %d purchases, want %d", link, len(api), rfd)
 		}
+		// Subscriber figures link to the subscribers of the statuses they count.
+		if m := regexp.MustCompile(`>Churned</h2>(?s:.*?)<a href="([^"]*)"`).FindStringSubmatch(body); m == nil || m[1] != "/subscribers?status=CANCELED&amp;status=CLOSED" {
+			t.Errorf("Churned links to %v, want the canceled and closed subscribers", m)
+		}
 		// Top products link to the product's purchases in the range.
 		if !regexp.MustCompile(`href="/purchases\?date_max=[^"]+product_id=\d+`).MatchString(body) {
 			t.Error("no top product links to its purchases")
