@@ -645,26 +645,16 @@ type accountZones struct {
 // trackAccountZones reads the zones of the accounts before they are written.
 func trackAccountZones(ctx context.Context, tx queryer, accounts []*shop.Account) (*accountZones, error) {
 	z := &accountZones{before: map[int64]string{}}
-	ids := make([]int64, len(accounts))
-	for i, a := range accounts {
-		ids[i] = a.ID
-	}
-	for start := 0; start < len(ids); start += 10000 {
-		list, args := importInList(ids[start:min(start+10000, len(ids))])
-		err := eachRow(ctx, tx, "SELECT id, timezone FROM accounts WHERE id IN "+list, args, func(rows *sql.Rows) error {
-			var (
-				id   int64
-				zone string
-			)
-			if err := rows.Scan(&id, &zone); err != nil {
-				return err
-			}
-			z.before[id] = zone
-			return nil
-		})
-		if err != nil {
-			return nil, err
+	for _, a := range accounts {
+		var zone string
+		err := tx.QueryRowContext(ctx, "SELECT timezone FROM accounts WHERE id = ?", a.ID).Scan(&zone)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // a new account has no rollups yet
 		}
+		if err != nil {
+			return nil, translate(err)
+		}
+		z.before[a.ID] = zone
 	}
 	return z, nil
 }

@@ -26,6 +26,8 @@ var tenantTables = map[string]bool{
 	"custom_fields": true, "transactions": true, "api_keys": true, "users": true, "user_sessions": true,
 	"purchase_activity": true, "subscriber_activity": true, "email_outbox": true, "idempotency_keys": true,
 	"read_fences": true, "api_rate_buckets": true, "purchase_products": true, "purchase_documents": true,
+	"purchase_rollups": true, "product_rollups": true, "subscriber_terms": true, "subscriber_rollups": true,
+	"saved_views": true, "jobs": true, "job_items": true,
 }
 
 // unscoped are the statements on tenant tables that carry neither the account nor the
@@ -70,6 +72,12 @@ var unscoped = map[string]string{
 	"SELECT password_hash FROM users WHERE id = ?":                                                   "the signed-in user (password change)",
 	"UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ? AND password_hash = ?": "the signed-in user (password change)",
 	"DELETE FROM user_sessions WHERE user_id = ?":                                                    "the signed-in user's sessions (password change)",
+	// Work that visits every account, then works within each (rollups rebuild, the job runner).
+	"SELECT id FROM accounts ORDER BY id": "every account in turn; per shard under sharding",
+	// Which accounts hold the subscribers an import writes, found by id as the import's
+	// references are, so that their service terms are kept in those accounts.
+	"SELECT sb.id, sf.account_id FROM subscribers sb JOIN storefronts sf ON sf.id = sb.storefront_id WHERE sb.id IN": "import: accounts of the imported subscribers",
+	"SELECT subscriber_id FROM subscriptions WHERE id IN":                                                            "import: subscribers whose subscription ids the import takes over",
 	// Operators' commands across accounts (storefront seed/import, the overview).
 	"SELECT COUNT(*) FROM accounts": "demo data check at start",
 	"SELECT s.id, s.account_id, s.name, s.currency, s.download_limit, s.download_days, s.past_due_grace_days, (SELECT COUNT(*) FROM purchases p WHERE p.storefront_id = s.id), (SELECT COUNT(*) FROM subscribers sb WHERE sb.storefront_id = s.id) FROM storefronts s ORDER BY s.id": "operator overview; scatter under sharding",
