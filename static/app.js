@@ -29,18 +29,16 @@
 
   // Reactivate form (<form data-what-base>): the sentence saying what will happen and
   // the confirmation question follow the Send to address and the Refulfill box as
-  // they are edited. The same sentence as ReactivatePanel.WhatHappens in templates/.
+  // they are edited. ReactivatePanel.WhatHappens in templates/ writes the sentence; the
+  // form carries its words (data-what-*).
   function describeReactivation(form) {
-    var base = form.getAttribute("data-what-base");
+    var say = function (name) { return form.getAttribute("data-what-" + name) || ""; };
+    var base = say("base");
     var input = form.querySelector("input[name=customer_email]");
     var box = form.querySelector("input[name=refulfill]");
     var to = (input && input.value.trim()) || form.getAttribute("data-default-to") || "";
-    var s = to
-      ? base + " and an e-mail with the download links and product keys goes to " + to + "."
-      : base.replace(/,$/, "") + ". Enter a Send to address for the e-mail with the download links and product keys.";
-    s += box && box.checked
-      ? " Refulfill: missing product keys are generated."
-      : " Product keys stay as they are; tick Refulfill to generate missing ones.";
+    var s = to ? base + say("to") + to + "." : base.replace(/,$/, "") + say("no-to");
+    s += box && box.checked ? say("refulfill") : say("keep-keys");
     var what = form.querySelector("#reactivate-what");
     if (what) what.textContent = s;
     form.setAttribute("hx-confirm", form.getAttribute("data-confirm-prefix") + " " + s);

@@ -94,35 +94,27 @@ func (s *Server) accountPage(c *gin.Context) error {
 	return render(c, templates.Account(v))
 }
 
-// showKeys shows the keys section: alone for htmx, else in the whole page.
-func (s *Server) showKeys(c *gin.Context, k templates.KeysSection) func(bool) (templ.Component, error) {
+// showSection shows the keys section (k) or the users section (u) as a form's answer:
+// alone for htmx, else in the whole page with the other section loaded.
+func (s *Server) showSection(c *gin.Context, k *templates.KeysSection, u *templates.UsersSection) view {
 	return func(fragment bool) (templ.Component, error) {
-		if fragment {
-			return templates.AccountKeys(k), nil
+		switch {
+		case fragment && k != nil:
+			return templates.AccountKeys(*k), nil
+		case fragment:
+			return templates.AccountUsers(*u), nil
 		}
-		users, err := s.usersSection(c)
-		return templates.Account(templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account"), Keys: k, Users: users}), err
-	}
-}
-
-// showUsers is showKeys for the users section.
-func (s *Server) showUsers(c *gin.Context, u templates.UsersSection) func(bool) (templ.Component, error) {
-	return func(fragment bool) (templ.Component, error) {
-		if fragment {
-			return templates.AccountUsers(u), nil
+		v := templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account")}
+		var err error
+		if k != nil {
+			v.Keys = *k
+			v.Users, err = s.usersSection(c)
+		} else {
+			v.Users = *u
+			v.Keys, err = s.keysSection(c)
 		}
-		keys, err := s.keysSection(c)
-		return templates.Account(templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account"), Keys: keys, Users: u}), err
+		return templates.Account(v), err
 	}
-}
-
-// show answers 200 with what fn shows: the fragment for htmx, else the page.
-func show(c *gin.Context, fn func(fragment bool) (templ.Component, error)) error {
-	comp, err := fn(isFragment(c))
-	if err != nil {
-		return err
-	}
-	return render(c, comp)
 }
 
 // accountDone ends a successful action: htmx gets the fresh section with the notice; a
@@ -171,20 +163,15 @@ func requiredText(c *gin.Context, errs map[string]string, name, label string, ma
 func formRefused() *shop.Error { return shop.Errorf(shop.EInvalid, "Correct the fields marked.") }
 
 func (s *Server) createKey(c *gin.Context) error {
-	k, err := s.keysSection(c)
-	if err != nil {
-		return err
-	}
-	k.Errors = map[string]string{}
-	name := requiredText(c, k.Errors, "name", "The name", maxKeyNameLen, "Give the key a name, so that you know later which program uses it.")
+	errs := map[string]string{}
+	name := requiredText(c, errs, "name", "The name", maxKeyNameLen, "Give the key a name, so that you know later which program uses it.")
 	scope := strings.TrimSpace(c.PostForm("scope"))
 	if scope != shop.ScopeRead && scope != shop.ScopeReadWrite {
-		k.Errors["scope"] = "Choose read only or read and write."
+		errs["scope"] = "Choose read only or read and write."
 	}
-	k.Name, k.Scope = name, scope
-	if len(k.Errors) == 0 {
-		var key string
-		if key, err = s.Admin.CreateAPIKey(c.Request.Context(), currentAccount(c).ID, name, scope); err == nil {
+	if len(errs) == 0 {
+		key, err := s.Admin.CreateAPIKey(c.Request.Context(), currentAccount(c).ID, name, scope)
+		if err == nil {
 			// The page is answered directly, not redirected: the key must not be kept
 			// anywhere (not even in the session) to be shown after a redirect.
 			fresh, err := s.keysSection(c)
@@ -192,14 +179,19 @@ func (s *Server) createKey(c *gin.Context) error {
 				return err
 			}
 			fresh.NewKey, fresh.NewKeyName = key, name
-			return show(c, s.showKeys(c, fresh))
+			return answer(c, s.showSection(c, &fresh, nil))
 		}
 		if shop.ErrorCode(err) != shop.EInvalid || shop.ErrorParam(err) == "" {
 			return err
 		}
-		k.Errors[shop.ErrorParam(err)] = shop.ErrorMessage(err)
+		errs[shop.ErrorParam(err)] = shop.ErrorMessage(err)
 	}
-	return &formError{formRefused(), s.showKeys(c, k)}
+	k, err := s.keysSection(c)
+	if err != nil {
+		return err
+	}
+	k.Errors, k.Name, k.Scope = errs, name, scope
+	return &formError{formRefused(), s.showSection(c, &k, nil)}
 }
 
 // confirm shows the page that asks to confirm a destructive action without
@@ -263,7 +255,7 @@ func (s *Server) createUser(c *gin.Context) error {
 		}
 		u.Errors[field] = shop.ErrorMessage(err)
 	}
-	return &formError{formRefused(), s.showUsers(c, u)}
+	return &formError{formRefused(), s.showSection(c, nil, &u)}
 }
 
 // accountTargetUser reads the user of the path: 400 when malformed, 404 when not in the
@@ -290,7 +282,7 @@ func (s *Server) userRefused(c *gin.Context, userID int64, err error) error {
 			}
 		}
 		u.Error = msg
-		return s.showUsers(c, u)(fragment)
+		return s.showSection(c, nil, &u)(fragment)
 	}}
 }
 

@@ -19,11 +19,11 @@ func acctNewKey(t *testing.T, r response) string {
 	if len(btns) > 1 {
 		t.Fatalf("%d copy buttons", len(btns))
 	}
-	if subsText(btns[0]) != "Copy" {
-		t.Errorf("copy button says %q", subsText(btns[0]))
+	if blockText(btns[0]) != "Copy" {
+		t.Errorf("copy button says %q", blockText(btns[0]))
 	}
 	key, _ := subsAttr(btns[0], "data-copy")
-	box := subsText(p.byID("new-key"))
+	box := blockText(p.byID("new-key"))
 	if !strings.Contains(box, key) || !strings.Contains(box, "will not be shown again") {
 		t.Errorf("the new key box says %q", box)
 	}
@@ -70,10 +70,10 @@ func TestAccountPage_APIKeys(t *testing.T) {
 		if strings.Contains(string(r.body), e.rw) || acctNewKey(t, r) != "" {
 			t.Error("a stored key's secret is shown")
 		}
-		if !strings.Contains(subsText(p.byID("keys")), "tests Read and write") {
-			t.Errorf("the key named tests is not listed: %q", subsText(p.byID("keys")))
+		if !strings.Contains(blockText(p.byID("keys")), "tests Read and write") {
+			t.Errorf("the key named tests is not listed: %q", blockText(p.byID("keys")))
 		}
-		if strings.Contains(subsText(p.byID("keys")), e.other) {
+		if strings.Contains(blockText(p.byID("keys")), e.other) {
 			t.Error("another account's key is listed")
 		}
 	})
@@ -102,7 +102,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 		if strings.Contains(string(again.body), key) || acctNewKey(t, again) != "" {
 			t.Fatal("the key is shown again")
 		}
-		row := subsText(subsParse(t, again).byID("keys"))
+		row := blockText(subsParse(t, again).byID("keys"))
 		if !strings.Contains(row, "Billing sync Read only") {
 			t.Errorf("list: %q", row)
 		}
@@ -127,7 +127,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 		e.server.Wait() // the last use is written in the background
 		p := subsParse(t, owner.get("/account", false))
 		for _, tr := range subsAll(p.byID("keys"), "tr") {
-			cells := subsText(tr)
+			cells := blockText(tr)
 			if strings.HasPrefix(cells, "Billing sync") && strings.Contains(cells, "never") {
 				t.Errorf("a used key says never: %q", cells)
 			}
@@ -138,7 +138,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 		owner.post("/account/keys", url.Values{"name": {"Unused"}, "scope": {"read"}})
 		found := false
 		for _, tr := range subsAll(subsParse(t, owner.get("/account", false)).byID("keys"), "tr") {
-			if cells := subsText(tr); strings.HasPrefix(cells, "Unused") {
+			if cells := blockText(tr); strings.HasPrefix(cells, "Unused") {
 				found = true
 				if !strings.Contains(cells, "never") {
 					t.Errorf("an unused key: got %q, want never", cells)
@@ -225,7 +225,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 					t.Fatalf("got %d, want 400", r.status)
 				}
 				p := subsParse(t, r)
-				if msg := subsText(p.byID(tc.field)); msg == "" {
+				if msg := blockText(p.byID(tc.field)); msg == "" {
 					t.Error("no message next to the field")
 				}
 				if acctNewKey(t, r) != "" || e.acctCount("SELECT COUNT(*) FROM api_keys") != before {
@@ -329,7 +329,7 @@ func TestAccountPage_Users(t *testing.T) {
 				if r.status != http.StatusBadRequest {
 					t.Fatalf("got %d, want 400", r.status)
 				}
-				if subsText(subsParse(t, r).byID(tc.field)) == "" {
+				if blockText(subsParse(t, r).byID(tc.field)) == "" {
 					t.Error("no message next to the field")
 				}
 				if e.acctCount("SELECT COUNT(*) FROM users") != before {

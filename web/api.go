@@ -48,10 +48,10 @@ func (s *Server) location(name string) *time.Location {
 func (s *Server) listPurchases(c *gin.Context) error {
 	key := apiKey(c)
 	f, err := filter.Purchases(c.Request.URL.Query(), key.AccountID, s.now(), s.location(key.Timezone))
-	if err != nil {
-		return err
+	var page *shop.DocumentPage
+	if err == nil {
+		page, err = s.Purchases.FindPurchaseDocuments(c.Request.Context(), f)
 	}
-	page, err := s.Purchases.FindPurchaseDocuments(c.Request.Context(), f)
 	if err != nil {
 		return err
 	}

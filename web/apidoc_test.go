@@ -302,15 +302,22 @@ func TestAPIDocRoutes(t *testing.T) {
 	}
 }
 
+// mustTable returns the table of a section of docs/API.md whose first column is first.
+func mustTable(t *testing.T, doc *mdSection, title, first string) *mdTable {
+	t.Helper()
+	tb := section(t, doc, title).table(t, first)
+	if tb == nil {
+		t.Fatalf("docs/API.md, %s: no table whose first column is %s", title, first)
+	}
+	return tb
+}
+
 // TestAPIDocErrors: the error table of docs/API.md lists exactly the error codes of
 // openapi.json, each with the HTTP status and status word the server answers it with.
 func TestAPIDocErrors(t *testing.T) {
 	oa, _ := loadOpenAPI(t)
 	doc := loadAPIDoc(t)
-	tb := section(t, doc, "Errors").table(t, "HTTP")
-	if tb == nil {
-		t.Fatal("docs/API.md, Errors: no table whose first column is HTTP")
-	}
+	tb := mustTable(t, doc, "Errors", "HTTP")
 	if len(tb.header) < 3 || !strings.EqualFold(tb.header[1], "status") || !strings.EqualFold(tb.header[2], "code") {
 		t.Fatalf("docs/API.md, Errors: the columns must be HTTP, status, code, …; they are %v", tb.header)
 	}
@@ -361,10 +368,7 @@ func TestAPIDocErrors(t *testing.T) {
 func TestAPIDocHeaders(t *testing.T) {
 	oa, _ := loadOpenAPI(t)
 	doc := loadAPIDoc(t)
-	tb := section(t, doc, "Response headers").table(t, "header")
-	if tb == nil {
-		t.Fatal("docs/API.md, Response headers: no table whose first column is header")
-	}
+	tb := mustTable(t, doc, "Response headers", "header")
 	inDoc := map[string]bool{}
 	for _, r := range tb.rows {
 		for _, h := range codeNames(r[0]) {

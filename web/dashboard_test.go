@@ -71,20 +71,20 @@ func (u *dashUser) get(path string, htmx bool) response {
 }
 
 // post sends a same-origin form, as the browser does from a dashboard page.
-func (u *dashUser) post(path string, form url.Values) response {
-	req, _ := http.NewRequest("POST", u.e.url+path, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", u.e.url)
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	return u.do(req)
-}
+func (u *dashUser) post(path string, form url.Values) response { return u.postForm(path, form, false) }
 
 // postHTMX sends a form as htmx does.
 func (u *dashUser) postHTMX(path string, form url.Values) response {
+	return u.postForm(path, form, true)
+}
+
+func (u *dashUser) postForm(path string, form url.Values, htmx bool) response {
 	req, _ := http.NewRequest("POST", u.e.url+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", u.e.url)
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	req.Header.Set("HX-Request", "true")
+	if htmx {
+		req.Header.Set("HX-Request", "true")
+	}
 	return u.do(req)
 }

@@ -54,7 +54,7 @@ func tooLarge(what string) error {
 // that holds the form (answered 200, which htmx swaps), else the whole page.
 type formError struct {
 	err  error
-	show func(fragment bool) (templ.Component, error)
+	show view
 }
 
 func (e *formError) Error() string { return e.err.Error() }

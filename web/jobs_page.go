@@ -72,7 +72,7 @@ func (s *Server) bulkSelection(c *gin.Context, values url.Values) (ids []int64, 
 // matchingIDs lists the ids of the purchases matching a filter, up to one more than a
 // job may hold, walking pages of ids only.
 func (s *Server) matchingIDs(c *gin.Context, f shop.PurchaseFilter) ([]int64, error) {
-	f.PerPage, f.SkipCollection, f.Page, f.After = shop.MaxPerPage, true, 0, nil
+	f.PerPage, f.Page, f.After = shop.MaxPerPage, 0, nil
 	var ids []int64
 	for len(ids) <= shop.MaxJobPurchases {
 		page, err := s.Purchases.FindPurchases(c.Request.Context(), f)

@@ -545,16 +545,23 @@ func TestOpenAPIErrors(t *testing.T) {
 	}
 }
 
-// checkErrorExamples checks that each example of an error response carries the status
-// word and a code the error table gives that HTTP status.
-func checkErrorExamples(t *testing.T, generic map[string]any, key, status, method, path string) {
-	t.Helper()
+// responseObject returns the response object of an operation's status, its $ref
+// followed.
+func responseObject(generic map[string]any, method, path, status string) map[string]any {
 	node, _ := resolvePointer(generic, "#/paths/"+strings.ReplaceAll(path, "/", "~1")+"/"+strings.ToLower(method)+"/responses/"+status)
 	m, _ := node.(map[string]any)
 	if ref, ok := m["$ref"].(string); ok {
 		node, _ = resolvePointer(generic, ref)
 		m, _ = node.(map[string]any)
 	}
+	return m
+}
+
+// checkErrorExamples checks that each example of an error response carries the status
+// word and a code the error table gives that HTTP status.
+func checkErrorExamples(t *testing.T, generic map[string]any, key, status, method, path string) {
+	t.Helper()
+	m := responseObject(generic, method, path, status)
 	content, _ := m["content"].(map[string]any)
 	media, _ := content["application/json"].(map[string]any)
 	examples, _ := media["examples"].(map[string]any)
@@ -863,12 +870,7 @@ func (fakeKeys) TouchAPIKey(context.Context, int64, int64) error { return nil }
 // documentedExample returns the example body of a response of an operation.
 func documentedExample(t *testing.T, generic map[string]any, method, path, status, name string) any {
 	t.Helper()
-	node, _ := resolvePointer(generic, "#/paths/"+strings.ReplaceAll(path, "/", "~1")+"/"+strings.ToLower(method)+"/responses/"+status)
-	m, _ := node.(map[string]any)
-	if ref, ok := m["$ref"].(string); ok {
-		node, _ = resolvePointer(generic, ref)
-		m, _ = node.(map[string]any)
-	}
+	m := responseObject(generic, method, path, status)
 	media, _ := m["content"].(map[string]any)["application/json"].(map[string]any)
 	if name == "" {
 		return media["example"]

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
@@ -11,14 +10,6 @@ import (
 	"storefront/internal/shop"
 	"storefront/templates"
 )
-
-// passwordChanger is the storage side of the password change; *mysql.DB has it.
-type passwordChanger interface {
-	// ChangePassword checks current, sets next, ends all of the user's sessions and
-	// returns the token of a new one. Returns EInvalid with param current_password or
-	// new_password.
-	ChangePassword(ctx context.Context, userID int64, current, next string) (string, error)
-}
 
 // Password lengths: bcrypt reads at most 72 bytes, and a longer password is refused
 // rather than cut.
@@ -40,10 +31,6 @@ func (s *Server) passwordPage(c *gin.Context) error {
 func (s *Server) changePassword(c *gin.Context) error {
 	ctx := c.Request.Context()
 	user := currentUser(c)
-	pc, ok := s.Users.(passwordChanger)
-	if !ok {
-		return shop.Errorf(shop.ENotFound, "Passwords cannot be changed here.")
-	}
 	if err := readForm(c); err != nil {
 		return err
 	}
@@ -86,7 +73,7 @@ func (s *Server) changePassword(c *gin.Context) error {
 		return refuse(shop.EInvalid)
 	}
 
-	token, err := pc.ChangePassword(ctx, user.ID, current, next)
+	token, err := s.Users.ChangePassword(ctx, user.ID, current, next)
 	if err != nil {
 		field := shop.ErrorParam(err)
 		if shop.ErrorCode(err) != shop.EInvalid || (field != "current_password" && field != "new_password") {

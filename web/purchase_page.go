@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -16,13 +15,6 @@ import (
 	"storefront/internal/shop"
 	"storefront/templates"
 )
-
-// purchaseTimeline is the timeline the page prefers: activity merged with the state
-// of the purchase's e-mails (sent, failed). *mysql.DB has it; without it the page
-// shows the recorded activity alone.
-type purchaseTimeline interface {
-	FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error)
-}
 
 // purchasePage shows one purchase: every field, the reactivation form and the activity.
 // Another account's purchase is a 404 like a missing one
@@ -139,13 +131,7 @@ func (s *Server) reactivatePurchase(c *gin.Context) error {
 // timeline loads a purchase's activity for the page.
 func (s *Server) timeline(c *gin.Context, acct *shop.Account, id int64) (templates.Timeline, error) {
 	ctx := c.Request.Context()
-	var acts []shop.Activity
-	var err error
-	if tl, ok := s.Purchases.(purchaseTimeline); ok {
-		acts, err = tl.FindPurchaseTimeline(ctx, acct.ID, id)
-	} else {
-		acts, err = s.Purchases.FindPurchaseActivity(ctx, acct.ID, id)
-	}
+	acts, err := s.Purchases.FindPurchaseTimeline(ctx, acct.ID, id)
 	if err != nil {
 		return templates.Timeline{}, err
 	}

@@ -71,17 +71,33 @@ func (p htmlPage) byID(id string) *html.Node {
 	return nil
 }
 
-// text is the text of a node with runs of white space made one space.
+// text is the text of a node with runs of white space made one space; every text node
+// is set apart by a space.
 func text(n *html.Node) string {
+	return nodeText(n, func(n *html.Node) bool { return n.Type == html.TextNode })
+}
+
+// blockText is the text of a node with runs of white space made one space; only blocks
+// are set apart by a space.
+func blockText(n *html.Node) string {
+	return nodeText(n, func(n *html.Node) bool {
+		return n.Type == html.ElementNode && (n.Data == "p" || n.Data == "div" || n.Data == "li" || n.Data == "td" || n.Data == "th" || n.Data == "dd" || n.Data == "dt")
+	})
+}
+
+// nodeText joins the text under n, with a space after each node that apart picks.
+func nodeText(n *html.Node, apart func(*html.Node) bool) string {
 	var b strings.Builder
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.TextNode {
 			b.WriteString(n.Data)
-			b.WriteByte(' ')
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			walk(c)
+		}
+		if apart(n) {
+			b.WriteByte(' ')
 		}
 	}
 	walk(n)
@@ -137,26 +153,16 @@ func last(path string) string { return path[strings.LastIndexByte(path, '.')+1:]
 // custom fields, transactions and shipping.
 func (e *apiEnv) richPurchase(used map[int64]bool) int64 {
 	e.t.Helper()
-	rows, err := e.db.Query(`SELECT p.id FROM purchases p WHERE p.account_id = 1 AND p.customer_id IS NOT NULL
+	id := e.pick(`SELECT p.id FROM purchases p WHERE p.account_id = 1 AND p.customer_id IS NOT NULL
 		AND EXISTS (SELECT 1 FROM coupons c WHERE c.purchase_id = p.id)
 		AND EXISTS (SELECT 1 FROM custom_fields f WHERE f.purchase_id = p.id)
 		AND EXISTS (SELECT 1 FROM transactions x WHERE x.purchase_id = p.id)
 		AND EXISTS (SELECT 1 FROM product_keys k WHERE k.purchase_id = p.id)
-		ORDER BY p.requires_shipping AND p.shipping_carrier IS NOT NULL DESC, p.id`)
-	if err != nil {
-		e.t.Fatal(err)
+		ORDER BY p.requires_shipping AND p.shipping_carrier IS NOT NULL DESC, p.id`, used)
+	if id == 0 {
+		e.t.Fatal("the seed has no purchase with every collection")
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		rows.Scan(&id)
-		if !used[id] {
-			used[id] = true
-			return id
-		}
-	}
-	e.t.Fatal("the seed has no purchase with every collection")
-	return 0
+	return id
 }
 
 func (e *apiEnv) exec(query string, args ...any) {

@@ -3,7 +3,8 @@ package web
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -327,14 +328,10 @@ func purchaseDetail(p *shop.Purchase, sf *shop.Storefront, loc *time.Location) t
 }
 
 // timelineView writes the activity entries for people.
-func timelineView(acts []shop.Activity, purchaseID int64, loc *time.Location) templates.Timeline {
+func timelineView(entries []shop.TimelineEntry, purchaseID int64, loc *time.Location) templates.Timeline {
 	t := templates.Timeline{}
-	when := func(sec float64) string { return templates.FormatTime(time.Unix(int64(sec), 0), loc) }
-	for _, a := range acts {
-		var d map[string]any
-		_ = json.Unmarshal([]byte(a.Details), &d)
-		str := func(k string) string { s, _ := d[k].(string); return s }
-		num := func(k string) float64 { n, _ := d[k].(float64); return n }
+	when := func(at *shop.Time) string { return templates.FormatTime(at.Time, loc) }
+	for _, a := range entries {
 		e := templates.TimelineEntry{
 			When: templates.FormatTime(a.CreatedAt.Time, loc), WhenISO: a.CreatedAt.UTC().Format(time.RFC3339),
 			Actor: a.Actor,
@@ -343,66 +340,72 @@ func timelineView(acts []shop.Activity, purchaseID int64, loc *time.Location) te
 			e.Actor = ""
 		}
 		switch a.Action {
-		case "reactivated":
+		case shop.ActionReactivated:
 			e.Title = "Reactivated"
-			if from, _ := shop.ParsePurchaseStatus(str("from_status")); from != "" && from != shop.PurchaseActive {
+			if from, _ := shop.ParsePurchaseStatus(a.FromStatus); from != "" && from != shop.PurchaseActive {
 				e.Details = append(e.Details, fmt.Sprintf("Status changed from %s (%s) to Active (ACT).", from.Label(), from))
 			}
-			e.Details = append(e.Details, "Downloads reset; the e-mail goes to "+str("to")+".")
-			if b, _ := d["refulfill"].(bool); b {
-				e.Details = append(e.Details, fmt.Sprintf("Refulfilled: %s generated.", plural(int(num("keys_generated")), "product key", "product keys")))
+			e.Details = append(e.Details, "Downloads reset; the e-mail goes to "+a.To+".")
+			if a.Refulfill {
+				e.Details = append(e.Details, fmt.Sprintf("Refulfilled: %s generated.", plural(a.KeysGenerated, "product key", "product keys")))
 			} else {
 				e.Details = append(e.Details, "Not refulfilled.")
 			}
-		case "email_queued":
-			e.Title = "E-mail queued to " + str("to")
-			if sub := str("subject"); sub != "" {
-				e.Details = append(e.Details, "Subject: "+sub)
+		case shop.ActionEmailQueued:
+			e.Title = "E-mail queued to " + a.To
+			if a.Subject != "" {
+				e.Details = append(e.Details, "Subject: "+a.Subject)
 			}
-			attempts := int(num("attempts"))
-			switch str("email_status") {
-			case "sent":
+			switch a.EmailStatus {
+			case shop.EmailSent:
 				e.Badge, e.Tone = "Sent", "ok"
-				if at := num("sent_at"); at > 0 {
-					e.Details = append(e.Details, "Sent "+when(at)+".")
+				if a.SentAt != nil {
+					e.Details = append(e.Details, "Sent "+when(a.SentAt)+".")
 				}
-			case "failed":
+			case shop.EmailFailed:
 				e.Badge, e.Tone = "Failed", "bad"
-				e.Details = append(e.Details, fmt.Sprintf("Given up after %s: %s", plural(attempts, "attempt", "attempts"), orDash(str("last_error"))))
-			case "sending":
+				e.Details = append(e.Details, fmt.Sprintf("Given up after %s: %s", plural(a.Attempts, "attempt", "attempts"), orDash(a.LastError)))
+			case shop.EmailSending:
 				e.Badge, e.Tone = "Sending", "wait"
 				t.RefreshURL = fmt.Sprintf("/purchases/%d/activity", purchaseID)
-			case "queued":
+			case shop.EmailQueued:
 				e.Badge, e.Tone = "Waiting to send", "wait"
-				if attempts > 0 {
-					e.Details = append(e.Details, fmt.Sprintf("%s failed (%s); next try %s.", plural(attempts, "attempt", "attempts"), orDash(str("last_error")), when(num("next_attempt_at"))))
+				if a.Attempts > 0 && a.NextAttemptAt != nil {
+					e.Details = append(e.Details, fmt.Sprintf("%s failed (%s); next try %s.", plural(a.Attempts, "attempt", "attempts"), orDash(a.LastError), when(a.NextAttemptAt)))
 				}
 				t.RefreshURL = fmt.Sprintf("/purchases/%d/activity", purchaseID)
 			default:
 				e.Badge, e.Tone = "Queued", "wait"
 			}
-		case "email_sent":
-			e.Title = "E-mail sent to " + str("to")
+		case shop.ActionEmailSent:
+			e.Title = "E-mail sent to " + a.To
 		default:
 			e.Title = strings.ToUpper(a.Action[:min(1, len(a.Action))]) + strings.ReplaceAll(a.Action[min(1, len(a.Action)):], "_", " ")
-			if from, to := str("from_status"), str("to_status"); from != "" || to != "" {
-				e.Details = append(e.Details, fmt.Sprintf("Status changed from %s to %s.", orDash(from), orDash(to)))
-			} else if d != nil {
-				keys := make([]string, 0, len(d))
-				for k := range d {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				for _, k := range keys {
-					e.Details = append(e.Details, fmt.Sprintf("%s: %v", strings.ReplaceAll(k, "_", " "), d[k]))
-				}
-			} else if a.Details != "" {
-				e.Details = append(e.Details, a.Details)
-			}
+			e.Details = otherDetails(a)
 		}
 		t.Entries = append(t.Entries, e)
 	}
 	return t
+}
+
+// otherDetails writes the details of an action the timeline has no words of its own
+// for: a status change, else each field of its details, else the text as it is.
+func otherDetails(a shop.TimelineEntry) []string {
+	if a.FromStatus != "" || a.ToStatus != "" {
+		return []string{fmt.Sprintf("Status changed from %s to %s.", orDash(a.FromStatus), orDash(a.ToStatus))}
+	}
+	var fields map[string]any
+	if json.Unmarshal([]byte(a.Details), &fields) != nil || fields == nil {
+		if a.Details == "" {
+			return nil
+		}
+		return []string{a.Details}
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		out = append(out, fmt.Sprintf("%s: %v", strings.ReplaceAll(k, "_", " "), fields[k]))
+	}
+	return out
 }
 
 func plural(n int, one, many string) string {

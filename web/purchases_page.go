@@ -67,23 +67,14 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	if ferr == nil {
 		backwards, ferr = filter.PurchasesBefore(&f, before)
 	}
-	if ferr != nil {
-		if shop.ErrorCode(ferr) == shop.EInternal {
-			return ferr
+	return answerList(c, "purchases", ferr, &res.Error, func() error {
+		f.PerPage = dashboardPageSize
+		if err := s.fillPurchaseResults(c, &res, f, q, backwards, loc); err != nil {
+			return err
 		}
-		res.Error = paramLabel("purchases", shop.ErrorParam(ferr)) + shop.ErrorMessage(ferr)
-		return &formError{ferr, show}
-	}
-	f.PerPage = dashboardPageSize
-	if err := s.fillPurchaseResults(c, &res, f, q, backwards, loc); err != nil {
-		return err
-	}
-	res.Bulk = bulkBar(c, shown, res.Count)
-	comp, err := show(isFragment(c))
-	if err != nil {
-		return err
-	}
-	return render(c, comp)
+		res.Bulk = bulkBar(c, shown, res.Count)
+		return nil
+	}, show)
 }
 
 // fillPurchaseResults loads one page of purchases, the capped count and the paging links.

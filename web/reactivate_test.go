@@ -17,26 +17,37 @@ import (
 // shipping-free, set to the given status.
 func (e *apiEnv) purchaseWithStatus(status string, skip map[int64]bool) int64 {
 	e.t.Helper()
-	rows, err := e.db.Query(`SELECT p.id FROM purchases p WHERE p.account_id = 1 AND p.customer_id IS NOT NULL
-		AND (SELECT COUNT(*) FROM line_items li WHERE li.purchase_id = p.id) >= 2 ORDER BY p.id DESC LIMIT 200`)
+	id := e.pick(`SELECT p.id FROM purchases p WHERE p.account_id = 1 AND p.customer_id IS NOT NULL
+		AND (SELECT COUNT(*) FROM line_items li WHERE li.purchase_id = p.id) >= 2 ORDER BY p.id DESC LIMIT 200`, skip)
+	if id == 0 {
+		e.t.Fatal("no purchase left to use")
+	}
+	if _, err := e.db.Exec("UPDATE purchases SET status = ? WHERE id = ?", status, id); err != nil {
+		e.t.Fatal(err)
+	}
+	e.rebuild()
+	return id
+}
+
+// pick returns the first purchase id the query finds that is not used yet, and marks
+// it used; 0 when every one is.
+func (e *apiEnv) pick(query string, used map[int64]bool) int64 {
+	e.t.Helper()
+	rows, err := e.db.Query(query)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		rows.Scan(&id)
-		if skip[id] {
-			continue
-		}
-		skip[id] = true
-		if _, err := e.db.Exec("UPDATE purchases SET status = ? WHERE id = ?", status, id); err != nil {
+		if err := rows.Scan(&id); err != nil {
 			e.t.Fatal(err)
 		}
-		e.rebuild()
-		return id
+		if !used[id] {
+			used[id] = true
+			return id
+		}
 	}
-	e.t.Fatal("no purchase left to use")
 	return 0
 }
 

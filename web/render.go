@@ -7,7 +7,38 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
+
+	"storefront/internal/shop"
 )
+
+// view renders what a request shows: for htmx the fragment, else the whole page.
+type view func(fragment bool) (templ.Component, error)
+
+// answer answers 200 with what v shows.
+func answer(c *gin.Context, v view) error {
+	comp, err := v(isFragment(c))
+	if err != nil {
+		return err
+	}
+	return render(c, comp)
+}
+
+// answerList answers a dashboard list: a parameter problem (perr) is shown above the
+// results, labelled as list's form labels the parameter (in *msg, which show renders);
+// else fill loads the results and show renders them.
+func answerList(c *gin.Context, list string, perr error, msg *string, fill func() error, show view) error {
+	if perr != nil {
+		if shop.ErrorCode(perr) == shop.EInternal {
+			return perr
+		}
+		*msg = paramLabel(list, shop.ErrorParam(perr)) + shop.ErrorMessage(perr)
+		return &formError{perr, show}
+	}
+	if err := fill(); err != nil {
+		return err
+	}
+	return answer(c, show)
+}
 
 // render answers 200 with a component: a page, or the fragment an htmx request asks for.
 func render(c *gin.Context, comp templ.Component) error {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io/fs"
 	"net/http"
 	"strings"
 
@@ -12,15 +13,15 @@ import (
 
 // staticFiles serves the embedded assets with long caching for versioned files.
 func staticFiles() func(c *gin.Context) error {
-	fs := http.FileServer(http.FS(static.Files))
+	files := http.FileServer(http.FS(static.Files))
 	return func(c *gin.Context) error {
 		name := strings.TrimPrefix(c.Param("path"), "/")
-		if name == "" || strings.HasSuffix(name, ".go") {
+		if st, err := fs.Stat(static.Files, name); err != nil || st.IsDir() || strings.HasSuffix(name, ".go") {
 			return shop.Errorf(shop.ENotFound, "There is no such file.")
 		}
 		c.Header("Cache-Control", "public, max-age=3600")
 		c.Request.URL.Path = "/" + name
-		fs.ServeHTTP(c.Writer, c.Request)
+		files.ServeHTTP(c.Writer, c.Request)
 		return nil
 	}
 }

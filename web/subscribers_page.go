@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
@@ -56,7 +55,6 @@ func (s *Server) subscribersPage(c *gin.Context) error {
 		return err
 	}
 	acct := currentAccount(c)
-	loc := s.location(acct.Timezone)
 	listURL := subscribersURL(sf.ID)
 	q := c.Request.URL.Query()
 
@@ -78,27 +76,15 @@ func (s *Server) subscribersPage(c *gin.Context) error {
 		return templates.Subscribers(v), nil
 	}
 	f, backwards, serr := filter.SubscriberSearch(q, acct.ID, sf.ID)
-	if serr != nil {
-		if shop.ErrorCode(serr) == shop.EInternal {
-			return serr
-		}
-		res.Error = paramLabel("subscribers", shop.ErrorParam(serr)) + shop.ErrorMessage(serr)
-		return &formError{serr, show}
-	}
-	f.PerPage = dashboardPageSize
-	if err := s.fillSubscriberResults(c, &res, sf, f, backwards, q, loc); err != nil {
-		return err
-	}
-	comp, err := show(isFragment(c))
-	if err != nil {
-		return err
-	}
-	return render(c, comp)
+	return answerList(c, "subscribers", serr, &res.Error, func() error {
+		f.PerPage = dashboardPageSize
+		return s.fillSubscriberResults(c, &res, sf, f, backwards, q)
+	}, show)
 }
 
 // fillSubscriberResults loads one page of subscribers, newest first, with the count and
 // the paging links.
-func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, sf *shop.Storefront, f shop.SubscriberFilter, backwards bool, q url.Values, loc *time.Location) error {
+func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, sf *shop.Storefront, f shop.SubscriberFilter, backwards bool, q url.Values) error {
 	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
@@ -109,7 +95,7 @@ func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.Subscriber
 		slices.Reverse(subs)
 	}
 	res.Count = templates.FormatCount(page.Total)
-	now := s.now()
+	now, loc := s.now(), s.zone(c)
 	for _, sb := range subs {
 		res.Rows = append(res.Rows, subscriberRow(sb, sf, now, loc))
 	}

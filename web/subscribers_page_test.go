@@ -39,26 +39,6 @@ func subsAttr(n *html.Node, name string) (string, bool) {
 	return "", false
 }
 
-// subsText is the text of a node with runs of white space made one space; blocks
-// are set apart by a space.
-func subsText(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-		if n.Type == html.ElementNode && (n.Data == "p" || n.Data == "div" || n.Data == "li" || n.Data == "td" || n.Data == "th" || n.Data == "dd" || n.Data == "dt") {
-			b.WriteString(" ")
-		}
-	}
-	walk(n)
-	return strings.Join(strings.Fields(b.String()), " ")
-}
-
 // all returns the elements with the tag ("" for any) whose attributes include every
 // name=value pair given ("name=" alone asks only that the attribute exists).
 func (p subsDoc) all(tag string, attrs ...string) []*html.Node {
@@ -127,14 +107,14 @@ func subscriberRows(t testing.TB, r response) []subsRowText {
 		for _, tr := range subsAll(tbody, "tr") {
 			tds := subsAll(tr, "td")
 			if len(tds) != 5 {
-				t.Fatalf("row with %d cells: %s", len(tds), subsText(tr))
+				t.Fatalf("row with %d cells: %s", len(tds), blockText(tr))
 			}
 			a := subsAll(tds[0], "a")
 			href := ""
 			if len(a) == 1 {
 				href, _ = subsAttr(a[0], "href")
 			}
-			out = append(out, subsRowText{href, subsText(tds[0]), subsText(tds[1]), subsText(tds[2]), subsText(tds[3]), subsText(tds[4])})
+			out = append(out, subsRowText{href, blockText(tds[0]), blockText(tds[1]), blockText(tds[2]), blockText(tds[3]), blockText(tds[4])})
 		}
 	}
 	return out
@@ -178,8 +158,8 @@ func TestSubscribersPage(t *testing.T) {
 			t.Fatal("no storefront switcher")
 		}
 		links := subsAll(sw[0], "a")
-		if len(links) != 3 || subsText(links[0]) != "Pixel Fonts" || subsText(links[1]) != "Sound Packs" || subsText(links[2]) != "Color Picker" {
-			t.Fatalf("switcher: got %q", subsText(sw[0]))
+		if len(links) != 3 || blockText(links[0]) != "Pixel Fonts" || blockText(links[1]) != "Sound Packs" || blockText(links[2]) != "Color Picker" {
+			t.Fatalf("switcher: got %q", blockText(sw[0]))
 		}
 		if _, cur := subsAttr(links[0], "aria-current"); !cur {
 			t.Error("the current storefront is not marked")
@@ -193,12 +173,12 @@ func TestSubscribersPage(t *testing.T) {
 		}
 		var cols []string
 		for _, th := range subsAll(p.byID("results"), "th", "scope=col") {
-			cols = append(cols, subsText(th))
+			cols = append(cols, blockText(th))
 		}
 		if want := []string{"E-mail", "Status", "Plan", "Next payment", "Receiving service"}; !slices.Equal(cols, want) {
 			t.Errorf("columns: got %q, want %q", cols, want)
 		}
-		if got := subsText(p.byID("result-count")); got != fmt.Sprintf("%d subscribers, newest first", total1) {
+		if got := blockText(p.byID("result-count")); got != fmt.Sprintf("%d subscribers, newest first", total1) {
 			t.Errorf("count: got %q, want %d", got, total1)
 		}
 	})
@@ -442,8 +422,8 @@ func TestSubscriberPage_Entitlement(t *testing.T) {
 				t.Fatalf("got %d", r.status)
 			}
 			p := subsParse(t, r)
-			ent := subsText(p.byID("entitlement"))
-			if got := subsText(p.byID("entitlement-heading")); got != tc.headline {
+			ent := blockText(p.byID("entitlement"))
+			if got := blockText(p.byID("entitlement-heading")); got != tc.headline {
 				t.Errorf("headline: got %q, want %q", got, tc.headline)
 			}
 			if !strings.Contains(ent, tc.why) || !strings.Contains(ent, "Reason code: "+tc.code) {
@@ -455,7 +435,7 @@ func TestSubscriberPage_Entitlement(t *testing.T) {
 			if tc.until == "" && (strings.Contains(ent, "Until ") || strings.Contains(ent, "Ended ")) {
 				t.Errorf("got %q, want no end of service", ent)
 			}
-			if h1 := p.all("h1"); len(h1) != 1 || subsText(h1[0]) != username {
+			if h1 := p.all("h1"); len(h1) != 1 || blockText(h1[0]) != username {
 				t.Errorf("heading: want %q", username)
 			}
 		})
@@ -472,7 +452,7 @@ func TestSubscriberPage_Entitlement(t *testing.T) {
 			for _, div := range subsAll(dl, "div") {
 				dt, dd := subsAll(div, "dt"), subsAll(div, "dd")
 				if len(dt) == 1 && len(dd) == 1 {
-					fields[subsText(dt[0])] = subsText(dd[0])
+					fields[blockText(dt[0])] = blockText(dd[0])
 				}
 			}
 		}
@@ -502,10 +482,10 @@ func TestSubscriberPage_Entitlement(t *testing.T) {
 	t.Run("NoSubscription", func(t *testing.T) {
 		subsExec(t, e, "DELETE FROM subscriptions WHERE subscriber_id = ?", id)
 		p := subsParse(t, u.get(path, false))
-		if got := subsText(p.byID("entitlement")); !strings.Contains(got, "Not receiving service") || !strings.Contains(got, "no_subscription") {
+		if got := blockText(p.byID("entitlement")); !strings.Contains(got, "Not receiving service") || !strings.Contains(got, "no_subscription") {
 			t.Errorf("got %q", got)
 		}
-		if got := subsText(p.byID("subscription")); !strings.Contains(got, "This subscriber has no subscription.") {
+		if got := blockText(p.byID("subscription")); !strings.Contains(got, "This subscriber has no subscription.") {
 			t.Errorf("got %q", got)
 		}
 		// The list shows it too.
@@ -560,7 +540,7 @@ func TestSubscriberPage_ActivityAndPurchases(t *testing.T) {
 
 	t.Run("NoActivity", func(t *testing.T) {
 		p := subsParse(t, u.get(path, false))
-		if got := subsText(p.byID("activity")); !strings.Contains(got, "Nothing has happened") {
+		if got := blockText(p.byID("activity")); !strings.Contains(got, "Nothing has happened") {
 			t.Fatalf("got %q", got)
 		}
 	})
@@ -575,7 +555,7 @@ func TestSubscriberPage_ActivityAndPurchases(t *testing.T) {
 		if len(items) != 2 {
 			t.Fatalf("got %d entries, want 2", len(items))
 		}
-		first, second := subsText(items[0]), subsText(items[1])
+		first, second := blockText(items[0]), blockText(items[1])
 		if !strings.Contains(first, "note added") || !strings.Contains(first, "<b>hello</b>") {
 			t.Errorf("newest first: got %q", first)
 		}
@@ -597,10 +577,10 @@ func TestSubscriberPage_ActivityAndPurchases(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := subsParse(t, u.get(fmt.Sprintf("/storefronts/2/subscribers/%d", sid), false))
-		if got := subsText(p.byID("activity")); !strings.Contains(got, "Subscription closed: payment not received") {
+		if got := blockText(p.byID("activity")); !strings.Contains(got, "Subscription closed: payment not received") {
 			t.Fatalf("got %q", got)
 		}
-		if got := subsText(p.byID("entitlement-heading")); got != "Not receiving service" {
+		if got := blockText(p.byID("entitlement-heading")); got != "Not receiving service" {
 			t.Errorf("got %q", got)
 		}
 	})

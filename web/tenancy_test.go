@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -252,7 +252,7 @@ func TestTenancy(t *testing.T) {
 	for _, r := range (&web.Server{}).Engine().Routes() {
 		routes = append(routes, r.Method+" "+r.Path)
 	}
-	sort.Strings(routes)
+	slices.Sort(routes)
 	seen := map[string]bool{}
 	for _, route := range routes {
 		seen[route] = true

@@ -51,16 +51,20 @@ var (
 
 func TestView_Timeline(t *testing.T) {
 	at := func(min int) shop.Time { return shop.NewTime(viewTime.Add(time.Duration(min) * time.Minute)) }
-	acts := []shop.Activity{
-		{ID: 9, Actor: "mailer", Action: "email_sent", Details: `{"to":"ann@example.com","subject":"Your purchase is ready"}`, CreatedAt: at(9)},
-		{ID: 8, Actor: "system", Action: "email_queued", Details: `{"to":"ann@example.com","subject":"Your purchase is ready","email_status":"sent","attempts":1,"sent_at":1773501329}`, CreatedAt: at(8)},
-		{ID: 7, Actor: "system", Action: "email_queued", Details: `{"to":"bob@example.com","email_status":"failed","attempts":8,"last_error":"550 no such user"}`, CreatedAt: at(7)},
-		{ID: 6, Actor: "system", Action: "email_queued", Details: `{"to":"cat@example.com","email_status":"queued","attempts":2,"last_error":"timeout","next_attempt_at":1773501929}`, CreatedAt: at(6)},
-		{ID: 5, Actor: "owner@demo.test", Action: "reactivated", Details: `{"to":"ann@example.com","refulfill":true,"keys_generated":2,"from_status":"PND"}`, CreatedAt: at(5)},
-		{ID: 4, Actor: "API key 3 (shop)", Action: "reactivated", Details: `{"to":"ann@example.com","refulfill":false,"keys_generated":0,"from_status":"ACT"}`, CreatedAt: at(4)},
-		{ID: 3, Actor: "import", Action: "status_changed", Details: `{"from_status":"PND","to_status":"ACT"}`, CreatedAt: at(3)},
-		{ID: 2, Actor: "import", Action: "note_added", Details: `{"note_text":"gift","by":"ann"}`, CreatedAt: at(2)},
-		{ID: 1, Actor: "import", Action: "created", Details: "imported from the old shop", CreatedAt: at(1)},
+	act := func(id int64, actor, action, details string) shop.Activity {
+		return shop.Activity{ID: id, Actor: actor, Action: action, Details: details, CreatedAt: at(int(id))}
+	}
+	sent, next := shop.Unix(1773501329), shop.Unix(1773501929)
+	acts := []shop.TimelineEntry{
+		{Activity: act(9, "mailer", "email_sent", ""), To: "ann@example.com", Subject: "Your purchase is ready"},
+		{Activity: act(8, "system", "email_queued", ""), To: "ann@example.com", Subject: "Your purchase is ready", EmailStatus: "sent", Attempts: 1, SentAt: &sent},
+		{Activity: act(7, "system", "email_queued", ""), To: "bob@example.com", EmailStatus: "failed", Attempts: 8, LastError: "550 no such user"},
+		{Activity: act(6, "system", "email_queued", ""), To: "cat@example.com", EmailStatus: "queued", Attempts: 2, LastError: "timeout", NextAttemptAt: &next},
+		{Activity: act(5, "owner@demo.test", "reactivated", ""), To: "ann@example.com", Refulfill: true, KeysGenerated: 2, FromStatus: "PND"},
+		{Activity: act(4, "API key 3 (shop)", "reactivated", ""), To: "ann@example.com", FromStatus: "ACT"},
+		{Activity: act(3, "import", "status_changed", `{"from_status":"PND","to_status":"ACT"}`), FromStatus: "PND", ToStatus: "ACT"},
+		{Activity: act(2, "import", "note_added", `{"note_text":"gift","by":"ann"}`)},
+		{Activity: act(1, "import", "created", "imported from the old shop")},
 	}
 	tl := timelineView(acts, 43, viewZone)
 	if tl.RefreshURL != "/purchases/43/activity" {

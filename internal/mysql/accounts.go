@@ -132,24 +132,6 @@ func (db *DB) CreateUser(ctx context.Context, accountID int64, email, role, pass
 	return id, nil
 }
 
-// StorefrontStats counts purchases and subscribers of every storefront.
-func (db *DB) StorefrontStats(ctx context.Context) ([]shop.StorefrontStats, error) {
-	var out []shop.StorefrontStats
-	err := eachRow(ctx, db.DB, `SELECT s.id, s.account_id, s.name, s.currency, s.download_limit, s.download_days, s.past_due_grace_days,
-		(SELECT COUNT(*) FROM purchases p WHERE p.storefront_id = s.id),
-		(SELECT COUNT(*) FROM subscribers sb WHERE sb.storefront_id = s.id)
-		FROM storefronts s ORDER BY s.id`, nil, func(rows *sql.Rows) error {
-		var st shop.StorefrontStats
-		s := &st.Storefront
-		if err := rows.Scan(&s.ID, &s.AccountID, &s.Name, &s.Currency, &s.DownloadLimit, &s.DownloadDays, &s.PastDueGraceDays, &st.Purchases, &st.Subscribers); err != nil {
-			return err
-		}
-		out = append(out, st)
-		return nil
-	})
-	return out, err
-}
-
 // AuthenticateAPIKey returns the live key with this secret, or EUnauthenticated.
 func (db *DB) AuthenticateAPIKey(ctx context.Context, secret string) (*shop.APIKey, error) {
 	var k shop.APIKey

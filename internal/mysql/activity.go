@@ -10,13 +10,6 @@ import (
 	"storefront/internal/shop"
 )
 
-// Timeline actions made from the e-mail outbox, beside those recorded in
-// purchase_activity ("reactivated", "email_queued").
-const (
-	// ActionEmailSent is an e-mail the mailer delivered; its time is sent_at.
-	ActionEmailSent = "email_sent"
-)
-
 // outboxEntry is one row of email_outbox, as the timeline needs it.
 type outboxEntry struct {
 	id                   int64
@@ -30,12 +23,11 @@ type outboxEntry struct {
 
 // FindPurchaseTimeline returns a purchase's activity merged with the state of its
 // e-mails, newest first. Each "email_queued" entry gains the outbox row's delivery
-// state in its details ("email_status": queued, sending, sent or failed; "attempts";
-// "last_error"; "sent_at" and "next_attempt_at" as UNIX seconds); a delivered e-mail
+// state (EmailStatus, Attempts, LastError, SentAt, NextAttemptAt); a delivered e-mail
 // adds an "email_sent" entry at the time it was sent; an outbox row about the purchase
 // with no activity entry of its own appears as an "email_queued" entry by "system".
 // An unknown purchase, or one of another account, has an empty timeline.
-func (db *DB) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error) {
+func (db *DB) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]shop.TimelineEntry, error) {
 	acts, err := db.FindPurchaseActivity(ctx, accountID, purchaseID)
 	if err != nil {
 		return nil, err
@@ -55,36 +47,41 @@ func (db *DB) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID in
 		return nil, err
 	}
 
-	out := make([]shop.Activity, 0, len(acts)+2*len(mails))
+	out := make([]shop.TimelineEntry, 0, len(acts)+2*len(mails))
 	// Activity comes newest first; match queued entries to outbox rows oldest first so
 	// that two e-mails queued in the same second to the same address pair up in order.
 	for i := len(acts) - 1; i >= 0; i-- {
-		a := acts[i]
-		if a.Action == "email_queued" {
-			var d map[string]any
-			if json.Unmarshal([]byte(a.Details), &d) == nil && d != nil {
-				to, _ := d["to"].(string)
-				if m := matchOutbox(mails, to, a.CreatedAt.Time); m != nil {
-					a.Details = mergeOutbox(d, m)
-				}
+		e := shop.TimelineEntry{Activity: acts[i]}
+		// Details written by this program are JSON objects; any other text is shown as
+		// it is.
+		var d activityDetails
+		if json.Unmarshal([]byte(e.Details), &d) == nil {
+			e.To, e.Subject, e.Refulfill, e.KeysGenerated, e.FromStatus, e.ToStatus = d.To, d.Subject, d.Refulfill, d.KeysGenerated, d.FromStatus, d.ToStatus
+		}
+		if e.Action == shop.ActionEmailQueued {
+			if m := matchOutbox(mails, e.To, e.CreatedAt.Time); m != nil {
+				m.delivery(&e)
 			}
 		}
-		out = append(out, a)
+		out = append(out, e)
 	}
 	for _, m := range mails {
 		if !m.matched {
-			d := map[string]any{"to": m.to, "subject": m.subject}
-			out = append(out, shop.Activity{Actor: "system", Action: "email_queued", Details: mergeOutbox(d, m), CreatedAt: shop.NewTime(m.createdAt)})
+			e := shop.TimelineEntry{Activity: shop.Activity{Actor: "system", Action: shop.ActionEmailQueued, CreatedAt: shop.NewTime(m.createdAt)}, To: m.to, Subject: m.subject}
+			m.delivery(&e)
+			out = append(out, e)
 		}
 		if m.status == outboxSent && m.sentAt.Valid {
-			d, _ := json.Marshal(map[string]any{"to": m.to, "subject": m.subject, "attempts": m.attempts})
-			out = append(out, shop.Activity{Actor: "mailer", Action: ActionEmailSent, Details: string(d), CreatedAt: shop.NewTime(m.sentAt.Time)})
+			out = append(out, shop.TimelineEntry{
+				Activity: shop.Activity{Actor: "mailer", Action: shop.ActionEmailSent, CreatedAt: shop.NewTime(m.sentAt.Time)},
+				To:       m.to, Subject: m.subject, Attempts: int(m.attempts),
+			})
 		}
 	}
 	// Newest first; within one second a delivery comes after what queued it, and
 	// recorded entries keep the order they were written in.
-	rank := func(a shop.Activity) int {
-		if a.Action == ActionEmailSent {
+	rank := func(e shop.TimelineEntry) int {
+		if e.Action == shop.ActionEmailSent {
 			return 1
 		}
 		return 0
@@ -102,6 +99,17 @@ func (db *DB) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID in
 	return out, nil
 }
 
+// activityDetails are the fields of an activity entry's details (JSON) that the
+// timeline reads.
+type activityDetails struct {
+	To            string `json:"to"`
+	Subject       string `json:"subject"`
+	Refulfill     bool   `json:"refulfill"`
+	KeysGenerated int    `json:"keys_generated"`
+	FromStatus    string `json:"from_status"`
+	ToStatus      string `json:"to_status"`
+}
+
 // matchOutbox finds the first unmatched outbox row queued to the address at that
 // second (the activity entry and the row are written in one transaction with one time).
 func matchOutbox(mails []*outboxEntry, to string, at time.Time) *outboxEntry {
@@ -114,19 +122,18 @@ func matchOutbox(mails []*outboxEntry, to string, at time.Time) *outboxEntry {
 	return nil
 }
 
-// mergeOutbox adds an outbox row's delivery state to an entry's details.
-func mergeOutbox(d map[string]any, m *outboxEntry) string {
-	d["email_status"] = m.status
-	d["attempts"] = m.attempts
-	if m.lastError.Valid && m.lastError.String != "" {
-		d["last_error"] = m.lastError.String
+// delivery puts an outbox row's delivery state on an e-mail's timeline entry.
+func (m *outboxEntry) delivery(e *shop.TimelineEntry) {
+	e.EmailStatus, e.Attempts = m.status, int(m.attempts)
+	if m.lastError.Valid {
+		e.LastError = m.lastError.String
 	}
 	if m.sentAt.Valid {
-		d["sent_at"] = m.sentAt.Time.Unix()
+		t := shop.NewTime(m.sentAt.Time)
+		e.SentAt = &t
 	}
 	if m.status == outboxQueued {
-		d["next_attempt_at"] = m.nextTryAt.Unix()
+		t := shop.NewTime(m.nextTryAt)
+		e.NextAttemptAt = &t
 	}
-	b, _ := json.Marshal(d)
-	return string(b)
 }

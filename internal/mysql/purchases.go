@@ -244,7 +244,7 @@ func (db *DB) findPurchases(ctx context.Context, q queryer, f shop.PurchaseFilte
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	return readPurchases(ctx, q, page, f.AccountID, ids, n, f.SkipCollection)
+	return readPurchases(ctx, q, page, f.AccountID, ids, n, false)
 }
 
 // pageIDs chooses the filter's access path and reads the ids of its page from it, n+1
@@ -431,10 +431,10 @@ func (db *DB) ExplainPurchases(ctx context.Context, f shop.PurchaseFilter) ([]ma
 
 // FindPurchaseByID returns one purchase of the account with all nested collections.
 func (db *DB) FindPurchaseByID(ctx context.Context, accountID, id int64) (*shop.Purchase, error) {
-	return findPurchaseByID(ctx, db, db.DB, accountID, id)
+	return findPurchaseByID(ctx, db.DB, accountID, id)
 }
 
-func findPurchaseByID(ctx context.Context, db *DB, q queryer, accountID, id int64) (*shop.Purchase, error) {
+func findPurchaseByID(ctx context.Context, q queryer, accountID, id int64) (*shop.Purchase, error) {
 	// By primary key there is no list to page through: read the row straight away,
 	// one round trip fewer than findPurchases (GET of one purchase was 8 queries).
 	page, err := readPurchases(ctx, q, &shop.PurchasePage{Total: -1}, accountID, []int64{id}, 1, false)

@@ -224,7 +224,7 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 		return nil, err
 	}
 
-	purchase, err := findPurchaseByID(ctx, db, tx, req.AccountID, req.PurchaseID)
+	purchase, err := findPurchaseByID(ctx, tx, req.AccountID, req.PurchaseID)
 	if err != nil {
 		return nil, err
 	}

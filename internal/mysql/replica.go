@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -27,8 +26,8 @@ type ReplicaOptions struct {
 	Log *slog.Logger
 }
 
-// ReadRouter is the primary database (every write, and every read not listed here)
-// with a read replica for list and detail reads of purchases and subscribers
+// ReadRouter serves the purchase and subscriber services, and nothing else, from the
+// primary database (every write) and a read replica (list and detail reads)
 // (STOREFRONT_READ_DSN). It gives read-your-writes with GTIDs:
 //
 //   - after a write for an account, the primary's binlog position (@@gtid_binlog_pos)
@@ -42,15 +41,13 @@ type ReplicaOptions struct {
 // check finds it answering again; a read that fails on it is retried on the primary,
 // so the service keeps answering.
 type ReadRouter struct {
-	*DB
+	primary *DB
 	replica *DB
 	opt     ReplicaOptions
 
 	mu      sync.Mutex
 	up      bool
 	applied gtidPos // a lower bound of what the replica has applied
-
-	replicaReads, primaryReads, fallbacks atomic.Int64
 
 	stop chan struct{}
 	done chan struct{}
@@ -101,7 +98,7 @@ func NewReadRouter(primary, replica *DB, opt ReplicaOptions) *ReadRouter {
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
-	r := &ReadRouter{DB: primary, replica: replica, opt: opt, stop: make(chan struct{}), done: make(chan struct{})}
+	r := &ReadRouter{primary: primary, replica: replica, opt: opt, stop: make(chan struct{}), done: make(chan struct{})}
 	r.check(context.Background())
 	go r.run()
 	return r
@@ -112,12 +109,6 @@ func (r *ReadRouter) Close() error {
 	close(r.stop)
 	<-r.done
 	return r.replica.Close()
-}
-
-// ReplicaStats counts reads served by the replica, reads sent to the primary, and
-// reads retried on the primary after the replica failed.
-func (r *ReadRouter) ReplicaStats() (replica, primary, fallbacks int64) {
-	return r.replicaReads.Load(), r.primaryReads.Load(), r.fallbacks.Load()
 }
 
 func (r *ReadRouter) run() {
@@ -171,22 +162,22 @@ func (r *ReadRouter) trip(err error) {
 // pick returns the database a read for the account goes to.
 func (r *ReadRouter) pick(ctx context.Context, accountID int64) *DB {
 	if shop.PrimaryReads(ctx) {
-		return r.DB
+		return r.primary
 	}
 	r.mu.Lock()
 	up, applied := r.up, r.applied
 	r.mu.Unlock()
 	if !up {
-		return r.DB
+		return r.primary
 	}
 	var fence string
-	err := r.DB.QueryRowContext(ctx, "SELECT gtid_pos FROM read_fences WHERE account_id = ?", accountID).Scan(&fence)
+	err := r.primary.QueryRowContext(ctx, "SELECT gtid_pos FROM read_fences WHERE account_id = ?", accountID).Scan(&fence)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return r.replica
 	case err != nil:
 		// The primary answers the read, or says it is unavailable.
-		return r.DB
+		return r.primary
 	}
 	want := parseGTIDPos(fence)
 	if applied.covers(want) {
@@ -196,7 +187,7 @@ func (r *ReadRouter) pick(ctx context.Context, accountID int64) *DB {
 	var res sql.NullInt64
 	if err := r.replica.QueryRowContext(ctx, "SELECT MASTER_GTID_WAIT(?, 0)", fence).Scan(&res); err != nil {
 		r.trip(err)
-		return r.DB
+		return r.primary
 	}
 	if res.Valid && res.Int64 == 0 {
 		r.mu.Lock()
@@ -204,15 +195,14 @@ func (r *ReadRouter) pick(ctx context.Context, accountID int64) *DB {
 		r.mu.Unlock()
 		return r.replica
 	}
-	return r.DB
+	return r.primary
 }
 
 // read runs fn on the database pick chooses, and again on the primary when the
 // replica cannot be reached.
 func (r *ReadRouter) read(ctx context.Context, accountID int64, fn func(db *DB) error) error {
 	db := r.pick(ctx, accountID)
-	if db == r.DB {
-		r.primaryReads.Add(1)
+	if db == r.primary {
 		return fn(db)
 	}
 	err := fn(db)
@@ -220,18 +210,16 @@ func (r *ReadRouter) read(ctx context.Context, accountID int64, fn func(db *DB) 
 	// (unreachable, or a table it does not have yet) is retried on the primary.
 	var se *shop.Error
 	if err == nil || ctx.Err() != nil || (errors.As(err, &se) && !errors.Is(err, ErrUnavailable)) {
-		r.replicaReads.Add(1)
 		return err
 	}
 	r.trip(err)
-	r.fallbacks.Add(1)
-	return fn(r.DB)
+	return fn(r.primary)
 }
 
 // fence records the primary's binlog position after a write for the account, so that
 // the account's next reads, on any instance, wait for a replica that has applied it.
 func (r *ReadRouter) fence(ctx context.Context, accountID int64) error {
-	return r.DB.RecordReadFences(ctx, accountID)
+	return r.primary.RecordReadFences(ctx, accountID)
 }
 
 // RecordReadFences records, for each account, the primary's binlog position now, just
@@ -275,7 +263,7 @@ func (db *DB) RecordReadFences(ctx context.Context, accountIDs ...int64) error {
 // Reactivate implements shop.PurchaseWriter on the primary, then fences the account.
 // A remembered answer (a repeated Idempotency-Key, a 409 kept for it) committed too.
 func (r *ReadRouter) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
-	res, err := r.DB.Reactivate(ctx, req)
+	res, err := r.primary.Reactivate(ctx, req)
 	if err == nil || shop.ErrorCode(err) == shop.EConflict || shop.ErrorCode(err) == shop.EIdempotency {
 		if ferr := r.fence(ctx, req.AccountID); ferr != nil {
 			// The write stands; until the replica catches up the account may read
@@ -316,15 +304,9 @@ func (r *ReadRouter) CountPurchases(ctx context.Context, f shop.PurchaseFilter, 
 	return n, capped, err
 }
 
-// FindPurchaseActivity implements shop.PurchaseService.
-func (r *ReadRouter) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) (a []shop.Activity, err error) {
-	err = r.read(ctx, accountID, func(db *DB) error { a, err = db.FindPurchaseActivity(ctx, accountID, purchaseID); return err })
-	return a, err
-}
-
 // FindPurchaseTimeline is the purchase page's timeline (activity with the state of the
 // purchase's e-mails).
-func (r *ReadRouter) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) (a []shop.Activity, err error) {
+func (r *ReadRouter) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) (a []shop.TimelineEntry, err error) {
 	err = r.read(ctx, accountID, func(db *DB) error { a, err = db.FindPurchaseTimeline(ctx, accountID, purchaseID); return err })
 	return a, err
 }

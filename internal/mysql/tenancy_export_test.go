@@ -48,7 +48,7 @@ func (db *DB) BuiltStatements(ctx context.Context, accountID, storefrontID, purc
 			return nil, err
 		}
 	}
-	if _, err := findPurchaseByID(ctx, db, r, accountID, purchaseID); err != nil {
+	if _, err := findPurchaseByID(ctx, r, accountID, purchaseID); err != nil {
 		return nil, err
 	}
 	for _, f := range []shop.SubscriberFilter{

@@ -57,13 +57,6 @@ type AccountService interface {
 	FindProducts(ctx context.Context, accountID int64) ([]Product, error)
 }
 
-// StorefrontStats counts a storefront's data, for overviews.
-type StorefrontStats struct {
-	Storefront  Storefront
-	Purchases   int64
-	Subscribers int64
-}
-
 // APIKey is an authenticated API key with what the request needs to know of its account.
 type APIKey struct {
 	ID          int64

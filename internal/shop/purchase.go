@@ -206,27 +206,26 @@ type Cursor struct {
 // PurchaseFilter holds every filter of GET /api/v2/purchases plus order and paging. The
 // zero value of each field means "no condition".
 type PurchaseFilter struct {
-	AccountID      int64   // required: every query is scoped to one account
-	IDs            []int64 // only these purchases; nil for no condition
-	Statuses       []PurchaseStatus
-	ProductID      int64
-	StorefrontID   int64
-	CustomerID     int64
-	SubscriberID   int64
-	EmailPrefix    string
-	FirstPrefix    string
-	LastPrefix     string
-	CreatedFrom    *time.Time // created_at >= CreatedFrom
-	CreatedBefore  *time.Time // created_at < CreatedBefore
-	Total          string     // a decimal number; "" for none
-	TotalOp        TotalOp
-	Unshipped      *bool // true: tangibles_to_ship > 0; false: 0 or null
-	Desc           bool
-	PerPage        int
-	Page           int     // 1-based offset paging; 0 when unused
-	After          *Cursor // keyset paging: rows after this one in the chosen order
-	IncludeCount   bool
-	SkipCollection bool // load the purchase rows only, without nested collections
+	AccountID     int64   // required: every query is scoped to one account
+	IDs           []int64 // only these purchases; nil for no condition
+	Statuses      []PurchaseStatus
+	ProductID     int64
+	StorefrontID  int64
+	CustomerID    int64
+	SubscriberID  int64
+	EmailPrefix   string
+	FirstPrefix   string
+	LastPrefix    string
+	CreatedFrom   *time.Time // created_at >= CreatedFrom
+	CreatedBefore *time.Time // created_at < CreatedBefore
+	Total         string     // a decimal number; "" for none
+	TotalOp       TotalOp
+	Unshipped     *bool // true: tangibles_to_ship > 0; false: 0 or null
+	Desc          bool
+	PerPage       int
+	Page          int     // 1-based offset paging; 0 when unused
+	After         *Cursor // keyset paging: rows after this one in the chosen order
+	IncludeCount  bool
 }
 
 // PurchasePage is one page of purchases.
@@ -269,8 +268,10 @@ type PurchaseService interface {
 	FindPurchaseDocuments(ctx context.Context, f PurchaseFilter) (*DocumentPage, error)
 	// CountPurchases counts matches up to limit; capped is true when there are more.
 	CountPurchases(ctx context.Context, f PurchaseFilter, limit int64) (n int64, capped bool, err error)
-	// FindPurchaseActivity returns a purchase's timeline, newest first.
-	FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]Activity, error)
+	// FindPurchaseTimeline returns a purchase's activity, newest first, each e-mail
+	// queued with the state of its delivery. An unknown purchase, or one of another
+	// account, has an empty timeline.
+	FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]TimelineEntry, error)
 }
 
 // ReactivateRequest asks to reactivate a purchase (docs/API.md#reactivation).
@@ -311,6 +312,44 @@ type Activity struct {
 	Action    string
 	Details   string
 	CreatedAt Time
+}
+
+// Timeline actions: the activity a reactivation records, and the delivery of its e-mail.
+const (
+	ActionReactivated = "reactivated"
+	ActionEmailQueued = "email_queued"
+	// ActionEmailSent is an e-mail the mailer delivered, at the time it was sent.
+	ActionEmailSent = "email_sent"
+)
+
+// E-mail delivery states of a timeline entry (EmailStatus).
+const (
+	EmailQueued  = "queued"
+	EmailSending = "sending"
+	EmailSent    = "sent"
+	EmailFailed  = "failed"
+)
+
+// TimelineEntry is one entry of a purchase's timeline: an activity record with what its
+// details say read into fields, and, for an e-mail, the state of its delivery.
+type TimelineEntry struct {
+	Activity
+	// To and Subject are where an e-mail went and its subject line.
+	To      string
+	Subject string
+	// Refulfill and KeysGenerated say what a reactivation did to product keys.
+	Refulfill     bool
+	KeysGenerated int
+	// FromStatus and ToStatus are the purchase statuses before and after.
+	FromStatus string
+	ToStatus   string
+	// EmailStatus is a queued e-mail's delivery state (EmailQueued ...), "" when its
+	// outbox row is not known; Attempts, LastError and the times go with it.
+	EmailStatus   string
+	Attempts      int
+	LastError     string
+	SentAt        *Time
+	NextAttemptAt *Time
 }
 
 // PurchaseWriter changes purchases.

@@ -21,9 +21,6 @@ func Unix(sec int64) Time { return Time{time.Unix(sec, 0).UTC()} }
 // NewTime returns a Time for t, truncated to the second and in UTC.
 func NewTime(t time.Time) Time { return Time{t.Truncate(time.Second).UTC()} }
 
-// TimePtr returns a pointer to a Time for t.
-func TimePtr(t time.Time) *Time { v := NewTime(t); return &v }
-
 // MarshalJSON writes the UNIX seconds.
 func (t Time) MarshalJSON() ([]byte, error) {
 	return strconv.AppendInt(nil, t.Unix(), 10), nil

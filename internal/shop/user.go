@@ -36,6 +36,10 @@ type UserService interface {
 	FindSession(ctx context.Context, token string) (*User, error)
 	// DeleteSession ends one session.
 	DeleteSession(ctx context.Context, token string) error
+	// ChangePassword checks the user's current password, sets next, ends all of the
+	// user's sessions and returns the token of a new one. Returns EInvalid with param
+	// current_password (a wrong password) or new_password.
+	ChangePassword(ctx context.Context, userID int64, current, next string) (string, error)
 }
 
 // APIKeyInfo describes a key for the owner's list; the secret is never kept.
