@@ -78,6 +78,12 @@ func TestKillDuringBulkReactivation(t *testing.T) {
 	a.Wait(10 * time.Second)
 	b.Wait(10 * time.Second)
 	killedAt := count("done")
+	// E-mails the killed senders had claimed stay reserved for them until their lease
+	// (five minutes) lapses; one may have reached the SMTP server before its mark did.
+	var leased int
+	if err := db.QueryRow("SELECT COUNT(*) FROM email_outbox WHERE status = 'sending'").Scan(&leased); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("killed both instances with %d of %d done, %s after the job was queued", killedAt, n, time.Since(start).Round(time.Millisecond))
 	if killedAt >= n {
 		t.Fatal("the job ended before the kill")
@@ -121,7 +127,11 @@ func TestKillDuringBulkReactivation(t *testing.T) {
 	if mails != n || purchases != n {
 		t.Errorf("e-mails queued: %d for %d purchases, want one for each of %d", mails, purchases, n)
 	}
-	// Every e-mail delivered once.
+	// Every e-mail delivered: the killed senders' leases are ended now, as five minutes
+	// would end them.
+	if _, err := db.Exec("UPDATE email_outbox SET next_attempt_at = UTC_TIMESTAMP() WHERE status = 'sending' AND next_attempt_at > UTC_TIMESTAMP() + INTERVAL 1 MINUTE"); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(2 * time.Minute)
 	for len(smtp.Messages()) < n && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
@@ -138,8 +148,13 @@ func TestKillDuringBulkReactivation(t *testing.T) {
 			dup++
 		}
 	}
-	t.Logf("%d messages delivered, %d distinct, %d sent more than once", len(msgs), len(seen), dup)
-	if len(msgs) != n || len(seen) != n {
-		t.Errorf("delivered: %d messages, %d distinct; want each of %d once", len(msgs), len(seen), n)
+	t.Logf("%d messages delivered, %d distinct, %d sent more than once; %d were leased by the killed senders", len(msgs), len(seen), dup, leased)
+	if len(seen) != n {
+		t.Errorf("delivered: %d distinct messages, want %d", len(seen), n)
+	}
+	// Only a message a killed sender had handed to the SMTP server without recording it
+	// may come twice: the job itself queued each e-mail once.
+	if dup > leased {
+		t.Errorf("%d messages sent more than once, more than the %d the killed senders held", dup, leased)
 	}
 }
