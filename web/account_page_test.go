@@ -32,11 +32,7 @@ func acctNewKey(t *testing.T, r response) string {
 
 func (e *apiEnv) acctKeyID(name string) int64 {
 	e.t.Helper()
-	var id int64
-	if err := e.db.QueryRow("SELECT id FROM api_keys WHERE name = ? ORDER BY id DESC LIMIT 1", name).Scan(&id); err != nil {
-		e.t.Fatalf("key %q: %v", name, err)
-	}
-	return id
+	return int64(e.count("SELECT id FROM api_keys WHERE name = ? ORDER BY id DESC LIMIT 1", name))
 }
 
 func TestAccountPage_APIKeys(t *testing.T) {
@@ -219,7 +215,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 			{"NoScope", url.Values{"name": {"x"}}, "key-scope-error"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				before := e.acctCount("SELECT COUNT(*) FROM api_keys")
+				before := e.count("SELECT COUNT(*) FROM api_keys")
 				r := owner.post("/account/keys", tc.form)
 				if r.status != http.StatusBadRequest {
 					t.Fatalf("got %d, want 400", r.status)
@@ -228,7 +224,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 				if msg := blockText(p.byID(tc.field)); msg == "" {
 					t.Error("no message next to the field")
 				}
-				if acctNewKey(t, r) != "" || e.acctCount("SELECT COUNT(*) FROM api_keys") != before {
+				if acctNewKey(t, r) != "" || e.count("SELECT COUNT(*) FROM api_keys") != before {
 					t.Error("a key was made")
 				}
 				// htmx swaps only 2xx: the section comes back with the message.
@@ -258,6 +254,11 @@ func TestAccountPage_APIKeys(t *testing.T) {
 	})
 }
 
+func (e *apiEnv) acctUserID(email string) int64 {
+	e.t.Helper()
+	return int64(e.count("SELECT id FROM users WHERE email = ?", email))
+}
+
 func (e *apiEnv) acctUserRole(email string) string {
 	e.t.Helper()
 	var role string
@@ -265,15 +266,6 @@ func (e *apiEnv) acctUserRole(email string) string {
 		return ""
 	}
 	return role
-}
-
-func (e *apiEnv) acctUserID(email string) int64 {
-	e.t.Helper()
-	var id int64
-	if err := e.db.QueryRow("SELECT id FROM users WHERE email = ?", email).Scan(&id); err != nil {
-		e.t.Fatalf("user %s: %v", email, err)
-	}
-	return id
 }
 
 func TestAccountPage_Users(t *testing.T) {
@@ -324,7 +316,7 @@ func TestAccountPage_Users(t *testing.T) {
 			{"LongPassword", url.Values{"email": {"x@shop.test"}, "role": {"staff"}, "password": {strings.Repeat("p", 73)}}, "user-password-error"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				before := e.acctCount("SELECT COUNT(*) FROM users")
+				before := e.count("SELECT COUNT(*) FROM users")
 				r := owner.post("/account/users", tc.form)
 				if r.status != http.StatusBadRequest {
 					t.Fatalf("got %d, want 400", r.status)
@@ -332,7 +324,7 @@ func TestAccountPage_Users(t *testing.T) {
 				if blockText(subsParse(t, r).byID(tc.field)) == "" {
 					t.Error("no message next to the field")
 				}
-				if e.acctCount("SELECT COUNT(*) FROM users") != before {
+				if e.count("SELECT COUNT(*) FROM users") != before {
 					t.Error("a user was added")
 				}
 				r = owner.postHTMX("/account/users", tc.form)
@@ -486,7 +478,7 @@ func TestAccountPage_OnlyOwners(t *testing.T) {
 			if strings.Contains(string(u.get("/purchases", false).body), `href="/account"`) {
 				t.Error("the navigation links to /account")
 			}
-			keys, users := e.acctCount("SELECT COUNT(*) FROM api_keys"), e.acctCount("SELECT COUNT(*) FROM users")
+			keys, users := e.count("SELECT COUNT(*) FROM api_keys"), e.count("SELECT COUNT(*) FROM users")
 			for path, form := range map[string]url.Values{
 				"/account/keys": {"name": {"sneaky"}, "scope": {"read_write"}},
 				fmt.Sprintf("/account/keys/%d/revoke", keyID): {"confirm": {"yes"}},
@@ -501,7 +493,7 @@ func TestAccountPage_OnlyOwners(t *testing.T) {
 					t.Errorf("htmx POST %s: got %d %s", path, r.status, r.body)
 				}
 			}
-			if e.acctCount("SELECT COUNT(*) FROM api_keys") != keys || e.acctCount("SELECT COUNT(*) FROM users") != users || e.acctUserRole(target) != "viewer" {
+			if e.count("SELECT COUNT(*) FROM api_keys") != keys || e.count("SELECT COUNT(*) FROM users") != users || e.acctUserRole(target) != "viewer" {
 				t.Error("a forbidden request changed something")
 			}
 			if got := e.get("/api/v2/", e.rw); got.status != 200 {
@@ -509,13 +501,4 @@ func TestAccountPage_OnlyOwners(t *testing.T) {
 			}
 		})
 	}
-}
-
-func (e *apiEnv) acctCount(query string, args ...any) int {
-	e.t.Helper()
-	var n int
-	if err := e.db.QueryRow(query, args...).Scan(&n); err != nil {
-		e.t.Fatalf("%s: %v", query, err)
-	}
-	return n
 }

@@ -94,7 +94,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	db := dbtest.New(t)
 	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}}
 	db.Now = e.clock.now
-	db.BaseURL = "http://shop.test"
+	db.ComposePurchaseReady = mail.PurchaseReady("http://shop.test")
 	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour)}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -370,9 +370,7 @@ func TestAPI(t *testing.T) {
 		res.Body.Close()
 		// Last use is recorded, in the background.
 		e.server.Wait()
-		var used int
-		e.db.QueryRow("SELECT COUNT(*) FROM api_keys WHERE account_id = 1 AND last_used_at = ?", now).Scan(&used)
-		if used != 2 {
+		if used := e.count("SELECT COUNT(*) FROM api_keys WHERE account_id = 1 AND last_used_at = ?", now); used != 2 {
 			t.Fatalf("keys with last_used_at now: got %d, want 2", used)
 		}
 	})
@@ -483,16 +481,9 @@ func TestAPI(t *testing.T) {
 			t.Fatalf("the seed has no purchase with a subscriber: %v", err)
 		}
 		var subscriberOf = map[int64]bool{}
-		rows, err := e.db.Query("SELECT id FROM purchases WHERE subscriber_id = ?", subscriberID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var id int64
-			rows.Scan(&id)
+		for _, id := range e.ids("SELECT id FROM purchases WHERE subscriber_id = ?", subscriberID) {
 			subscriberOf[id] = true
 		}
-		rows.Close()
 		total := all[3].Total
 		cases := []struct {
 			query string
@@ -704,14 +695,8 @@ func TestAPI(t *testing.T) {
 
 	t.Run("Tenancy", func(t *testing.T) {
 		e := e.with(t)
-		var otherPurchase int64
-		if err := e.db.QueryRow("SELECT MIN(id) FROM purchases WHERE account_id = 2").Scan(&otherPurchase); err != nil {
-			t.Fatal(err)
-		}
-		var otherSub int64
-		if err := e.db.QueryRow("SELECT MIN(id) FROM subscribers WHERE storefront_id = 3").Scan(&otherSub); err != nil {
-			t.Fatal(err)
-		}
+		otherPurchase := e.count("SELECT MIN(id) FROM purchases WHERE account_id = 2")
+		otherSub := e.count("SELECT MIN(id) FROM subscribers WHERE storefront_id = 3")
 		for _, path := range []string{
 			fmt.Sprintf("/api/v2/purchases/%d", otherPurchase),
 			"/api/v2/storefronts/3/subscribers",

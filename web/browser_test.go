@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -139,32 +140,32 @@ func newTab(t *testing.T, browser context.Context, base string) *tab {
 	t.Cleanup(func() { tb.checkConsole(t) })
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
 	console := chromedp.Console(ctx)
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		for ev, err := range dialogs {
-			if err != nil {
-				return
-			}
-			tb.mu.Lock()
-			tb.dialogs = append(tb.dialogs, ev.Message)
-			tb.mu.Unlock()
-			// The page is blocked until the dialog is answered.
-			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		for m, err := range console {
-			if err != nil {
-				return
-			}
-			tb.mu.Lock()
-			tb.console = append(tb.console, m)
-			tb.mu.Unlock()
-		}
-	}()
+	follow(&wg, dialogs, func(ev page.EventJavascriptDialogOpening) {
+		tb.mu.Lock()
+		tb.dialogs = append(tb.dialogs, ev.Message)
+		tb.mu.Unlock()
+		// The page is blocked until the dialog is answered.
+		_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+	})
+	follow(&wg, console, func(m chromedp.ConsoleMessage) {
+		tb.mu.Lock()
+		tb.console = append(tb.console, m)
+		tb.mu.Unlock()
+	})
 	return tb
+}
+
+// follow hands each event of a tab's stream to fn, in a goroutine of wg, until the
+// stream ends.
+func follow[T any](wg *sync.WaitGroup, events iter.Seq2[T, error], fn func(T)) {
+	wg.Go(func() {
+		for ev, err := range events {
+			if err != nil {
+				return
+			}
+			fn(ev)
+		}
+	})
 }
 
 // failedLoad is a load that fails on purpose: the browser reports it in the console

@@ -17,15 +17,14 @@ import (
 func TestDashboard_SignIn(t *testing.T) {
 	e := newAPI(t, 0)
 
-	client := func() *dashUser {
+	client := func(e *apiEnv) *dashUser {
 		jar, _ := cookiejar.New(nil)
 		return &dashUser{e: e, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	}
 
 	t.Run("SignedOutGoesToSignInAndBack", func(t *testing.T) {
 		e := e.with(t)
-		u := client()
-		u.e = e
+		u := client(e)
 		r := u.get("/purchases?status=ACT&customer_email=a", false)
 		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/login?next="+url.QueryEscape("/purchases?status=ACT&customer_email=a") {
 			t.Fatalf("got %d to %q", r.status, r.header.Get("Location"))
@@ -46,8 +45,7 @@ func TestDashboard_SignIn(t *testing.T) {
 
 	t.Run("NextStaysOnSite", func(t *testing.T) {
 		e := e.with(t)
-		u := client()
-		u.e = e
+		u := client(e)
 		email := e.newUser(1, "viewer")
 		for _, next := range []string{"https://evil.test/", "//evil.test/", `/\evil.test`, "javascript:alert(1)"} {
 			r := u.post("/login", url.Values{"email": {email}, "password": {dashPassword}, "next": {next}})
@@ -59,8 +57,7 @@ func TestDashboard_SignIn(t *testing.T) {
 
 	t.Run("CookieFlags", func(t *testing.T) {
 		e := e.with(t)
-		u := client()
-		u.e = e
+		u := client(e)
 		r := u.post("/login", url.Values{"email": {e.newUser(1, "owner")}, "password": {dashPassword}})
 		c := r.header.Get("Set-Cookie")
 		if !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Lax") || strings.Contains(c, "Secure") {
@@ -70,8 +67,7 @@ func TestDashboard_SignIn(t *testing.T) {
 
 	t.Run("WrongPassword", func(t *testing.T) {
 		e := e.with(t)
-		u := client()
-		u.e = e
+		u := client(e)
 		email := e.newUser(1, "staff")
 		r := u.post("/login", url.Values{"email": {email}, "password": {"nope"}})
 		if r.status != http.StatusUnauthorized || !strings.Contains(string(r.body), "The e-mail or the password is not right.") {
@@ -91,8 +87,7 @@ func TestDashboard_SignIn(t *testing.T) {
 
 	t.Run("RepeatedFailuresSlowedDown", func(t *testing.T) {
 		e := e.with(t)
-		u := client()
-		u.e = e
+		u := client(e)
 		email := e.newUser(1, "staff")
 		defer e.clock.advance(2 * time.Hour)
 		for i := 0; i < 5; i++ {
@@ -124,8 +119,7 @@ func TestDashboard_SignIn(t *testing.T) {
 			t.Fatal("signing in again kept the old session cookie")
 		}
 		// The replaced session no longer works.
-		stale := client()
-		stale.e = e
+		stale := client(e)
 		stale.client.Jar.SetCookies(base, before)
 		if r := stale.get("/purchases", false); r.status != http.StatusSeeOther {
 			t.Fatalf("replaced session: got %d, want a redirect to sign-in", r.status)
@@ -135,15 +129,12 @@ func TestDashboard_SignIn(t *testing.T) {
 		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/login" {
 			t.Fatalf("sign-out: got %d to %q", r.status, r.header.Get("Location"))
 		}
-		kept := client()
-		kept.e = e
+		kept := client(e)
 		kept.client.Jar.SetCookies(base, after)
 		if r := kept.get("/purchases", false); r.status != http.StatusSeeOther {
 			t.Fatalf("after sign-out: got %d, want a redirect to sign-in", r.status)
 		}
-		var n int
-		e.db.QueryRow("SELECT COUNT(*) FROM user_sessions s JOIN users u ON u.id = s.user_id WHERE u.email = ?", email).Scan(&n)
-		if n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM user_sessions s JOIN users u ON u.id = s.user_id WHERE u.email = ?", email); n != 0 {
 			t.Fatalf("sessions left after sign-out: %d", n)
 		}
 	})
@@ -164,8 +155,7 @@ func TestDashboard_SignIn(t *testing.T) {
 
 	t.Run("SecurityHeaders", func(t *testing.T) {
 		e := e.with(t)
-		u := client()
-		u.e = e
+		u := client(e)
 		r := u.get("/login", false)
 		for h, want := range map[string]string{
 			"X-Content-Type-Options": "nosniff",

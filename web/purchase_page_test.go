@@ -182,6 +182,26 @@ func (e *apiEnv) rebuild() {
 	}
 }
 
+// ids answers a query of ids.
+func (e *apiEnv) ids(query string, args ...any) []int64 {
+	e.t.Helper()
+	rows, err := e.db.Query(query, args...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			e.t.Fatal(err)
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// count answers a query of one number, such as COUNT(*).
 func (e *apiEnv) count(query string, args ...any) int {
 	e.t.Helper()
 	var n int

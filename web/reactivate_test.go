@@ -33,16 +33,7 @@ func (e *apiEnv) purchaseWithStatus(status string, skip map[int64]bool) int64 {
 // it used; 0 when every one is.
 func (e *apiEnv) pick(query string, used map[int64]bool) int64 {
 	e.t.Helper()
-	rows, err := e.db.Query(query)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			e.t.Fatal(err)
-		}
+	for _, id := range e.ids(query) {
 		if !used[id] {
 			used[id] = true
 			return id
@@ -208,9 +199,7 @@ func TestAPI_Reactivate(t *testing.T) {
 			t.Fatalf("got %d %s", r.status, r.body)
 		}
 		sent++
-		var n int
-		e.db.QueryRow("SELECT COUNT(*) FROM product_keys WHERE line_item_id = ?", li).Scan(&n)
-		if n != 3 {
+		if n := e.count("SELECT COUNT(*) FROM product_keys WHERE line_item_id = ?", li); n != 3 {
 			t.Fatalf("refulfill=0 made keys: %d", n)
 		}
 	})
@@ -295,9 +284,7 @@ func TestAPI_Reactivate(t *testing.T) {
 				t.Fatalf("request %d: %d", i, c)
 			}
 		}
-		var a int
-		e.db.QueryRow("SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = ? AND action = 'reactivated'", id).Scan(&a)
-		if a != 1 {
+		if a := e.count("SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = ? AND action = 'reactivated'", id); a != 1 {
 			t.Fatalf("8 parallel calls with one key: %d reactivations", a)
 		}
 	})

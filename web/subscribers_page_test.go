@@ -512,16 +512,9 @@ func TestSubscriberPage_ActivityAndPurchases(t *testing.T) {
 		t.Fatalf("the seed has no subscriber with purchases: %v", err)
 	}
 	var want []string
-	rows, err := e.db.Query("SELECT id FROM purchases WHERE subscriber_id = ? ORDER BY created_at DESC, id DESC", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var pid int64
-		rows.Scan(&pid)
+	for _, pid := range e.ids("SELECT id FROM purchases WHERE subscriber_id = ? ORDER BY created_at DESC, id DESC", id) {
 		want = append(want, "/purchases/"+strconv.FormatInt(pid, 10))
 	}
-	rows.Close()
 	path := fmt.Sprintf("/storefronts/%d/subscribers/%d", sf, id)
 
 	t.Run("Purchases", func(t *testing.T) {

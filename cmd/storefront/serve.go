@@ -56,7 +56,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	d.DB.BaseURL = e.cfg.BaseURL
+	d.DB.ComposePurchaseReady = mail.PurchaseReady(e.cfg.BaseURL)
 	if e.cfg.SessionKey == nil {
 		e.log.Warn("STOREFRONT_SESSION_KEY is not set: sessions are signed with a key made for this run, so everyone must sign in again after a restart")
 	}
@@ -97,7 +97,6 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		replica.BaseURL = e.cfg.BaseURL
 		router := mysql.NewReadRouter(d.DB, replica, mysql.ReplicaOptions{Log: e.log})
 		defer router.Close()
 		ws.Purchases, ws.Writer, ws.Subscribers = router, router, router
@@ -180,3 +179,6 @@ func (e *env) ensureDemoData(ctx context.Context, d *database) error {
 	}
 	return d.InsertAPIKey(ctx, 1, "demo", "read_write", demoAPIKey)
 }
+
+// The database is the outbox the mail sender drains.
+var _ mail.Outbox = (*mysql.DB)(nil)

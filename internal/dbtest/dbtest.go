@@ -17,6 +17,7 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
+	"storefront/internal/mail"
 	"storefront/internal/mariadb"
 	"storefront/internal/mysql"
 )
@@ -106,13 +107,15 @@ func DSN(t testing.TB) string {
 	return dsn
 }
 
-// New returns an open handle on a fresh, migrated database.
+// New returns an open handle on a fresh, migrated database, wired as the program wires
+// it: reactivation e-mails link to http://127.0.0.1:8080.
 func New(t testing.TB) *mysql.DB {
 	t.Helper()
 	db, err := mysql.Open(context.Background(), DSN(t))
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}
+	db.ComposePurchaseReady = mail.PurchaseReady("http://127.0.0.1:8080")
 	t.Cleanup(func() { db.Close() })
 	return db
 }

@@ -31,6 +31,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"storefront/internal/shop"
 )
 
 // Message is one e-mail to send.
@@ -46,27 +48,10 @@ type Message struct {
 }
 
 // Email is an e-mail to queue in the outbox.
-type Email struct {
-	AccountID int64
-	// PurchaseID is the purchase the e-mail is about; 0 for none.
-	PurchaseID int64
-	To         string
-	Subject    string
-	Body       string
-}
+type Email = shop.Email
 
 // Claimed is an outbox row claimed for sending.
-type Claimed struct {
-	ID      int64
-	To      string
-	Subject string
-	Body    string
-	// Attempts counts the claims of the row, this one included.
-	Attempts int
-	// LeaseUntil is when the claim lapses and another Sender may claim the row again.
-	// It also identifies this claim to the Retry, Fail and Release methods of Outbox.
-	LeaseUntil time.Time
-}
+type Claimed = shop.ClaimedEmail
 
 // Outbox is the queue of e-mails a Sender drains (implemented by *mysql.DB). Times are
 // those of the Sender's clock.

@@ -25,8 +25,10 @@ type DB struct {
 	*sql.DB
 	// Now is the clock; tests replace it.
 	Now func() time.Time
-	// BaseURL is the public URL that e-mails link to (STOREFRONT_BASE_URL).
-	BaseURL string
+	// ComposePurchaseReady writes the "purchase ready" e-mail a reactivation queues;
+	// the program sets it to internal/mail's composer, with the public URL its links
+	// start with.
+	ComposePurchaseReady func(p *shop.Purchase, storefrontName string) (subject, body string)
 	// EmailQueued, when set, is called after a transaction that queued an e-mail has
 	// committed: the program wires it to wake the mail sender.
 	EmailQueued func()
@@ -73,7 +75,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		sqlDB.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &DB{DB: sqlDB, Now: time.Now, BaseURL: "http://127.0.0.1:8080"}, nil
+	return &DB{DB: sqlDB, Now: time.Now}, nil
 }
 
 // Migrate brings the schema up to date with the embedded migrations. Instances that

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"storefront/internal/mail"
 	"storefront/internal/shop"
 )
 
@@ -22,14 +21,11 @@ const (
 	outboxFailed  = "failed"
 )
 
-// DB implements the outbox a mail.Sender drains.
-var _ mail.Outbox = (*DB)(nil)
-
 // EnqueueEmail queues e for sending, due at once, in tx when tx is not nil (so that
 // the e-mail is sent only if tx commits) and in a transaction of its own otherwise.
 // It returns the outbox id. An address that is not one e-mail address, or a subject
 // with a line break, is an EInvalid error.
-func (db *DB) EnqueueEmail(ctx context.Context, tx *sql.Tx, e mail.Email) (int64, error) {
+func (db *DB) EnqueueEmail(ctx context.Context, tx *sql.Tx, e shop.Email) (int64, error) {
 	if tx != nil {
 		return enqueueEmail(ctx, tx, e.AccountID, e.PurchaseID, e.To, e.Subject, e.Body, db.Now())
 	}
@@ -73,11 +69,11 @@ func enqueueEmail(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, 
 	return id, nil
 }
 
-// ClaimEmails implements mail.Outbox. The claim is one short READ COMMITTED
+// ClaimEmails implements the outbox a mail sender drains. The claim is one short READ COMMITTED
 // transaction: SELECT ... FOR UPDATE SKIP LOCKED picks due rows no other claimer is
 // holding, and one UPDATE leases them, so that concurrent claimers (in this process or
 // others) never get the same row.
-func (db *DB) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit, maxAttempts int) ([]mail.Claimed, error) {
+func (db *DB) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit, maxAttempts int) ([]shop.ClaimedEmail, error) {
 	now = now.UTC().Truncate(time.Second)
 	leaseUntil = leaseUntil.UTC().Truncate(time.Second)
 	if !leaseUntil.After(now) {
@@ -98,10 +94,10 @@ func (db *DB) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit,
 	if err != nil {
 		return nil, fmt.Errorf("claim e-mails: %w", translate(err))
 	}
-	var claimed []mail.Claimed
+	var claimed []shop.ClaimedEmail
 	var claimIDs, expiredIDs []any
 	for rows.Next() {
-		var c mail.Claimed
+		var c shop.ClaimedEmail
 		var status string
 		if err := rows.Scan(&c.ID, &c.To, &c.Subject, &c.Body, &c.Attempts, &status); err != nil {
 			rows.Close()
@@ -144,7 +140,7 @@ func (db *DB) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit,
 	return claimed, nil
 }
 
-// MarkEmailSent implements mail.Outbox.
+// MarkEmailSent implements the outbox a mail sender drains.
 func (db *DB) MarkEmailSent(ctx context.Context, id int64, at time.Time) error {
 	_, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, sent_at = ?, last_error = NULL
 		WHERE id = ? AND status <> ?`, outboxSent, at.UTC().Truncate(time.Second), id, outboxSent)
@@ -154,7 +150,7 @@ func (db *DB) MarkEmailSent(ctx context.Context, id int64, at time.Time) error {
 	return nil
 }
 
-// RetryEmail implements mail.Outbox. The claim is identified by its lease: a later
+// RetryEmail implements the outbox a mail sender drains. The claim is identified by its lease: a later
 // claim of the same row always has a later lease.
 func (db *DB) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string, unreachable bool) (bool, error) {
 	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, last_error = ?, server_unreachable = ?
@@ -163,7 +159,7 @@ func (db *DB) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Ti
 	return affected(res, err, "schedule retry of e-mail", id)
 }
 
-// FailEmail implements mail.Outbox.
+// FailEmail implements the outbox a mail sender drains.
 func (db *DB) FailEmail(ctx context.Context, id int64, leaseUntil time.Time, lastErr string) (bool, error) {
 	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, last_error = ?
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
@@ -171,7 +167,7 @@ func (db *DB) FailEmail(ctx context.Context, id int64, leaseUntil time.Time, las
 	return affected(res, err, "mark failed e-mail", id)
 }
 
-// ReleaseEmail implements mail.Outbox.
+// ReleaseEmail implements the outbox a mail sender drains.
 func (db *DB) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error {
 	_, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, attempts = GREATEST(attempts - 1, 0)
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
@@ -182,7 +178,7 @@ func (db *DB) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.T
 	return nil
 }
 
-// HurryEmails implements mail.Outbox.
+// HurryEmails implements the outbox a mail sender drains.
 func (db *DB) HurryEmails(ctx context.Context, now time.Time) (int, error) {
 	now = now.UTC().Truncate(time.Second)
 	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET next_attempt_at = ?

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"storefront/internal/mail"
 	"storefront/internal/shop"
 )
 
@@ -232,7 +231,10 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	if err := storeDocuments(ctx, tx, req.AccountID, []*shop.Purchase{purchase}); err != nil {
 		return nil, err
 	}
-	subject, body := mail.ComposePurchaseReady(purchase, storefrontName, db.BaseURL)
+	if db.ComposePurchaseReady == nil {
+		return nil, errors.New("reactivate: no composer of the purchase-ready e-mail")
+	}
+	subject, body := db.ComposePurchaseReady(purchase, storefrontName)
 	if _, err := enqueueEmail(ctx, tx, req.AccountID, req.PurchaseID, to, subject, body, now); err != nil {
 		return nil, err
 	}

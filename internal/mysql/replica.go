@@ -86,7 +86,7 @@ func OpenReplica(dsn string) (*DB, error) {
 	sqlDB.SetMaxOpenConns(64)
 	sqlDB.SetMaxIdleConns(64)
 	sqlDB.SetConnMaxLifetime(30 * time.Minute)
-	return &DB{DB: sqlDB, Now: time.Now, BaseURL: "http://127.0.0.1:8080"}, nil
+	return &DB{DB: sqlDB, Now: time.Now}, nil
 }
 
 // NewReadRouter routes primary's reads to replica as the type's comment says, and
