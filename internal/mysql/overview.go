@@ -181,11 +181,34 @@ func (db *DB) TopProducts(ctx context.Context, q shop.FigureQuery, n int) ([]sho
 		return nil
 	}
 	if sp.hasDays() {
-		args := []any{q.AccountID, string(shop.PurchaseActive), sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
-		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		if err := eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups
-			WHERE account_id = ? AND status = ? AND day >= ? AND day < ?`+cond+` GROUP BY product_id, currency`, args, scan); err != nil {
-			return nil, err
+		// Whole calendar months from the monthly rollups, the days around them from the
+		// daily ones.
+		days := [][2]time.Time{{sp.firstDay, sp.endDay}}
+		firstMonth := time.Date(sp.firstDay.Year(), sp.firstDay.Month(), 1, 0, 0, 0, 0, time.UTC)
+		if sp.firstDay.Day() != 1 {
+			firstMonth = firstMonth.AddDate(0, 1, 0)
+		}
+		endMonth := time.Date(sp.endDay.Year(), sp.endDay.Month(), 1, 0, 0, 0, 0, time.UTC)
+		if firstMonth.Before(endMonth) {
+			days = [][2]time.Time{{sp.firstDay, firstMonth}, {endMonth, sp.endDay}}
+			args := []any{q.AccountID, string(shop.PurchaseActive), firstMonth.Format(time.DateOnly), endMonth.Format(time.DateOnly)}
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			if err := eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups_monthly
+				WHERE account_id = ? AND status = ? AND month >= ? AND month < ?`+cond+` GROUP BY product_id, currency`, args, scan); err != nil {
+				return nil, err
+			}
+		}
+		for _, d := range days {
+			from, to := d[0].Format(time.DateOnly), d[1].Format(time.DateOnly)
+			if from >= to {
+				continue
+			}
+			args := []any{q.AccountID, string(shop.PurchaseActive), from, to}
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			if err := eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups
+				WHERE account_id = ? AND status = ? AND day >= ? AND day < ?`+cond+` GROUP BY product_id, currency`, args, scan); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, e := range sp.edges {

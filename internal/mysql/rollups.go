@@ -70,6 +70,7 @@ func (d *rollupDelta) add(f *purchaseFact, sign int64) {
 	}
 }
 
+// bump counts a purchase in (sign 1) or out of (sign -1) a rollup row, with amount.
 func bump[K comparable](m map[K]*sums, k K, sign int64, amount *big.Rat) {
 	s := m[k]
 	if s == nil {
@@ -97,16 +98,36 @@ func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
 		"ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)", args); err != nil {
 		return fmt.Errorf("purchase rollups: %w", err)
 	}
+	// The products' days, and their months (the first day of each).
+	months := map[productKey]*sums{}
 	args = args[:0]
 	for k, s := range d.products {
 		if s.n == 0 && s.total.Sign() == 0 {
 			continue
 		}
 		args = append(args, d.account, string(k.status), k.day, k.storefront, k.currency, k.product, s.n, s.total.FloatString(4))
+		m := k
+		m.day = k.day[:8] + "01"
+		if months[m] == nil {
+			months[m] = &sums{total: new(big.Rat)}
+		}
+		months[m].n += s.n
+		months[m].total.Add(months[m].total, s.total)
 	}
 	if err := upsertChunks(ctx, q, "INSERT INTO product_rollups (account_id, status, day, storefront_id, currency, product_id, purchases, total)", 8,
 		"ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)", args); err != nil {
 		return fmt.Errorf("product rollups: %w", err)
+	}
+	args = args[:0]
+	for k, s := range months {
+		if s.n == 0 && s.total.Sign() == 0 {
+			continue
+		}
+		args = append(args, d.account, string(k.status), k.day, k.storefront, k.currency, k.product, s.n, s.total.FloatString(4))
+	}
+	if err := upsertChunks(ctx, q, "INSERT INTO product_rollups_monthly (account_id, status, month, storefront_id, currency, product_id, purchases, total)", 8,
+		"ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)", args); err != nil {
+		return fmt.Errorf("monthly product rollups: %w", err)
 	}
 	return nil
 }
@@ -315,7 +336,7 @@ func rebuildAccountRollups(ctx context.Context, tx *sql.Tx, account int64) error
 	if err != nil {
 		return err
 	}
-	for _, table := range []string{"purchase_rollups", "product_rollups", "subscriber_terms", "subscriber_rollups"} {
+	for _, table := range []string{"purchase_rollups", "product_rollups", "product_rollups_monthly", "subscriber_terms", "subscriber_rollups"} {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE account_id = ?", account); err != nil {
 			return translate(err)
 		}

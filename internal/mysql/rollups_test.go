@@ -196,6 +196,7 @@ func checkRollups(t *testing.T, db *mysql.DB, after string) {
 	}
 	diffMaps(t, after, "purchase_rollups", gp, wp)
 	diffMaps(t, after, "product_rollups", gpr, wpr)
+	diffMaps(t, after, "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr))
 	diffMaps(t, after, "subscriber_rollups", gs, ws)
 	if _, err := mysql.RebuildRollups(context.Background(), db.DB); err != nil {
 		t.Fatal(err)
@@ -203,6 +204,7 @@ func checkRollups(t *testing.T, db *mysql.DB, after string) {
 	rp, rpr, rs := storedRollups(t, db.DB)
 	diffMaps(t, after+" and a rebuild", "purchase_rollups", rp, wp)
 	diffMaps(t, after+" and a rebuild", "product_rollups", rpr, wpr)
+	diffMaps(t, after+" and a rebuild", "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr))
 	diffMaps(t, after+" and a rebuild", "subscriber_rollups", rs, ws)
 }
 
@@ -352,6 +354,33 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 				t.Fatal("no purchases in the range")
 			}
 			diffMaps(t, r.name, "purchases", got, want)
+
+			// The top products: whole months, days and ends, against the line items.
+			top, err := db.TopProducts(ctx, q, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotTop := map[string]string{}
+			for _, p := range top {
+				gotTop[fmt.Sprintf("%d|%s", p.ProductID, p.Currency)] = fmt.Sprintf("%d %s", p.Purchases, p.Revenue.FloatString(4))
+			}
+			wantTop := map[string]string{}
+			rows, err = db.Query(`SELECT li.product_id, p.currency, COUNT(DISTINCT p.id), SUM(li.total) FROM purchases p JOIN line_items li ON li.purchase_id = p.id
+				WHERE p.account_id = ? AND p.status = 'ACT' AND p.created_at >= ? AND p.created_at < ? GROUP BY li.product_id, p.currency`, account, r.from.UTC(), r.before.UTC())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var product, n int64
+				var cur, total string
+				if err := rows.Scan(&product, &cur, &n, &total); err != nil {
+					t.Fatal(err)
+				}
+				v, _ := new(big.Rat).SetString(total)
+				wantTop[fmt.Sprintf("%d|%s", product, cur)] = fmt.Sprintf("%d %s", n, v.FloatString(4))
+			}
+			rows.Close()
+			diffMaps(t, r.name, "top products", gotTop, wantTop)
 		})
 	}
 
@@ -391,4 +420,37 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// monthlyRows reads product_rollups_monthly in the form of product_rollups' keys.
+func monthlyRows(t *testing.T, db *sql.DB) map[string]string {
+	return rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, status, month, storefront_id, currency, product_id), purchases, total FROM product_rollups_monthly")
+}
+
+// byMonth sums product rollup lines ("account|status|day|…" → "n total") by month.
+func byMonth(days map[string]string) map[string]string {
+	type agg struct {
+		n int64
+		t *big.Rat
+	}
+	sums := map[string]*agg{}
+	for k, v := range days {
+		parts := strings.Split(k, "|")
+		parts[2] = parts[2][:8] + "01"
+		mk := strings.Join(parts, "|")
+		var n int64
+		var total string
+		fmt.Sscan(v, &n, &total)
+		r, _ := new(big.Rat).SetString(total)
+		if sums[mk] == nil {
+			sums[mk] = &agg{t: new(big.Rat)}
+		}
+		sums[mk].n += n
+		sums[mk].t.Add(sums[mk].t, r)
+	}
+	out := map[string]string{}
+	for k, a := range sums {
+		out[k] = fmt.Sprintf("%d %s", a.n, a.t.FloatString(4))
+	}
+	return out
 }

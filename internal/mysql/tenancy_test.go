@@ -26,7 +26,7 @@ var tenantTables = map[string]bool{
 	"custom_fields": true, "transactions": true, "api_keys": true, "users": true, "user_sessions": true,
 	"purchase_activity": true, "subscriber_activity": true, "email_outbox": true, "idempotency_keys": true,
 	"read_fences": true, "api_rate_buckets": true, "purchase_products": true, "purchase_documents": true,
-	"purchase_rollups": true, "product_rollups": true, "subscriber_terms": true, "subscriber_rollups": true,
+	"purchase_rollups": true, "product_rollups": true, "product_rollups_monthly": true, "subscriber_terms": true, "subscriber_rollups": true,
 	"saved_views": true, "jobs": true, "job_items": true,
 }
 
