@@ -129,6 +129,7 @@ type report struct {
 	listAPI, listGin      stats
 	getSQL1, getSQL       stats
 	fragments             []fragRow
+	pages                 []fragRow
 	importDur, seedDur    time.Duration
 	importN, seedN        int
 	benchSeedDur          time.Duration
@@ -387,6 +388,28 @@ func measureTable(ctx context.Context, o options, rep *report, client *http.Clie
 			logf("dashboard fragment %s", fr.name)
 			path := []string{"/purchases?" + fr.query}
 			rep.fragments = append(rep.fragments, fragRow{name: fr.name,
+				c1:  load(client, 1, o.dur, getter(base, path, h)),
+				c32: load(client, 32, o.dur, getter(base, path, h))})
+		}
+	}
+
+	// The overview (from the rollups) beside the purchases page's first page, both
+	// whole pages as a browser asks for them.
+	if o.cases.MatchString("overview") || o.cases.String() == "" {
+		cookie, err := signIn(client, base, email, password)
+		if err != nil {
+			return err
+		}
+		h := http.Header{"Cookie": {cookie}}
+		for _, pg := range []struct{ name, path string }{
+			{"purchases page, first page", "/purchases"},
+			{"overview, last 30 days", "/"},
+			{"overview, a year to now (weekly, ragged ends)", "/?date_min=-1+year&date_max=now"},
+			{"overview, 90 days of storefront 1", "/?date_min=today+-89+days&date_max=tomorrow&storefront_id=1"},
+		} {
+			logf("dashboard page %s", pg.name)
+			path := []string{pg.path}
+			rep.pages = append(rep.pages, fragRow{name: pg.name,
 				c1:  load(client, 1, o.dur, getter(base, path, h)),
 				c32: load(client, 32, o.dur, getter(base, path, h))})
 		}

@@ -48,6 +48,15 @@ func printReport(w io.Writer, r *report, o options) {
 		fmt.Fprintf(w, "| dashboard fragment %s (p50 / p95) | first, 25 rows | | %s | p95 %s | %s | p95 %s | | | %s |\n",
 			f.name, ms(f.c1.pct(0.5)), ms(f.c1.pct(0.95)), ms(f.c32.pct(0.5)), ms(f.c32.pct(0.95)), errNote(f.c1, f.c32))
 	}
+	for _, pg := range r.pages {
+		ratio := ""
+		if len(r.pages) > 0 && pg.name != r.pages[0].name && r.pages[0].c1.pct(0.95) > 0 {
+			ratio = fmt.Sprintf("p95 @1 = %.2f× the purchases page's, @32 = %.2f×", float64(pg.c1.pct(0.95))/float64(r.pages[0].c1.pct(0.95)),
+				float64(pg.c32.pct(0.95))/float64(r.pages[0].c32.pct(0.95)))
+		}
+		fmt.Fprintf(w, "| dashboard %s (p50 / p95) | whole page | | %s | p95 %s | %s | p95 %s | | | %s |\n",
+			pg.name, ms(pg.c1.pct(0.5)), ms(pg.c1.pct(0.95)), ms(pg.c32.pct(0.5)), ms(pg.c32.pct(0.95)), ratio+errNote(pg.c1, pg.c32))
+	}
 	if r.importDur > 0 {
 		fmt.Fprintf(w, "| import, %d purchases (`storefront import`, scratch database) | | | %s | | | | | | %.0f purchases/s |\n",
 			r.importN, r.importDur.Round(time.Millisecond), float64(r.importN)/r.importDur.Seconds())

@@ -86,4 +86,21 @@
     if (filtersOf(a[0]) !== a[1]) ev.preventDefault();
     else if (ev.detail.shouldSwap) shown.set(a[0], a[1]);
   });
+
+  // Save view (<form data-save-view>) keeps the filters as they are now: htmx may have
+  // changed them since the page was drawn. Without script the form holds the page's.
+  // Forms with data-confirm ask before they are sent (deleting a saved view).
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!(form instanceof HTMLFormElement)) return;
+    var ask = form.getAttribute("data-confirm");
+    if (ask && !window.confirm(ask)) {
+      ev.preventDefault();
+      return;
+    }
+    if (form.hasAttribute("data-save-view")) {
+      var filters = document.getElementById("filters");
+      if (filters) form.elements.query.value = new URLSearchParams(new FormData(filters)).toString();
+    }
+  });
 })();

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"storefront/internal/dbtest"
+	"storefront/internal/jobs"
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
@@ -118,8 +119,13 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = sender.Run(sctx) }()
 	t.Cleanup(func() { cancel(); <-done })
+	runner := jobs.New(db, 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	jctx, jcancel := context.WithCancel(ctx)
+	jdone := make(chan struct{})
+	go func() { defer close(jdone); _ = runner.Run(jctx) }()
+	t.Cleanup(func() { jcancel(); <-jdone })
 	e.keys = &countingKeys{DB: db}
-	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: e.keys, Accounts: db, Users: db, Admin: db, Webhooks: db,
+	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: e.keys, Accounts: db, Users: db, Admin: db, Webhooks: db, Overview: db, Views: db, Jobs: db, OnJobQueued: runner.Kick,
 		Activity: db, ExportBatch: exportBatch,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
 		SignInStore: db}

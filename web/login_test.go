@@ -180,7 +180,7 @@ func TestDashboard_SignIn(t *testing.T) {
 	t.Run("SecureCookieOverHTTPS", func(t *testing.T) {
 		e := e.with(t)
 		// The same app with an https base URL, as behind a TLS proxy.
-		s := &web.Server{Purchases: e.db, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db, Users: e.db, Admin: e.db,
+		s := &web.Server{Purchases: e.db, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db, Users: e.db, Admin: e.db, Overview: e.db, Views: e.db, Jobs: e.db,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "https://shop.test", Now: e.clock.now}
 		hs := httptest.NewServer(s.Handler())
 		defer hs.Close()

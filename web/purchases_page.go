@@ -55,7 +55,11 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return templates.Purchases(templates.PurchasesView{Chrome: s.chrome(c, "Purchases", "purchases"), Form: form, Results: res}), nil
+		views, err := s.savedViewsBar(c, shown)
+		if err != nil {
+			return nil, err
+		}
+		return templates.Purchases(templates.PurchasesView{Chrome: s.chrome(c, "Purchases", "purchases"), Form: form, Results: res, Views: views}), nil
 	}
 
 	f, ferr := filter.Purchases(q, acct.ID, now, loc)
@@ -69,6 +73,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 			return err
 		}
 		res.Export, res.API = s.purchaseViewAsAPI(acct, shown, res)
+		res.Bulk = bulkBar(c, shown, res.Count)
 		return nil
 	}, show)
 }

@@ -34,7 +34,7 @@ func TestAPI_RateLimitStoreUnreachable(t *testing.T) {
 	}
 	t.Cleanup(func() { conn.Close() })
 	var log lockedLog
-	s := &web.Server{Purchases: e.db, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db, Users: e.db, Admin: e.db,
+	s := &web.Server{Purchases: e.db, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db, Users: e.db, Admin: e.db, Overview: e.db, Views: e.db, Jobs: e.db,
 		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn})), BaseURL: "http://shop.test",
 		RateLimit: 3, RateStore: &mysql.DB{DB: conn, Now: e.clock.now}, Now: e.clock.now, SignInStore: e.db}
 	hs := httptest.NewServer(s.Handler())

@@ -25,11 +25,16 @@ func (s *Server) routes(r *gin.Engine) {
 	r.GET("/login", h(s.loginPage)).POST("/login", h(s.login)).POST("/logout", h(s.logout))
 
 	d := r.Group("/", s.requireUser)
-	d.GET("/", func(c *gin.Context) { c.Redirect(http.StatusSeeOther, "/purchases") })
+	d.GET("/", h(s.overviewPage))
 	d.GET("/docs/api", h(s.apiDocs)).GET("/subscribers", h(s.subscribersHome)).
 		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage))
 	d.Group("/purchases").GET("", h(s.purchasesPage)).GET("/:id", h(s.purchasePage)).
-		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", h(s.reactivatePurchase))
+		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", h(s.reactivatePurchase)).
+		GET("/reactivate", h(s.reactivateSelected)).
+		POST("/views", h(s.saveView)).POST("/views/:view/rename", h(s.renameView)).
+		POST("/views/:view/move", h(s.moveView)).POST("/views/:view/delete", h(s.deleteView))
+	d.Group("/jobs").GET("", h(s.jobsPage)).POST("", h(s.createJob)).GET("/:job", h(s.jobPage)).
+		GET("/:job/progress", h(s.jobProgress)).POST("/:job/cancel", h(s.cancelJob))
 	d.Group("/storefronts/:storefront_id/subscribers").GET("", h(s.subscribersPage)).GET("/:id", h(s.subscriberPage))
 	account := d.Group("/account")
 	account.GET("/password", h(s.passwordPage)).POST("/password", h(s.changePassword))

@@ -31,6 +31,14 @@ type Server struct {
 	Activity shop.AccountActivityService
 	// ExportBatch is how many rows an export reads at a time; 0 means shop.ExportBatch.
 	ExportBatch int
+	// Overview reads the overview's figures from the rollups.
+	Overview shop.OverviewService
+	// Views keeps the purchases page's saved views.
+	Views shop.SavedViewService
+	// Jobs keeps and runs background jobs (bulk reactivation).
+	Jobs shop.JobService
+	// OnJobQueued, when set, is called after a job was queued, to wake the job runner.
+	OnJobQueued func()
 	Logger      *slog.Logger
 	// BaseURL is the public URL, for links.
 	BaseURL string

@@ -125,20 +125,34 @@ func TestTenancy(t *testing.T) {
 				t.Errorf("/favicon.ico: Content-Type %q, want image/svg+xml", ct)
 			}
 		},
-		"GET /login":               func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/login", false), 303)) },
-		"POST /login":              func(t *testing.T) { e.with(t).signIn(2, "viewer") },
-		"POST /logout":             func(t *testing.T) { mustStatus(t, e.with(t).signIn(2, "viewer").post("/logout", nil), 303) },
-		"GET /":                    func(t *testing.T) { mustStatus(t, owner2.get("/", false), 303) },
-		"GET /docs/api":            func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/docs/api", false), 200)) },
-		"GET /api/v2":              func(t *testing.T) { mustStatus(t, otherGet("/api/v2"), 200) },
-		"GET /api/v2/":             func(t *testing.T) { mustStatus(t, otherGet("/api/v2/"), 200) },
-		"GET /api/v2/openapi.json": func(t *testing.T) { mustStatus(t, otherGet("/api/v2/openapi.json"), 200) },
-		"GET /account/password":    func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/password", false), 200)) },
-		"POST /account/password":   func(t *testing.T) { passwordChangesOnlyOwn(t, e.with(t)) },
-		"GET /subscribers":         func(t *testing.T) { subscribersHomeIsOwn(t, owner2, ids) },
-		"GET /purchases":           func(t *testing.T) { dashboardListIsOwn(t, e.with(t), owner2, ids) },
-		"GET /api/v2/purchases":    func(t *testing.T) { apiListIsOwn(t, e.with(t), ids) },
-		"GET /account":             func(t *testing.T) { accountPageIsOwn(t, e.with(t), owner2, viewer1, staff1, ids) },
+		"GET /login":   func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/login", false), 303)) },
+		"POST /login":  func(t *testing.T) { e.with(t).signIn(2, "viewer") },
+		"POST /logout": func(t *testing.T) { mustStatus(t, e.with(t).signIn(2, "viewer").post("/logout", nil), 303) },
+		"GET /": func(t *testing.T) {
+			noAccount1(t, mustStatus(t, owner2.get("/?date_min=-10+years&date_max=now", false), 200))
+		},
+		"GET /docs/api":             func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/docs/api", false), 200)) },
+		"GET /api/v2":               func(t *testing.T) { mustStatus(t, otherGet("/api/v2"), 200) },
+		"GET /api/v2/":              func(t *testing.T) { mustStatus(t, otherGet("/api/v2/"), 200) },
+		"GET /api/v2/openapi.json":  func(t *testing.T) { mustStatus(t, otherGet("/api/v2/openapi.json"), 200) },
+		"GET /account/password":     func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/password", false), 200)) },
+		"POST /account/password":    func(t *testing.T) { passwordChangesOnlyOwn(t, e.with(t)) },
+		"GET /subscribers":          func(t *testing.T) { subscribersHomeIsOwn(t, owner2, ids) },
+		"POST /purchases/views":     func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "") },
+		"GET /purchases/reactivate": func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "confirm") },
+		"POST /jobs":                func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "create") },
+		"GET /jobs":                 func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "list") },
+		"GET /jobs/:job":            func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "page") },
+		"GET /jobs/:job/progress":   func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "progress") },
+		"POST /jobs/:job/cancel":    func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "cancel") },
+		"POST /purchases/views/:view/rename": func(t *testing.T) {
+			viewsAreOwn(t, e.with(t), owner2, viewer1, "rename")
+		},
+		"POST /purchases/views/:view/move":   func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "move") },
+		"POST /purchases/views/:view/delete": func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "delete") },
+		"GET /purchases":                     func(t *testing.T) { dashboardListIsOwn(t, e.with(t), owner2, ids) },
+		"GET /api/v2/purchases":              func(t *testing.T) { apiListIsOwn(t, e.with(t), ids) },
+		"GET /account":                       func(t *testing.T) { accountPageIsOwn(t, e.with(t), owner2, viewer1, staff1, ids) },
 		"POST /account/keys": func(t *testing.T) {
 			createsInOwnAccount(t, e.with(t), owner2, "api_keys", "/account/keys", url.Values{"name": {"t"}, "scope": {"read"}})
 		},
@@ -430,6 +444,83 @@ func passwordChangesOnlyOwn(t *testing.T, e *apiEnv) {
 	for email, h := range before {
 		if changed := after[email] != h; changed != (email == u.email) {
 			t.Errorf("password of %s changed: %v", email, changed)
+		}
+	}
+}
+
+// viewsAreOwn checks that a view saved in account 1 stays there: account 2 neither sees
+// it nor changes it (the action, when given, answers 404), and what account 2 saves
+// stays in account 2.
+func viewsAreOwn(t *testing.T, e *apiEnv, owner2, user1 *dashUser, action string) {
+	t.Helper()
+	name := strings.TrimSpace("Tenancy " + action)
+	if r := user1.post("/purchases/views", url.Values{"name": {name}, "query": {"status=ACT"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("save a view in account 1: got %d", r.status)
+	}
+	var id int64
+	if err := e.db.QueryRow("SELECT id FROM saved_views WHERE account_id = 1 AND name = ?", name).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if action != "" {
+		if r := owner2.post(fmt.Sprintf("/purchases/views/%d/%s", id, action), url.Values{"name": {"x"}, "by": {"-1"}}); r.status != http.StatusNotFound {
+			t.Errorf("%s account 1's view as account 2: got %d, want 404", action, r.status)
+		}
+	} else {
+		owner2.post("/purchases/views", url.Values{"name": {"Mine"}, "query": {"status=RFD"}, "for": {"account"}})
+		var n int
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM saved_views WHERE account_id = 1 AND name = 'Mine'").Scan(&n); err != nil || n != 0 {
+			t.Errorf("account 2's view landed in account 1: %d, %v", n, err)
+		}
+	}
+	if strings.Contains(string(owner2.get("/purchases", false).body), name) {
+		t.Error("account 2 sees account 1's view")
+	}
+	var got string
+	if err := e.db.QueryRow("SELECT name FROM saved_views WHERE account_id = 1 AND id = ?", id).Scan(&got); err != nil || got != name {
+		t.Errorf("account 1's view after account 2's %s: %q, %v", action, got, err)
+	}
+}
+
+// jobsAreOwn checks that account 2 can neither see, cancel nor queue work on account
+// 1's jobs and purchases.
+func jobsAreOwn(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, what string) {
+	t.Helper()
+	var pid int64
+	if err := e.db.QueryRow("SELECT id FROM purchases WHERE account_id = 1 AND status = 'HLD' LIMIT 1").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	r := staff1.post("/jobs", url.Values{"id": {fmt.Sprint(pid)}})
+	job := strings.TrimPrefix(r.header.Get("Location"), "/jobs/")
+	if r.status != http.StatusSeeOther || job == "" {
+		t.Fatalf("a job in account 1: got %d", r.status)
+	}
+	switch what {
+	case "confirm":
+		r := owner2.get(fmt.Sprintf("/purchases/reactivate?id=%d", pid), false)
+		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "None of the selected purchases was found") {
+			t.Errorf("account 2 confirming account 1's purchase: got %d", r.status)
+		}
+	case "create":
+		if r := owner2.post("/jobs", url.Values{"id": {fmt.Sprint(pid)}}); r.status != http.StatusBadRequest {
+			t.Errorf("account 2 queuing account 1's purchase: got %d, want 400", r.status)
+		}
+	case "list":
+		noAccount1(t, mustStatus(t, owner2.get("/jobs", false), 200))
+		if strings.Contains(string(owner2.get("/jobs", false).body), "/jobs/"+job+"\"") {
+			t.Error("account 2 lists account 1's job")
+		}
+	case "page", "progress":
+		path := "/jobs/" + job
+		if what == "progress" {
+			path += "/progress"
+		}
+		if r := owner2.get(path, false); r.status != http.StatusNotFound {
+			t.Errorf("account 2 reading account 1's job: got %d, want 404", r.status)
+		}
+	case "cancel":
+		e.db.Exec("UPDATE jobs SET status = 'queued' WHERE account_id = 1 AND id = ?", job)
+		if r := owner2.post("/jobs/"+job+"/cancel", nil); r.status != http.StatusNotFound {
+			t.Errorf("account 2 canceling account 1's job: got %d, want 404", r.status)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"storefront/internal/mysql"
 )
 
 func (e *env) apikeyCreate(ctx context.Context, args []string) error {
@@ -63,5 +65,26 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "created user %d (%s, %s)\n", id, *email, *role)
+	return nil
+}
+
+func (e *env) rollupsRebuild(ctx context.Context, args []string) error {
+	fs := newFlags("rollups rebuild")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("rollups rebuild takes no arguments")
+	}
+	d, err := e.openDatabase(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	n, err := mysql.RebuildRollups(ctx, d.DB.DB)
+	if err != nil {
+		return fmt.Errorf("rollups rebuild: %w", err)
+	}
+	fmt.Fprintf(e.stderr, "rebuilt the rollups of %d accounts\n", n)
 	return nil
 }

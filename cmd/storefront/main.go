@@ -36,6 +36,7 @@ commands:
                              add a webhook endpoint; its secret is printed alone
   webhook list --account ID  list an account's webhook endpoints
   webhook delete ID          delete a webhook endpoint with its deliveries
+  rollups rebuild            sum every account's overview rollups again from its rows
 
 Settings come from STOREFRONT_* environment variables (see README.md).
 `
@@ -108,6 +109,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.userCreate(ctx, args[1:])
 	case "webhook":
 		return e.webhookCommand(ctx, args)
+	case "rollups":
+		if len(args) == 0 || args[0] != "rebuild" {
+			return usagef("rollups: the only subcommand is rebuild")
+		}
+		return e.rollupsRebuild(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

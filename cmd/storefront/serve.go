@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"storefront/internal/jobs"
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
@@ -77,15 +78,17 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	// Background work stops with bgCtx, after the HTTP server has drained.
 	bgCtx, stopBg := context.WithCancel(context.Background())
 	var bg sync.WaitGroup
-	bg.Add(2)
+	// Bulk reactivations run here, a purchase at a time; every instance runs one.
+	runner := jobs.New(d.DB, time.Second, e.log)
+	bg.Add(4)
 	go func() { defer bg.Done(); _ = sender.Run(bgCtx) }()
 	go func() { defer bg.Done(); e.sweepPastDue(bgCtx, d.DB) }()
-	bg.Add(1)
 	go func() { defer bg.Done(); _ = deliverer.Run(bgCtx) }()
+	go func() { defer bg.Done(); _ = runner.Run(bgCtx) }()
 	defer func() { stopBg(); bg.Wait() }()
 
 	ws := &web.Server{
-		Purchases: d.DB, Writer: d.DB, Subscribers: d.DB, Keys: d.DB, Accounts: d.DB, Users: d.DB, Admin: d.DB, Activity: d.DB, Webhooks: d.DB,
+		Purchases: d.DB, Writer: d.DB, Subscribers: d.DB, Keys: d.DB, Accounts: d.DB, Users: d.DB, Admin: d.DB, Activity: d.DB, Webhooks: d.DB, Overview: d.DB, Views: d.DB, Jobs: d.DB, OnJobQueued: runner.Kick,
 		SessionKey: e.cfg.SessionKey,
 		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit,
 		// Failed sign-ins are counted in the database: the throttle holds across

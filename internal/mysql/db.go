@@ -144,6 +144,11 @@ func (db *DB) migrations() (*goose.Provider, error) {
 		// its row by the statement that writes them, in batches of their own
 		// transactions (resumable).
 		goose.NewGoMigration(33, &goose.GoFunc{RunDB: backfillPrefixes}, noop),
+		// After 00080-00083 made the rollups: every account's are summed from its rows.
+		goose.NewGoMigration(84, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
+			_, err := RebuildRollups(ctx, sqlDB)
+			return err
+		}}, noop),
 	))
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)

@@ -207,7 +207,7 @@ func backfillDocuments(ctx context.Context, sqlDB *sql.DB) (int, error) {
 
 // RebuildDerived rebuilds, for every account, what is derived from the purchases' rows:
 // the product filter's path (purchase_products), the prefix filters' paths
-// (purchase_prefixes) and the stored documents. For repairs
+// (purchase_prefixes), the stored documents and the rollups. For repairs
 // after rows were changed by hand, and for tests that change them directly.
 func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 	for _, q := range []string{
@@ -225,6 +225,9 @@ func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 	if err := backfillPrefixes(ctx, sqlDB); err != nil {
 		return err
 	}
-	_, err := backfillDocuments(ctx, sqlDB)
+	if _, err := backfillDocuments(ctx, sqlDB); err != nil {
+		return err
+	}
+	_, err := RebuildRollups(ctx, sqlDB)
 	return err
 }

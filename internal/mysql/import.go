@@ -381,9 +381,16 @@ func (t *importTx) UpsertAccounts(ctx context.Context, accounts []*shop.Account)
 		t.accounts[a.ID] = true
 		args = append(args, a.ID, a.Name, a.APIUsername, a.Timezone)
 	}
-	err := t.insertRows(ctx, "INSERT INTO accounts (id, name, api_username, timezone)", 4,
+	zones, err := trackAccountZones(ctx, t.tx, accounts)
+	if err != nil {
+		return fmt.Errorf("upsert accounts: %w", err)
+	}
+	err = t.insertRows(ctx, "INSERT INTO accounts (id, name, api_username, timezone)", 4,
 		"ON DUPLICATE KEY UPDATE name = VALUES(name), api_username = VALUES(api_username), timezone = VALUES(timezone)", args)
 	if err != nil {
+		return fmt.Errorf("upsert accounts: %w", err)
+	}
+	if err := zones.apply(ctx, t.tx); err != nil {
 		return fmt.Errorf("upsert accounts: %w", err)
 	}
 	return nil
@@ -443,6 +450,10 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 				importTime(ss.LastPaymentAt), importTime(ss.NextPaymentAt))
 		}
 	}
+	roll, err := trackSubscriberRollups(ctx, t.tx, ids, subIDs)
+	if err != nil {
+		return err
+	}
 	err = t.insertRows(ctx, "INSERT INTO subscribers (id, account_id, storefront_id, username, created_at, updated_at, last_login_at)", 7,
 		"ON DUPLICATE KEY UPDATE account_id = VALUES(account_id), storefront_id = VALUES(storefront_id), username = VALUES(username), created_at = VALUES(created_at), "+
 			"updated_at = VALUES(updated_at), last_login_at = VALUES(last_login_at)", args)
@@ -473,7 +484,7 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 	if err := t.subscriptionEvents(ctx, subs, hookBefore); err != nil {
 		return fmt.Errorf("subscription events: %w", err)
 	}
-	return nil
+	return roll.apply(ctx, t.tx)
 }
 
 // importPurchaseInsert is the column list of purchases written by an import; to_ship is
@@ -604,6 +615,10 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	if err != nil {
 		return fmt.Errorf("find existing purchases: %w", err)
 	}
+	roll, err := trackImportRollups(ctx, t.tx, found[0])
+	if err != nil {
+		return err
+	}
 	old := make([]int64, 0, len(found[0]))
 	for id := range found[0] {
 		old = append(old, id)
@@ -685,6 +700,9 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	}
 	if err := t.followAccount(ctx, "UPDATE purchase_activity a JOIN purchases p ON p.id = a.purchase_id SET a.account_id = p.account_id WHERE a.purchase_id IN ", movedAccount); err != nil {
 		return fmt.Errorf("move purchase activity: %w", err)
+	}
+	if err := roll.apply(ctx, t.tx, b.Purchases); err != nil {
+		return err
 	}
 	for _, in := range []struct {
 		head string

@@ -196,8 +196,15 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	if downloadDay > 0 {
 		expires = now.Add(time.Duration(downloadDay) * 24 * time.Hour)
 	}
+	roll, err := trackRollups(ctx, tx, req.AccountID, req.PurchaseID)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := tx.ExecContext(ctx, "UPDATE purchases SET status = 'ACT', updated_at = ? WHERE account_id = ? AND id = ?", now, req.AccountID, req.PurchaseID); err != nil {
 		return nil, translate(err)
+	}
+	if err := roll.apply(ctx, tx); err != nil {
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE line_items SET download_count = 0, download_limit = ?, expires_at = ? WHERE account_id = ? AND purchase_id = ?",
 		downloadLimit, expires, req.AccountID, req.PurchaseID); err != nil {

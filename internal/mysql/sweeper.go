@@ -22,6 +22,9 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 	closed := 0
 	fence := map[int64]bool{}
 	hooks := hookCache{}
+	// terms holds the closed subscriptions' subscribers by account: their service terms
+	// end, in the rollups, in the same transaction.
+	terms := map[int64][]int64{}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		type due struct {
 			id, subscriberID, accountID, storefrontID int64
@@ -88,6 +91,12 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 			}
 			closed++
 			fence[d.accountID] = true
+			terms[d.accountID] = append(terms[d.accountID], d.subscriberID)
+		}
+		for account, ids := range terms {
+			if err := syncSubscriberTerms(ctx, tx, account, ids); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

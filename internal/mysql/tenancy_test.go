@@ -28,6 +28,8 @@ var tenantTables = map[string]bool{
 	"read_fences": true, "api_rate_buckets": true, "purchase_products": true, "purchase_documents": true,
 	"webhook_endpoints": true, "webhook_events": true, "webhook_deliveries": true, "webhook_attempts": true,
 	"purchase_prefixes": true,
+	"purchase_rollups": true, "product_rollups": true, "product_rollups_monthly": true, "subscriber_terms": true, "subscriber_rollups": true,
+	"saved_views": true, "jobs": true, "job_items": true,
 }
 
 // unscoped are the statements on tenant tables that carry neither the account nor the
@@ -70,6 +72,12 @@ var unscoped = map[string]string{
 	"SELECT DISTINCT account_id FROM webhook_endpoints WHERE enabled": "import: which of the accounts it writes to take webhook events, per shard",
 	"SELECT id, account_id FROM storefronts WHERE id IN %s":           "import: the accounts of the storefronts it writes subscribers to",
 	"SELECT account_id FROM webhook_endpoints WHERE id = ?":           "storefront webhook delete ID: the operator names the endpoint alone",
+	// Work that visits every account, then works within each (rollups rebuild, the job runner).
+	"SELECT id FROM accounts ORDER BY id": "every account in turn; per shard under sharding",
+	// Which accounts hold the subscribers an import writes, found by id as the import's
+	// references are, so that their service terms are kept in those accounts.
+	"SELECT sb.id, sf.account_id FROM subscribers sb JOIN storefronts sf ON sf.id = sb.storefront_id WHERE sb.id IN": "import: accounts of the imported subscribers",
+	"SELECT subscriber_id FROM subscriptions WHERE id IN":                                                            "import: subscribers whose subscription ids the import takes over",
 	// Operators' commands across accounts (storefront seed/import, the overview).
 	"SELECT COUNT(*) FROM accounts": "demo data check at start",
 	"SELECT s.id, s.account_id, s.name, s.currency, s.download_limit, s.download_days, s.past_due_grace_days, (SELECT COUNT(*) FROM purchases p WHERE p.storefront_id = s.id), (SELECT COUNT(*) FROM subscribers sb WHERE sb.storefront_id = s.id) FROM storefronts s ORDER BY s.id": "operator overview; scatter under sharding",

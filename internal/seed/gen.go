@@ -281,6 +281,7 @@ func (g *generator) subscriber(sf *storefront) {
 	r := g.r
 	g.next.subscriber++
 	id := g.next.subscriber
+	g.chunk.addSubscriber(sf.acct.id, id)
 	p := newPerson(r, sf.acct.emails)
 
 	var created, updated time.Time

@@ -50,9 +50,18 @@ type chunk struct {
 	// documents lists the purchases of the chunk by account: their stored documents are
 	// written from their rows in the chunk's transaction.
 	documents map[int64][]int64
+	// subscriberIDs lists the subscribers of the chunk by account, for their service
+	// terms in the rollups.
+	subscriberIDs map[int64][]int64
 }
 
-func newChunk() *chunk { return &chunk{rows: map[string]int64{}, documents: map[int64][]int64{}} }
+func newChunk() *chunk {
+	return &chunk{rows: map[string]int64{}, documents: map[int64][]int64{}, subscriberIDs: map[int64][]int64{}}
+}
+
+func (c *chunk) addSubscriber(account, id int64) {
+	c.subscriberIDs[account] = append(c.subscriberIDs[account], id)
+}
 
 func (c *chunk) addPurchase(account, id int64) {
 	c.documents[account] = append(c.documents[account], id)

@@ -257,6 +257,10 @@ func writeChunk(ctx context.Context, conn *sql.Conn, c *chunk) error {
 			return fmt.Errorf("documents: %w", err)
 		}
 	}
+	if err := writeRollups(ctx, tx, c); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
 	return tx.Commit()
 }
 
@@ -279,4 +283,20 @@ func (r *reporter) done(c *chunk, s Stats) {
 	el := now.Sub(r.start)
 	fmt.Fprintf(r.w, "seed: subscribers %d/%d, purchases %d/%d, %d rows, %.0f rows/s, %s\n",
 		r.doneSubs, r.subscribers, r.donePurch, r.purchases, s.Total(), rate(s.Total(), el), el.Round(time.Second))
+}
+
+// writeRollups counts the chunk's purchases and subscribers into the rollups, in the
+// chunk's transaction.
+func writeRollups(ctx context.Context, tx *sql.Tx, c *chunk) error {
+	for account, ids := range c.documents {
+		if err := mysql.AddRollups(ctx, tx, account, ids); err != nil {
+			return fmt.Errorf("rollups: %w", err)
+		}
+	}
+	for account, ids := range c.subscriberIDs {
+		if err := mysql.SyncSubscriberRollups(ctx, tx, account, ids); err != nil {
+			return fmt.Errorf("rollups: %w", err)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,98 @@
+package mysql_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"storefront/internal/dbtest"
+	"storefront/internal/seed"
+	"storefront/internal/shop"
+)
+
+// TestJobs_ConcurrentWorkers runs one bulk reactivation with four workers at once:
+// every purchase is taken by one worker, the reactivatable ones are reactivated once,
+// the others skipped with the reason, and the rollups still equal the rows.
+func TestJobs_ConcurrentWorkers(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 40, Seed: 9}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	want := map[shop.PurchaseStatus]int{}
+	rows, err := db.Query("SELECT id, status FROM purchases WHERE account_id = 1 AND buyer_email LIKE '%@%.%' ORDER BY id LIMIT 150")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var st shop.PurchaseStatus
+		if err := rows.Scan(&id, &st); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+		want[st]++
+	}
+	rows.Close()
+	job, err := db.CreateReactivationJob(ctx, 1, "ops@example.com", append(ids, ids[0], 999999999), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.Total != int64(len(ids)) {
+		t.Errorf("job total: got %d, want %d (duplicates and unknown ids left out)", job.Total, len(ids))
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				worked, err := db.RunJobStep(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !worked {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// A last step finishes the job when the workers stopped just before it.
+	if _, err := db.RunJobStep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.FindJob(ctx, 1, job.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runnable := int64(want[shop.PurchaseActive] + want[shop.PurchasePending] + want[shop.PurchaseError])
+	if got.Status != shop.JobDone || got.Done != runnable || got.Skipped != int64(len(ids))-runnable || got.Failed != 0 || got.Pending != 0 {
+		t.Errorf("job: got %+v, want done with %d done and %d skipped", got, runnable, int64(len(ids))-runnable)
+	}
+	var twice int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM (SELECT purchase_id FROM purchase_activity WHERE action = 'reactivated' GROUP BY purchase_id HAVING COUNT(*) > 1) x`).Scan(&twice); err != nil {
+		t.Fatal(err)
+	}
+	if twice != 0 {
+		t.Errorf("%d purchases reactivated twice", twice)
+	}
+	problems, err := db.FindJobProblems(ctx, 1, job.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		if p.Status != shop.ItemSkipped || p.Reason == "" {
+			t.Errorf("purchase %d: %s %q, want skipped with a reason", p.PurchaseID, p.Status, p.Reason)
+		}
+	}
+	if err := db.CancelJob(ctx, 1, job.ID); shop.ErrorCode(err) != shop.EConflict {
+		t.Errorf("cancel a finished job: got %v, want a conflict", err)
+	}
+	if _, err := db.FindJob(ctx, 2, job.ID); shop.ErrorCode(err) != shop.ENotFound {
+		t.Errorf("another account's job: got %v, want not found", err)
+	}
+	checkRollups(t, db, "a bulk reactivation")
+}

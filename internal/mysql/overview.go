@@ -1,0 +1,305 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"math/big"
+	"sort"
+	"time"
+
+	"storefront/internal/shop"
+)
+
+var _ shop.OverviewService = (*DB)(nil)
+
+// span splits [from, before) into whole days of the zone, read from the rollups, and the
+// parts of a day at either end, read from the rows: the edges each lie within one day.
+type span struct {
+	// days is [firstDay, endDay) as dates; empty when firstDay >= endDay.
+	firstDay, endDay time.Time
+	edges            [][2]time.Time
+}
+
+// midnight returns the start of t's day in loc.
+func midnight(t time.Time, loc *time.Location) time.Time {
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, loc)
+}
+
+func splitSpan(from, before time.Time, loc *time.Location) span {
+	var s span
+	if !from.Before(before) {
+		return s
+	}
+	first := midnight(from, loc)
+	if first.Before(from) {
+		first = first.AddDate(0, 0, 1)
+	}
+	end := midnight(before, loc)
+	if !first.Before(end) {
+		// Within one day, or across one midnight with no whole day between.
+		if !first.After(from) || !first.Before(before) {
+			s.edges = append(s.edges, [2]time.Time{from, before})
+		} else {
+			s.edges = append(s.edges, [2]time.Time{from, first}, [2]time.Time{first, before})
+		}
+		return s
+	}
+	s.firstDay, s.endDay = first, end
+	if from.Before(first) {
+		s.edges = append(s.edges, [2]time.Time{from, first})
+	}
+	if end.Before(before) {
+		s.edges = append(s.edges, [2]time.Time{end, before})
+	}
+	return s
+}
+
+func (s span) hasDays() bool { return s.firstDay.Before(s.endDay) }
+
+func storefrontCond(col string, id int64, args []any) (string, []any) {
+	if id == 0 {
+		return "", args
+	}
+	return " AND " + col + " = ?", append(args, id)
+}
+
+// PurchaseFigures implements shop.OverviewService.
+func (db *DB) PurchaseFigures(ctx context.Context, q shop.FigureQuery) ([]shop.PurchaseCell, error) {
+	sp := splitSpan(q.From, q.Before, q.Loc)
+	type key struct {
+		day      string
+		currency string
+		status   shop.PurchaseStatus
+	}
+	cells := map[key]*shop.PurchaseCell{}
+	add := func(day time.Time, currency string, status shop.PurchaseStatus, n int64, total string) error {
+		t, err := decimal(total)
+		if err != nil {
+			return err
+		}
+		k := key{day.Format(time.DateOnly), currency, status}
+		c := cells[k]
+		if c == nil {
+			c = &shop.PurchaseCell{Day: day, Currency: currency, Status: status, Total: new(big.Rat)}
+			cells[k] = c
+		}
+		c.Purchases += n
+		c.Total.Add(c.Total, t)
+		return nil
+	}
+	if sp.hasDays() {
+		args := []any{q.AccountID, sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
+		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+		err := eachRow(ctx, db.DB, `SELECT day, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups
+			WHERE account_id = ? AND day >= ? AND day < ?`+cond+` GROUP BY day, currency, status`, args,
+			func(rows *sql.Rows) error {
+				var (
+					day             time.Time
+					currency, total string
+					status          shop.PurchaseStatus
+					n               int64
+				)
+				if err := rows.Scan(&day, &currency, &status, &n, &total); err != nil {
+					return err
+				}
+				if n == 0 && total == "0.0000" {
+					return nil
+				}
+				return add(time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, q.Loc), currency, status, n, total)
+			})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range sp.edges {
+		args := []any{q.AccountID, e[0].UTC(), e[1].UTC()}
+		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+		day := midnight(e[0], q.Loc)
+		err := eachRow(ctx, db.DB, `SELECT currency, status, COUNT(*), SUM(total) FROM purchases FORCE INDEX (purchases_account_created_total)
+			WHERE account_id = ? AND created_at >= ? AND created_at < ?`+cond+` GROUP BY currency, status`, args,
+			func(rows *sql.Rows) error {
+				var (
+					currency, total string
+					status          shop.PurchaseStatus
+					n               int64
+				)
+				if err := rows.Scan(&currency, &status, &n, &total); err != nil {
+					return err
+				}
+				return add(day, currency, status, n, total)
+			})
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]shop.PurchaseCell, 0, len(cells))
+	for _, c := range cells {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.Day.Equal(b.Day) {
+			return a.Day.Before(b.Day)
+		}
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		return a.Status < b.Status
+	})
+	return out, nil
+}
+
+// TopProducts implements shop.OverviewService.
+func (db *DB) TopProducts(ctx context.Context, q shop.FigureQuery, n int) ([]shop.ProductRevenue, error) {
+	sp := splitSpan(q.From, q.Before, q.Loc)
+	type key struct {
+		product  int64
+		currency string
+	}
+	got := map[key]*shop.ProductRevenue{}
+	scan := func(rows *sql.Rows) error {
+		var (
+			k     key
+			n     int64
+			total string
+		)
+		if err := rows.Scan(&k.product, &k.currency, &n, &total); err != nil {
+			return err
+		}
+		t, err := decimal(total)
+		if err != nil {
+			return err
+		}
+		r := got[k]
+		if r == nil {
+			r = &shop.ProductRevenue{ProductID: k.product, Currency: k.currency, Revenue: new(big.Rat)}
+			got[k] = r
+		}
+		r.Purchases += n
+		r.Revenue.Add(r.Revenue, t)
+		return nil
+	}
+	if sp.hasDays() {
+		// Whole calendar months from the monthly rollups, the days around them from the
+		// daily ones.
+		days := [][2]time.Time{{sp.firstDay, sp.endDay}}
+		firstMonth := time.Date(sp.firstDay.Year(), sp.firstDay.Month(), 1, 0, 0, 0, 0, time.UTC)
+		if sp.firstDay.Day() != 1 {
+			firstMonth = firstMonth.AddDate(0, 1, 0)
+		}
+		endMonth := time.Date(sp.endDay.Year(), sp.endDay.Month(), 1, 0, 0, 0, 0, time.UTC)
+		if firstMonth.Before(endMonth) {
+			days = [][2]time.Time{{sp.firstDay, firstMonth}, {endMonth, sp.endDay}}
+			args := []any{q.AccountID, string(shop.PurchaseActive), firstMonth.Format(time.DateOnly), endMonth.Format(time.DateOnly)}
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			if err := eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups_monthly
+				WHERE account_id = ? AND status = ? AND month >= ? AND month < ?`+cond+` GROUP BY product_id, currency`, args, scan); err != nil {
+				return nil, err
+			}
+		}
+		for _, d := range days {
+			from, to := d[0].Format(time.DateOnly), d[1].Format(time.DateOnly)
+			if from >= to {
+				continue
+			}
+			args := []any{q.AccountID, string(shop.PurchaseActive), from, to}
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			if err := eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups
+				WHERE account_id = ? AND status = ? AND day >= ? AND day < ?`+cond+` GROUP BY product_id, currency`, args, scan); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, e := range sp.edges {
+		args := []any{q.AccountID, string(shop.PurchaseActive), e[0].UTC(), e[1].UTC()}
+		cond, args := storefrontCond("p.storefront_id", q.StorefrontID, args)
+		if err := eachRow(ctx, db.DB, `SELECT li.product_id, p.currency, COUNT(DISTINCT p.id), SUM(li.total)
+			FROM purchases p FORCE INDEX (purchases_account_status_created) JOIN line_items li ON li.purchase_id = p.id
+			WHERE p.account_id = ? AND p.status = ? AND p.created_at >= ? AND p.created_at < ?`+cond+`
+			GROUP BY li.product_id, p.currency`, args, scan); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]shop.ProductRevenue, 0, len(got))
+	for _, r := range got {
+		if r.Purchases > 0 || r.Revenue.Sign() != 0 {
+			out = append(out, *r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if c := out[i].Revenue.Cmp(out[j].Revenue); c != 0 {
+			return c > 0
+		}
+		return out[i].ProductID < out[j].ProductID
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out, nil
+}
+
+// SubscriberFigures implements shop.OverviewService.
+func (db *DB) SubscriberFigures(ctx context.Context, q shop.FigureQuery, now time.Time) (*shop.SubscriberFigures, error) {
+	var f shop.SubscriberFigures
+	var err error
+	if f.Started, _, err = db.countTerms(ctx, q, q.From, q.Before); err != nil {
+		return nil, err
+	}
+	endsBefore := q.Before
+	if now.Before(endsBefore) {
+		endsBefore = now
+	}
+	if _, f.Ended, err = db.countTerms(ctx, q, q.From, endsBefore); err != nil {
+		return nil, err
+	}
+	// Receiving service at the end: every term started before it, less those ended.
+	started, ended, err := db.countTerms(ctx, q, time.Time{}, endsBefore)
+	if err != nil {
+		return nil, err
+	}
+	f.ActiveAtEnd = started - ended
+	return &f, nil
+}
+
+// countTerms counts the service terms that started, and those that ended, in [from,
+// before); a zero from means since the beginning.
+func (db *DB) countTerms(ctx context.Context, q shop.FigureQuery, from, before time.Time) (started, ended int64, err error) {
+	var sp span
+	if from.IsZero() {
+		sp.endDay = midnight(before, q.Loc)
+		sp.firstDay = time.Date(1, 1, 1, 0, 0, 0, 0, q.Loc)
+		if sp.endDay.Before(before) {
+			sp.edges = [][2]time.Time{{sp.endDay, before}}
+		}
+	} else {
+		sp = splitSpan(from, before, q.Loc)
+	}
+	if sp.hasDays() {
+		args := []any{q.AccountID, sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
+		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+		var s, e sql.NullInt64
+		if err := db.QueryRowContext(ctx, "SELECT SUM(started), SUM(ended) FROM subscriber_rollups WHERE account_id = ? AND day >= ? AND day < ?"+cond, args...).
+			Scan(&s, &e); err != nil {
+			return 0, 0, translate(err)
+		}
+		started, ended = s.Int64, e.Int64
+	}
+	for _, edge := range sp.edges {
+		for i, col := range []string{"start_at", "end_at"} {
+			args := []any{q.AccountID, edge[0].UTC(), edge[1].UTC()}
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			var n int64
+			if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM subscriber_terms WHERE account_id = ? AND "+col+" >= ? AND "+col+" < ?"+cond, args...).
+				Scan(&n); err != nil {
+				return 0, 0, translate(err)
+			}
+			if i == 0 {
+				started += n
+			} else {
+				ended += n
+			}
+		}
+	}
+	return started, ended, nil
+}

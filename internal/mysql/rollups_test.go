@@ -1,0 +1,456 @@
+package mysql_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"storefront/internal/dbtest"
+	"storefront/internal/importer"
+	"storefront/internal/mysql"
+	"storefront/internal/seed"
+	"storefront/internal/shop"
+)
+
+// rollupRows reads a rollup table as "key → figures" lines, leaving out rows that count
+// nothing.
+func rollupRows(t *testing.T, db *sql.DB, query string) map[string]string {
+	t.Helper()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var key, n, total string
+		if err := rows.Scan(&key, &n, &total); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := new(big.Rat).SetString(total)
+		if n == "0" && r.Sign() == 0 {
+			continue
+		}
+		out[key] = n + " " + r.FloatString(4)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// rollupsFromRows computes, from the purchases', line items' and subscriptions' rows
+// alone, what each rollup table must hold.
+func rollupsFromRows(t *testing.T, db *sql.DB) (purchases, products, subscribers map[string]string) {
+	t.Helper()
+	zones := map[int64]*time.Location{}
+	rows, err := db.Query("SELECT id, timezone FROM accounts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			t.Fatal(err)
+		}
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			loc = time.UTC
+		}
+		zones[id] = loc
+	}
+	rows.Close()
+	type agg struct {
+		n     int64
+		total *big.Rat
+	}
+	sum := func(m map[string]*agg, k, total string, n int64) {
+		if m[k] == nil {
+			m[k] = &agg{total: new(big.Rat)}
+		}
+		r, _ := new(big.Rat).SetString(total)
+		m[k].n += n
+		m[k].total.Add(m[k].total, r)
+	}
+	p, pr := map[string]*agg{}, map[string]*agg{}
+	rows, err = db.Query("SELECT p.id, p.account_id, p.storefront_id, p.currency, p.created_at, p.status, p.total FROM purchases p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type head struct{ key string }
+	heads := map[int64]string{}
+	for rows.Next() {
+		var (
+			id, account, sf int64
+			cur, st, total  string
+			created         time.Time
+		)
+		if err := rows.Scan(&id, &account, &sf, &cur, &created, &st, &total); err != nil {
+			t.Fatal(err)
+		}
+		day := created.In(zones[account]).Format(time.DateOnly)
+		sum(p, fmt.Sprintf("%d|%s|%d|%s|%s", account, day, sf, cur, st), total, 1)
+		heads[id] = fmt.Sprintf("%d|%s|%s|%d|%s", account, st, day, sf, cur)
+	}
+	rows.Close()
+	rows, err = db.Query("SELECT purchase_id, product_id, SUM(total) FROM line_items GROUP BY purchase_id, product_id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, product int64
+		var total string
+		if err := rows.Scan(&id, &product, &total); err != nil {
+			t.Fatal(err)
+		}
+		sum(pr, fmt.Sprintf("%s|%d", heads[id], product), total, 1)
+	}
+	rows.Close()
+	flat := func(m map[string]*agg) map[string]string {
+		out := map[string]string{}
+		for k, a := range m {
+			out[k] = fmt.Sprintf("%d %s", a.n, a.total.FloatString(4))
+		}
+		return out
+	}
+
+	subs := map[string][2]int64{}
+	rows, err = db.Query(`SELECT sf.account_id, sb.storefront_id, ss.status, ss.created_at, ss.updated_at, ss.started_at, ss.ended_at, ss.trial_started_at, ss.next_payment_at
+		FROM subscriptions ss JOIN subscribers sb ON sb.id = ss.subscriber_id JOIN storefronts sf ON sf.id = sb.storefront_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var (
+			account, sf int64
+			ss          shop.Subscription
+		)
+		if err := rows.Scan(&account, &sf, &ss.Status, &ss.CreatedAt, &ss.UpdatedAt, &ss.StartedAt, &ss.EndedAt, &ss.TrialStartedAt, &ss.NextPaymentAt); err != nil {
+			t.Fatal(err)
+		}
+		start, end, ok := shop.ServiceTerm(&ss)
+		if !ok {
+			continue
+		}
+		k := fmt.Sprintf("%d|%s|%d", account, start.In(zones[account]).Format(time.DateOnly), sf)
+		v := subs[k]
+		v[0]++
+		subs[k] = v
+		if end != nil {
+			k := fmt.Sprintf("%d|%s|%d", account, end.In(zones[account]).Format(time.DateOnly), sf)
+			v := subs[k]
+			v[1]++
+			subs[k] = v
+		}
+	}
+	rows.Close()
+	subscribers = map[string]string{}
+	for k, v := range subs {
+		subscribers[k] = fmt.Sprintf("%d %d.0000", v[0], v[1])
+	}
+	return flat(p), flat(pr), subscribers
+}
+
+// storedRollups reads the three rollup tables in the form of rollupsFromRows.
+func storedRollups(t *testing.T, db *sql.DB) (purchases, products, subscribers map[string]string) {
+	return rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, day, storefront_id, currency, status), purchases, total FROM purchase_rollups"),
+		rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, status, day, storefront_id, currency, product_id), purchases, total FROM product_rollups"),
+		rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, day, storefront_id), started, ended FROM subscriber_rollups")
+}
+
+func diffMaps(t *testing.T, after, what string, got, want map[string]string) {
+	t.Helper()
+	var keys []string
+	for k := range got {
+		keys = append(keys, k)
+	}
+	for k := range want {
+		if _, ok := got[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if got[k] != want[k] {
+			t.Errorf("after %s: %s %s: got %q, want %q", after, what, k, got[k], want[k])
+		}
+	}
+}
+
+// checkRollups fails the test when the rollups differ from the figures computed from
+// the rows, or from what a rebuild from scratch writes.
+func checkRollups(t *testing.T, db *mysql.DB, after string) {
+	t.Helper()
+	gp, gpr, gs := storedRollups(t, db.DB)
+	wp, wpr, ws := rollupsFromRows(t, db.DB)
+	if len(wp) == 0 {
+		t.Fatalf("after %s: no purchases to roll up", after)
+	}
+	diffMaps(t, after, "purchase_rollups", gp, wp)
+	diffMaps(t, after, "product_rollups", gpr, wpr)
+	diffMaps(t, after, "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr))
+	diffMaps(t, after, "subscriber_rollups", gs, ws)
+	if _, err := mysql.RebuildRollups(context.Background(), db.DB); err != nil {
+		t.Fatal(err)
+	}
+	rp, rpr, rs := storedRollups(t, db.DB)
+	diffMaps(t, after+" and a rebuild", "purchase_rollups", rp, wp)
+	diffMaps(t, after+" and a rebuild", "product_rollups", rpr, wpr)
+	diffMaps(t, after+" and a rebuild", "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr))
+	diffMaps(t, after+" and a rebuild", "subscriber_rollups", rs, ws)
+}
+
+func TestRollups_EqualRows(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	importFile(t, db, importFixturePath)
+	checkRollups(t, db, "import")
+	importFile(t, db, importFixturePath)
+	checkRollups(t, db, "the same import again")
+
+	// A re-import that moves purchase 1 to another day, refunds it and changes its
+	// total, and moves account 1 to another zone (its days begin at other instants).
+	var full struct {
+		Accounts  []map[string]any  `json:"accounts"`
+		Purchases []json.RawMessage `json:"purchases"`
+	}
+	raw, err := os.ReadFile(importFixturePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &full); err != nil {
+		t.Fatal(err)
+	}
+	var p1 map[string]any
+	if err := json.Unmarshal(full.Purchases[0], &p1); err != nil {
+		t.Fatal(err)
+	}
+	p1["created_at"] = 1700090000
+	p1["status"] = "RFD"
+	p1["total"] = "61.03"
+	p1["shipping"] = "14.25"
+	full.Accounts[0]["timezone"] = "America/Los_Angeles"
+	doc, _ := json.Marshal(map[string]any{"accounts": full.Accounts[:1], "purchases": []any{p1}})
+	if _, err := importer.Run(ctx, db, strings.NewReader(string(doc)), nil); err != nil {
+		t.Fatal(err)
+	}
+	checkRollups(t, db, "a re-import that changes a purchase's day, status and total and the account's zone")
+
+	// Reactivation of an ERR and a PND purchase.
+	for _, id := range []int64{4, 2} {
+		account := int64(1)
+		if id == 2 {
+			account = 9007199254740993
+		}
+		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: account, PurchaseID: id, Actor: "test", CustomerEmail: "support@example.com"}); err != nil {
+			t.Fatalf("reactivate %d: %v", id, err)
+		}
+		checkRollups(t, db, fmt.Sprintf("reactivating purchase %d", id))
+	}
+
+	// The past-due sweeper ends a subscription's term.
+	db.Now = func() time.Time { return time.Now().AddDate(5, 0, 0) }
+	closed, err := db.ClosePastDue(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closed == 0 {
+		t.Fatal("the sweeper closed nothing; the fixture's PAST_DUE subscription should close")
+	}
+	db.Now = time.Now
+	checkRollups(t, db, "closing past-due subscriptions")
+
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 60, Seed: 7}, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkRollups(t, db, "a seed")
+}
+
+func TestOverview_FiguresEqualRows(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	now := time.Now()
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 1500, Subscribers: 300, Seed: 3, Now: now}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var account int64
+	var zone string
+	if err := db.QueryRow("SELECT id, timezone FROM accounts ORDER BY id LIMIT 1").Scan(&account, &zone); err != nil {
+		t.Fatal(err)
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oldest, newest time.Time
+	if err := db.QueryRow("SELECT MIN(created_at), MAX(created_at) FROM purchases WHERE account_id = ?", account).Scan(&oldest, &newest); err != nil {
+		t.Fatal(err)
+	}
+	span := newest.Sub(oldest)
+	var middle time.Time
+	if err := db.QueryRow("SELECT created_at FROM purchases WHERE account_id = ? ORDER BY created_at LIMIT 1 OFFSET 500", account).Scan(&middle); err != nil {
+		t.Fatal(err)
+	}
+	day := midnightIn(middle, loc)
+	ranges := []struct {
+		name         string
+		from, before time.Time
+	}{
+		{"everything", oldest, newest.Add(time.Second)},
+		{"ragged edges", oldest.Add(span / 3).Add(7*time.Hour + 13*time.Minute), oldest.Add(2 * span / 3).Add(5 * time.Hour)},
+		{"whole days", midnightIn(oldest.Add(span/4), loc), midnightIn(oldest.Add(span/2), loc)},
+		{"within a day", maxTime(day.Add(time.Second), middle.Add(-time.Hour)), middle.Add(time.Second)},
+		{"across one midnight", day.Add(-3 * time.Hour), middle.Add(time.Second)},
+	}
+	for _, r := range ranges {
+		t.Run(r.name, func(t *testing.T) {
+			q := shop.FigureQuery{AccountID: account, From: r.from, Before: r.before, Loc: loc}
+			cells, err := db.PurchaseFigures(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, c := range cells {
+				got[fmt.Sprintf("%s|%s|%s", c.Day.Format(time.DateOnly), c.Currency, c.Status)] = fmt.Sprintf("%d %s", c.Purchases, c.Total.FloatString(4))
+			}
+			want := map[string]string{}
+			rows, err := db.Query(`SELECT created_at, currency, status, total FROM purchases WHERE account_id = ? AND created_at >= ? AND created_at < ?`,
+				account, r.from.UTC(), r.before.UTC())
+			if err != nil {
+				t.Fatal(err)
+			}
+			type agg struct {
+				n int64
+				t *big.Rat
+			}
+			sums := map[string]*agg{}
+			for rows.Next() {
+				var created time.Time
+				var cur, st, total string
+				if err := rows.Scan(&created, &cur, &st, &total); err != nil {
+					t.Fatal(err)
+				}
+				k := fmt.Sprintf("%s|%s|%s", created.In(loc).Format(time.DateOnly), cur, st)
+				if sums[k] == nil {
+					sums[k] = &agg{t: new(big.Rat)}
+				}
+				v, _ := new(big.Rat).SetString(total)
+				sums[k].n++
+				sums[k].t.Add(sums[k].t, v)
+			}
+			rows.Close()
+			for k, a := range sums {
+				want[k] = fmt.Sprintf("%d %s", a.n, a.t.FloatString(4))
+			}
+			if len(want) == 0 {
+				t.Fatal("no purchases in the range")
+			}
+			diffMaps(t, r.name, "purchases", got, want)
+
+			// The top products: whole months, days and ends, against the line items.
+			top, err := db.TopProducts(ctx, q, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotTop := map[string]string{}
+			for _, p := range top {
+				gotTop[fmt.Sprintf("%d|%s", p.ProductID, p.Currency)] = fmt.Sprintf("%d %s", p.Purchases, p.Revenue.FloatString(4))
+			}
+			wantTop := map[string]string{}
+			rows, err = db.Query(`SELECT li.product_id, p.currency, COUNT(DISTINCT p.id), SUM(li.total) FROM purchases p JOIN line_items li ON li.purchase_id = p.id
+				WHERE p.account_id = ? AND p.status = 'ACT' AND p.created_at >= ? AND p.created_at < ? GROUP BY li.product_id, p.currency`, account, r.from.UTC(), r.before.UTC())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var product, n int64
+				var cur, total string
+				if err := rows.Scan(&product, &cur, &n, &total); err != nil {
+					t.Fatal(err)
+				}
+				v, _ := new(big.Rat).SetString(total)
+				wantTop[fmt.Sprintf("%d|%s", product, cur)] = fmt.Sprintf("%d %s", n, v.FloatString(4))
+			}
+			rows.Close()
+			diffMaps(t, r.name, "top products", gotTop, wantTop)
+		})
+	}
+
+	// Subscribers receiving service now, per the entitlement rule.
+	figures, err := db.SubscriberFigures(ctx, shop.FigureQuery{AccountID: account, From: now.AddDate(0, 0, -30), Before: now.Add(time.Hour), Loc: loc}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var receiving int64
+	rows, err := db.Query(`SELECT ss.status, ss.created_at, ss.updated_at, ss.started_at, ss.ended_at, ss.trial_started_at, ss.next_payment_at
+		FROM subscriptions ss JOIN subscribers sb ON sb.id = ss.subscriber_id JOIN storefronts sf ON sf.id = sb.storefront_id WHERE sf.account_id = ?`, account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var ss shop.Subscription
+		if err := rows.Scan(&ss.Status, &ss.CreatedAt, &ss.UpdatedAt, &ss.StartedAt, &ss.EndedAt, &ss.TrialStartedAt, &ss.NextPaymentAt); err != nil {
+			t.Fatal(err)
+		}
+		if shop.Entitle(&ss, now).ReceivingService {
+			receiving++
+		}
+	}
+	rows.Close()
+	if receiving == 0 || figures.ActiveAtEnd != receiving {
+		t.Errorf("active subscribers now: got %d, want %d receiving service", figures.ActiveAtEnd, receiving)
+	}
+}
+
+func midnightIn(t time.Time, loc *time.Location) time.Time {
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, loc)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// monthlyRows reads product_rollups_monthly in the form of product_rollups' keys.
+func monthlyRows(t *testing.T, db *sql.DB) map[string]string {
+	return rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, status, month, storefront_id, currency, product_id), purchases, total FROM product_rollups_monthly")
+}
+
+// byMonth sums product rollup lines ("account|status|day|…" → "n total") by month.
+func byMonth(days map[string]string) map[string]string {
+	type agg struct {
+		n int64
+		t *big.Rat
+	}
+	sums := map[string]*agg{}
+	for k, v := range days {
+		parts := strings.Split(k, "|")
+		parts[2] = parts[2][:8] + "01"
+		mk := strings.Join(parts, "|")
+		var n int64
+		var total string
+		fmt.Sscan(v, &n, &total)
+		r, _ := new(big.Rat).SetString(total)
+		if sums[mk] == nil {
+			sums[mk] = &agg{t: new(big.Rat)}
+		}
+		sums[mk].n += n
+		sums[mk].t.Add(sums[mk].t, r)
+	}
+	out := map[string]string{}
+	for k, a := range sums {
+		out[k] = fmt.Sprintf("%d %s", a.n, a.t.FloatString(4))
+	}
+	return out
+}

@@ -1,0 +1,471 @@
+package web
+
+import (
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/sync/errgroup"
+
+	"storefront/internal/filter"
+	"storefront/internal/shop"
+	"storefront/templates"
+)
+
+// The overview's default range: the last 30 days, today included, in whole days of the
+// account's zone.
+const (
+	overviewFrom   = "today -29 days"
+	overviewBefore = "tomorrow"
+	// overviewWeekly is the range beyond which the chart shows weeks instead of days.
+	overviewWeekly = 120 * 24 * time.Hour
+	// overviewLongest bounds a range: ten years of weeks still make a readable chart.
+	overviewLongest = 3660 * 24 * time.Hour
+	// overviewProducts is how many products the top list shows.
+	overviewProducts = 10
+)
+
+// overviewRange is the range asked for and the one it is compared with.
+type overviewRange struct {
+	from, before         time.Time
+	prevFrom, prevBefore time.Time
+	storefront           int64
+}
+
+// parseOverviewRange reads the overview's query: free-form dates as the purchases
+// filters read them, and an optional storefront of the account.
+func parseOverviewRange(q url.Values, now time.Time, loc *time.Location, storefronts map[int64]string) (overviewRange, error) {
+	var r overviewRange
+	minText, maxText := q.Get("date_min"), q.Get("date_max")
+	if minText == "" {
+		minText = overviewFrom
+	}
+	if maxText == "" {
+		maxText = overviewBefore
+	}
+	var err error
+	if r.from, err = filter.ParseDate("date_min", minText, now, loc); err != nil {
+		return r, err
+	}
+	if r.before, err = filter.ParseDate("date_max", maxText, now, loc); err != nil {
+		return r, err
+	}
+	if !r.from.Before(r.before) {
+		return r, shop.ParamErrorf(shop.EInvalid, "date_max", "Created before must be later than Created from.")
+	}
+	if r.before.Sub(r.from) > overviewLongest {
+		return r, shop.ParamErrorf(shop.EInvalid, "date_max", "The range may be at most ten years long.")
+	}
+	if v := q.Get("storefront_id"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || storefronts[id] == "" {
+			return r, shop.ParamErrorf(shop.EInvalid, "storefront_id", "Choose one of the account's storefronts.")
+		}
+		r.storefront = id
+	}
+	// The previous range has the same length: as many calendar days when the range is
+	// whole days (a day across a clock change is 23 or 25 hours), else the same duration.
+	if isMidnight(r.from, loc) && isMidnight(r.before, loc) {
+		days := daysBetween(r.from, r.before, loc)
+		r.prevFrom, r.prevBefore = r.from.In(loc).AddDate(0, 0, -days), r.from
+	} else {
+		r.prevFrom, r.prevBefore = r.from.Add(-r.before.Sub(r.from)), r.from
+	}
+	return r, nil
+}
+
+func isMidnight(t time.Time, loc *time.Location) bool {
+	l := t.In(loc)
+	return l.Hour() == 0 && l.Minute() == 0 && l.Second() == 0 && l.Nanosecond() == 0
+}
+
+// daysBetween counts the calendar days from a's date to b's in loc.
+func daysBetween(a, b time.Time, loc *time.Location) int {
+	ay, am, ad := a.In(loc).Date()
+	by, bm, bd := b.In(loc).Date()
+	return int(time.Date(by, bm, bd, 0, 0, 0, 0, time.UTC).Sub(time.Date(ay, am, ad, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
+}
+
+// overviewPage is the home page: revenue, purchases, refunds, average order and
+// subscribers over a range beside the range before it, a chart, and the top products.
+func (s *Server) overviewPage(c *gin.Context) error {
+	user := currentUser(c)
+	acct, err := s.account(c)
+	if err != nil {
+		return err
+	}
+	loc := s.location(acct.Timezone)
+	now := s.now()
+	q := c.Request.URL.Query()
+	trimFields(q)
+	ctx := c.Request.Context()
+
+	sfs, err := s.Accounts.FindStorefronts(ctx, user.AccountID)
+	if err != nil {
+		return err
+	}
+	names := map[int64]string{}
+	v := templates.OverviewView{Chrome: s.chrome(c, "Overview", "overview")}
+	v.Form = templates.OverviewForm{DateMin: q.Get("date_min"), DateMax: q.Get("date_max")}
+	if v.Form.DateMin == "" && v.Form.DateMax == "" {
+		v.Form.DateMin, v.Form.DateMax = overviewFrom, overviewBefore
+	}
+	for _, sf := range sfs {
+		names[sf.ID] = sf.Name
+		id := strconv.FormatInt(sf.ID, 10)
+		v.Form.Storefronts = append(v.Form.Storefronts, templates.Option{Value: id, Label: sf.Name, Selected: q.Get("storefront_id") == id})
+	}
+	v.Form.DateMinHint = dateHint(orDefault(q.Get("date_min"), overviewFrom), now, loc)
+	v.Form.DateMaxHint = dateHint(orDefault(q.Get("date_max"), overviewBefore), now, loc)
+
+	r, err := parseOverviewRange(q, now, loc, names)
+	if err != nil {
+		if shop.ErrorCode(err) == shop.EInternal {
+			return err
+		}
+		v.Error = paramLabel("purchases", shop.ErrorParam(err)) + shop.ErrorMessage(err)
+		return write(c, http.StatusBadRequest, templates.Overview(v))
+	}
+	if err := s.fillOverview(c, &v, r, loc, now); err != nil {
+		return err
+	}
+	return render(c, templates.Overview(v))
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// periodFigures are the overview's sums over one range.
+type periodFigures struct {
+	purchases, refunds int64
+	revenue            map[string]*big.Rat // active purchases' totals by currency
+	active             map[string]int64    // active purchases by currency
+	subs               *shop.SubscriberFigures
+}
+
+func sumFigures(cells []shop.PurchaseCell, subs *shop.SubscriberFigures) periodFigures {
+	f := periodFigures{revenue: map[string]*big.Rat{}, active: map[string]int64{}, subs: subs}
+	for _, c := range cells {
+		f.purchases += c.Purchases
+		switch c.Status {
+		case shop.PurchaseRefunded:
+			f.refunds += c.Purchases
+		case shop.PurchaseActive:
+			if f.revenue[c.Currency] == nil {
+				f.revenue[c.Currency] = new(big.Rat)
+			}
+			f.revenue[c.Currency].Add(f.revenue[c.Currency], c.Total)
+			f.active[c.Currency] += c.Purchases
+		}
+	}
+	return f
+}
+
+func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overviewRange, loc *time.Location, now time.Time) error {
+	ctx := c.Request.Context()
+	account := currentUser(c).AccountID
+	cur := shop.FigureQuery{AccountID: account, StorefrontID: r.storefront, From: r.from, Before: r.before, Loc: loc}
+	prev := cur
+	prev.From, prev.Before = r.prevFrom, r.prevBefore
+
+	// The five reads are independent: they run at once, on connections of their own,
+	// so that the page waits for the slowest rather than for their sum.
+	var (
+		cells, prevCells []shop.PurchaseCell
+		subs, prevSubs   *shop.SubscriberFigures
+		top              []shop.ProductRevenue
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { cells, err = s.Overview.PurchaseFigures(gctx, cur); return err })
+	g.Go(func() (err error) { prevCells, err = s.Overview.PurchaseFigures(gctx, prev); return err })
+	g.Go(func() (err error) { subs, err = s.Overview.SubscriberFigures(gctx, cur, now); return err })
+	g.Go(func() (err error) { prevSubs, err = s.Overview.SubscriberFigures(gctx, prev, now); return err })
+	g.Go(func() (err error) { top, err = s.Overview.TopProducts(gctx, cur, overviewProducts); return err })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	a, b := sumFigures(cells, subs), sumFigures(prevCells, prevSubs)
+
+	v.Range = templates.FormatTime(r.from, loc) + " – " + templates.FormatTime(r.before, loc)
+	v.Previous = templates.FormatTime(r.prevFrom, loc) + " – " + templates.FormatTime(r.prevBefore, loc)
+	link := func(extra url.Values) string { return overviewLink("/purchases", r, loc, extra) }
+
+	currencies := currencySet(a.revenue, b.revenue)
+	revenue := templates.Figure{Heading: "Revenue", Explain: "The totals of active (ACT) purchases created in the range, by currency.",
+		Empty: "No active purchases."}
+	average := templates.Figure{Heading: "Average order", Explain: "Revenue divided by the number of active purchases, by currency.",
+		Empty: "No active purchases."}
+	for _, cur := range currencies {
+		ra, rb := ratOr0(a.revenue[cur]), ratOr0(b.revenue[cur])
+		fv := templates.FigureValue{Text: formatMoney(ra, cur), Previous: formatMoney(rb, cur), URL: link(url.Values{"status": {"ACT"}})}
+		fv.Change, fv.Trend = change(ratFloat(ra), ratFloat(rb))
+		revenue.Values = append(revenue.Values, fv)
+		aa, ab := average0(ra, a.active[cur]), average0(rb, b.active[cur])
+		av := templates.FigureValue{Text: formatMoney(aa, cur), Previous: formatMoney(ab, cur), URL: link(url.Values{"status": {"ACT"}})}
+		av.Change, av.Trend = change(ratFloat(aa), ratFloat(ab))
+		average.Values = append(average.Values, av)
+	}
+	purchases := templates.FigureValue{Text: templates.FormatCount(a.purchases), Previous: templates.FormatCount(b.purchases), URL: link(nil)}
+	purchases.Change, purchases.Trend = change(float64(a.purchases), float64(b.purchases))
+	refunds := templates.FigureValue{Text: templates.FormatCount(a.refunds), Previous: templates.FormatCount(b.refunds) + share(b.refunds, b.purchases),
+		URL: link(url.Values{"status": {"RFD"}}), Detail: strings.TrimPrefix(share(a.refunds, a.purchases), " ") + " of purchases"}
+	refunds.Change, refunds.Trend = change(float64(a.refunds), float64(b.refunds))
+	refunds.Trend = flip(refunds.Trend)
+
+	// The subscribers list filters by subscription status, not by dates: the figures
+	// link to the statuses they count (a storefront's list; the first one's for all).
+	subsURL := func(statuses ...shop.SubscriptionStatus) string {
+		u := "/subscribers"
+		if r.storefront != 0 {
+			u = subscribersURL(r.storefront)
+		}
+		q := url.Values{}
+		for _, st := range statuses {
+			q.Add("status", string(st))
+		}
+		return u + "?" + q.Encode()
+	}
+	active := templates.FigureValue{Text: templates.FormatCount(a.subs.ActiveAtEnd), Previous: templates.FormatCount(b.subs.ActiveAtEnd),
+		URL: subsURL(shop.SubscriptionActive, shop.SubscriptionTrial, shop.SubscriptionPastDue, shop.SubscriptionCanceled)}
+	active.Change, active.Trend = change(float64(a.subs.ActiveAtEnd), float64(b.subs.ActiveAtEnd))
+	started := templates.FigureValue{Text: templates.FormatCount(a.subs.Started), Previous: templates.FormatCount(b.subs.Started),
+		URL: subsURL(shop.SubscriptionActive, shop.SubscriptionTrial, shop.SubscriptionPastDue, shop.SubscriptionCanceled, shop.SubscriptionClosed)}
+	started.Change, started.Trend = change(float64(a.subs.Started), float64(b.subs.Started))
+	churned := templates.FigureValue{Text: templates.FormatCount(a.subs.Ended), Previous: templates.FormatCount(b.subs.Ended),
+		URL: subsURL(shop.SubscriptionCanceled, shop.SubscriptionClosed)}
+	churned.Change, churned.Trend = change(float64(a.subs.Ended), float64(b.subs.Ended))
+	churned.Trend = flip(churned.Trend)
+
+	v.Figures = []templates.Figure{
+		revenue,
+		{Heading: "Purchases", Explain: "Purchases created in the range, in every status.", Values: []templates.FigureValue{purchases}},
+		{Heading: "Refunds", Explain: "Refunded (RFD) purchases created in the range, and their share of all purchases.", Values: []templates.FigureValue{refunds}},
+		average,
+		{Heading: "Active subscribers", Explain: "Subscribers receiving service at the end of the range (now, when it ends later).", Values: []templates.FigureValue{active}},
+		{Heading: "New subscribers", Explain: "Subscriptions whose service began in the range.", Values: []templates.FigureValue{started}},
+		{Heading: "Churned", Explain: "Subscriptions whose service ended in the range.", Values: []templates.FigureValue{churned}},
+	}
+	v.Charts = overviewCharts(cells, currencies, r, loc)
+
+	products, err := s.Accounts.FindProducts(ctx, account)
+	if err != nil {
+		return err
+	}
+	productNames := map[int64]string{}
+	for _, p := range products {
+		productNames[p.ID] = p.Name
+	}
+	for _, p := range top {
+		name := productNames[p.ProductID]
+		if name == "" {
+			name = fmt.Sprintf("Product %d", p.ProductID)
+		}
+		v.Products = append(v.Products, templates.ProductLine{Name: name, Revenue: formatMoney(p.Revenue, p.Currency),
+			Purchases: templates.FormatCount(p.Purchases), URL: link(url.Values{"product_id": {strconv.FormatInt(p.ProductID, 10)}, "status": {"ACT"}})})
+	}
+	return nil
+}
+
+// overviewLink is a list's address for the range (and storefront) with more filters.
+func overviewLink(path string, r overviewRange, loc *time.Location, extra url.Values) string {
+	q := url.Values{}
+	q.Set("date_min", linkTime(r.from, loc))
+	q.Set("date_max", linkTime(r.before, loc))
+	if r.storefront != 0 {
+		q.Set("storefront_id", strconv.FormatInt(r.storefront, 10))
+	}
+	for k, vs := range extra {
+		q[k] = vs
+	}
+	return path + "?" + q.Encode()
+}
+
+// linkTime writes an instant so that the purchases filters read it back exactly: the
+// local date (and time, unless midnight) in the account's zone.
+func linkTime(t time.Time, loc *time.Location) string {
+	if isMidnight(t, loc) {
+		return t.In(loc).Format(time.DateOnly)
+	}
+	return t.In(loc).Format(time.DateTime)
+}
+
+func currencySet(ms ...map[string]*big.Rat) []string {
+	seen := map[string]bool{}
+	for _, m := range ms {
+		for k := range m {
+			seen[k] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func ratOr0(r *big.Rat) *big.Rat {
+	if r == nil {
+		return new(big.Rat)
+	}
+	return r
+}
+
+func ratFloat(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	return f
+}
+
+func average0(total *big.Rat, n int64) *big.Rat {
+	if n == 0 {
+		return new(big.Rat)
+	}
+	return new(big.Rat).Quo(total, new(big.Rat).SetInt64(n))
+}
+
+// change compares a figure with the previous range's: "+12.5%", "−3.0%", "no change",
+// or "new" when there was nothing before.
+func change(now, before float64) (text, trend string) {
+	switch {
+	case now == before:
+		return "no change", ""
+	case before == 0:
+		return "new", "up"
+	}
+	pct := (now - before) / before * 100
+	if pct > 0 {
+		return fmt.Sprintf("+%.1f%%", pct), "up"
+	}
+	return fmt.Sprintf("−%.1f%%", -pct), "down"
+}
+
+// flip marks a rise as bad news (refunds, churn).
+func flip(trend string) string {
+	switch trend {
+	case "up":
+		return "down"
+	case "down":
+		return "up"
+	}
+	return trend
+}
+
+// share writes part as a percentage of whole: " (12.5%)".
+func share(part, whole int64) string {
+	if whole == 0 {
+		return " (0%)"
+	}
+	return fmt.Sprintf(" (%.1f%%)", float64(part)/float64(whole)*100)
+}
+
+// formatMoney writes an amount with its currency's minor digits and thousands
+// separators: "12,345.60 EUR".
+func formatMoney(r *big.Rat, currency string) string {
+	digits, ok := shop.CurrencyDigits(currency)
+	if !ok {
+		digits = 2
+	}
+	s := r.FloatString(digits)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	n, err := strconv.ParseInt(whole, 10, 64)
+	if err == nil {
+		whole = templates.FormatCount(n)
+	}
+	if frac != "" {
+		whole += "." + frac
+	}
+	if neg {
+		whole = "−" + whole
+	}
+	return whole + " " + currency
+}
+
+// overviewCharts draws the range's purchases and each currency's revenue by day, or by
+// week when the range is long.
+func overviewCharts(cells []shop.PurchaseCell, currencies []string, r overviewRange, loc *time.Location) []templates.Chart {
+	weekly := r.before.Sub(r.from) > overviewWeekly
+	first := midnightIn(r.from, loc)
+	step := 1
+	unit, per := "day", "Day"
+	if weekly {
+		step, unit, per = 7, "week", "Week of"
+	}
+	var starts []time.Time
+	for d := first; d.Before(r.before); d = d.AddDate(0, 0, step) {
+		starts = append(starts, d)
+	}
+	bucket := func(day time.Time) int {
+		i := daysBetween(first, day, loc) / step
+		return min(max(i, 0), len(starts)-1)
+	}
+	counts := make([]int64, len(starts))
+	revenue := map[string][]*big.Rat{}
+	for _, cur := range currencies {
+		revenue[cur] = make([]*big.Rat, len(starts))
+		for i := range starts {
+			revenue[cur][i] = new(big.Rat)
+		}
+	}
+	for _, c := range cells {
+		i := bucket(c.Day)
+		counts[i] += c.Purchases
+		if c.Status == shop.PurchaseActive {
+			revenue[c.Currency][i].Add(revenue[c.Currency][i], c.Total)
+		}
+	}
+	label := func(t time.Time) string {
+		if weekly || daysBetween(first, r.before, loc) > 14 {
+			return t.Format("2 Jan")
+		}
+		return t.Format("Mon 2 Jan")
+	}
+	if first.Year() != r.before.Add(-time.Nanosecond).In(loc).Year() {
+		label = func(t time.Time) string { return t.Format("2 Jan 2006") }
+	}
+	var out []templates.Chart
+	for _, cur := range currencies {
+		ch := templates.Chart{ID: "chart-revenue-" + strings.ToLower(cur), Title: fmt.Sprintf("Revenue per %s (%s)", unit, cur),
+			Unit: "Revenue (" + cur + ")", BarClass: "fill-indigo-500"}
+		peak, peakAt := new(big.Rat), ""
+		for i, d := range starts {
+			amount := revenue[cur][i]
+			if amount.Cmp(peak) > 0 || peakAt == "" {
+				peak, peakAt = amount, per+" "+label(d)
+			}
+			// The bar's height alone is a float; the amounts shown stay exact.
+			ch.Points = append(ch.Points, templates.ChartPoint{Label: label(d), Value: ratFloat(amount), Text: formatMoney(amount, cur)})
+		}
+		ch.Description = fmt.Sprintf("Bars of the revenue of active purchases in %s for each of %d %ss from %s; the highest, %s, on %s.",
+			cur, len(starts), unit, label(first), formatMoney(peak, cur), peakAt)
+		out = append(out, ch)
+	}
+	ch := templates.Chart{ID: "chart-purchases", Title: fmt.Sprintf("Purchases per %s", unit), Unit: "Purchases", BarClass: "fill-emerald-500"}
+	var peak int64
+	peakAt := ""
+	for i, d := range starts {
+		if counts[i] > peak || peakAt == "" {
+			peak, peakAt = counts[i], per+" "+label(d)
+		}
+		ch.Points = append(ch.Points, templates.ChartPoint{Label: label(d), Value: float64(counts[i]), Text: templates.FormatCount(counts[i])})
+	}
+	ch.Description = fmt.Sprintf("Bars of the number of purchases in every status for each of %d %ss from %s; the most, %s, on %s.",
+		len(starts), unit, label(first), templates.FormatCount(peak), peakAt)
+	return append(out, ch)
+}
+
+func midnightIn(t time.Time, loc *time.Location) time.Time {
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, loc)
+}

@@ -1,0 +1,163 @@
+package web_test
+
+import (
+	"fmt"
+	"math/big"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDashboard_Overview(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(1, "viewer")
+	var zone string
+	if err := e.db.QueryRow("SELECT timezone FROM accounts WHERE id = 1").Scan(&zone); err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := time.LoadLocation(zone)
+	// A range with ragged ends: whole days come from the rollups, the ends from rows.
+	from, before := now.AddDate(0, -8, 0).Add(-5*time.Hour-17*time.Minute), now.AddDate(0, -1, 0).Add(3*time.Hour)
+	q := url.Values{"date_min": {from.In(loc).Format(time.DateTime)}, "date_max": {before.In(loc).Format(time.DateTime)}}
+
+	t.Run("Headings", func(t *testing.T) {
+		r := u.get("/", false)
+		body := string(r.body)
+		if r.status != 200 {
+			t.Fatalf("GET /: %d", r.status)
+		}
+		for _, h := range []string{"Revenue", "Purchases", "Refunds", "Average order", "Active subscribers", "New subscribers", "Churned"} {
+			if !strings.Contains(body, ">"+h+"</h2>") {
+				t.Errorf("the overview lacks the heading %q", h)
+			}
+		}
+		for _, nav := range []string{">Overview</a>", ">Purchases</a>", ">Subscribers</a>", ">Jobs</a>"} {
+			if !strings.Contains(body, nav) {
+				t.Errorf("the navigation lacks %s", nav)
+			}
+		}
+		if !strings.Contains(body, `aria-current="page">Overview<`) {
+			t.Error("Overview is not the current page in the navigation")
+		}
+		// The chart is accessible: title, description and a data table.
+		for _, want := range []string{`role="img"`, "<title id=\"chart-purchases-title\">", "<desc id=\"chart-purchases-desc\">", "<summary", ">Show data</summary>"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the chart lacks %s", want)
+			}
+		}
+		if strings.Contains(body, "style=") || strings.Contains(body, "<script>") {
+			t.Error("the page has an inline style or script, which the CSP refuses")
+		}
+	})
+
+	t.Run("FiguresEqualTheRows", func(t *testing.T) {
+		body := string(u.get("/?"+q.Encode(), false).body)
+		var n, rfd int64
+		if err := e.db.QueryRow("SELECT COUNT(*), COALESCE(SUM(status = 'RFD'), 0) FROM purchases WHERE account_id = 1 AND created_at >= ? AND created_at < ?",
+			from.UTC(), before.UTC()).Scan(&n, &rfd); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			t.Fatal("no purchases in the range")
+		}
+		figure := func(heading string) string {
+			m := regexp.MustCompile(`>` + heading + `</h2>(?s:.*?)<a href="[^"]*"[^>]*>([^<]+)</a>`).FindStringSubmatch(body)
+			if m == nil {
+				t.Fatalf("no figure under %s", heading)
+			}
+			return m[1]
+		}
+		if got := figure("Purchases"); got != commas(n) {
+			t.Errorf("Purchases: got %s, want %s", got, commas(n))
+		}
+		if got := figure("Refunds"); got != commas(rfd) {
+			t.Errorf("Refunds: got %s, want %s", got, commas(rfd))
+		}
+		rows, err := e.db.Query("SELECT currency, SUM(total) FROM purchases WHERE account_id = 1 AND status = 'ACT' AND created_at >= ? AND created_at < ? GROUP BY currency",
+			from.UTC(), before.UTC())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var cur, total string
+			if err := rows.Scan(&cur, &total); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := new(big.Rat).SetString(total)
+			whole, frac, _ := strings.Cut(r.FloatString(2), ".")
+			var w int64
+			fmt.Sscan(whole, &w)
+			want := commas(w) + "." + frac + " " + cur
+			if !strings.Contains(body, ">"+want+"</a>") {
+				t.Errorf("Revenue in %s: %s is not shown", cur, want)
+			}
+		}
+	})
+
+	t.Run("FiguresLinkToTheirLists", func(t *testing.T) {
+		body := string(u.get("/?"+q.Encode(), false).body)
+		m := regexp.MustCompile(`>Refunds</h2>(?s:.*?)<a href="([^"]*)"`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatal("Refunds has no link")
+		}
+		link := strings.ReplaceAll(m[1], "&amp;", "&")
+		lq, _ := url.Parse(link)
+		api := e.walk("/api/v2/purchases?per_page=500&"+lq.RawQuery, e.ro)
+		var rfd int
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = 1 AND status = 'RFD' AND created_at >= ? AND created_at < ?",
+			from.UTC(), before.UTC()).Scan(&rfd); err != nil {
+			t.Fatal(err)
+		}
+		if len(api) != rfd {
+			t.Errorf("the Refunds link %s lists %d purchases, want %d", link, len(api), rfd)
+		}
+		// Subscriber figures link to the subscribers of the statuses they count.
+		if m := regexp.MustCompile(`>Churned</h2>(?s:.*?)<a href="([^"]*)"`).FindStringSubmatch(body); m == nil || m[1] != "/subscribers?status=CANCELED&amp;status=CLOSED" {
+			t.Errorf("Churned links to %v, want the canceled and closed subscribers", m)
+		}
+		// Top products link to the product's purchases in the range.
+		if !regexp.MustCompile(`href="/purchases\?date_max=[^"]+product_id=\d+`).MatchString(body) {
+			t.Error("no top product links to its purchases")
+		}
+	})
+
+	t.Run("BadDateIs400WithMessage", func(t *testing.T) {
+		r := u.get("/?date_min=not+a+date", false)
+		if r.status != 400 || !strings.Contains(string(r.body), "Created from") {
+			t.Errorf("got %d, want 400 naming Created from", r.status)
+		}
+		r = u.get("/?date_min=today&date_max=yesterday", false)
+		if r.status != 400 || !strings.Contains(string(r.body), "must be later than Created from") {
+			t.Errorf("reversed range: got %d", r.status)
+		}
+		r = u.get("/?storefront_id=999999", false)
+		if r.status != 400 || !strings.Contains(string(r.body), "Storefront") {
+			t.Errorf("another storefront: got %d", r.status)
+		}
+	})
+
+	t.Run("WeeklyOverLongRanges", func(t *testing.T) {
+		body := string(u.get("/?date_min=-1+year&date_max=now", false).body)
+		if !strings.Contains(body, "Purchases per week") {
+			t.Error("a year is not drawn by week")
+		}
+		if !strings.Contains(string(u.get("/", false).body), "Purchases per day") {
+			t.Error("30 days are not drawn by day")
+		}
+	})
+}
+
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

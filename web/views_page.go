@@ -1,0 +1,154 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"storefront/internal/filter"
+	"storefront/internal/shop"
+	"storefront/templates"
+)
+
+// viewParams are the purchases filters a saved view keeps; paging is left out.
+var viewParams = []string{"status", "storefront_id", "product_id", "customer_email", "customer_first_name",
+	"customer_last_name", "date_min", "date_max", "total", "total_op", "ship", "order"}
+
+// viewQuery keeps the filters of a purchases query, blanks left out, in a stable order.
+func viewQuery(q url.Values) string {
+	out := url.Values{}
+	for _, k := range viewParams {
+		for _, v := range q[k] {
+			if v = strings.TrimSpace(v); v != "" {
+				out.Add(k, v)
+			}
+		}
+	}
+	if out.Get("total") == "" {
+		out.Del("total_op")
+	}
+	return out.Encode()
+}
+
+// savedViewsBar builds the tabs of the purchases page for the filters shown.
+func (s *Server) savedViewsBar(c *gin.Context, shown url.Values) (templates.SavedViewsBar, error) {
+	u := currentUser(c)
+	current := viewQuery(shown)
+	bar := templates.SavedViewsBar{Query: current, CanShare: u.IsOwner(), AllCurrent: current == ""}
+	views, err := s.Views.FindSavedViews(c.Request.Context(), u.AccountID, u.ID)
+	if err != nil {
+		return bar, err
+	}
+	for _, v := range views {
+		tab := templates.ViewTab{ID: v.ID, Name: v.Name, URL: "/purchases", Shared: v.Shared(), Current: v.Query == current,
+			CanEdit: !v.Shared() || u.IsOwner(), Base: fmt.Sprintf("/purchases/views/%d", v.ID)}
+		if v.Query != "" {
+			tab.URL += "?" + v.Query
+		}
+		bar.Tabs = append(bar.Tabs, tab)
+	}
+	return bar, nil
+}
+
+// saveView saves the filters it is sent (the purchases page's query) under a name.
+func (s *Server) saveView(c *gin.Context) error {
+	u := currentUser(c)
+	q, err := url.ParseQuery(c.PostForm("query"))
+	if err != nil {
+		return shop.ParamErrorf(shop.EInvalid, "query", "The filters to save could not be read.")
+	}
+	query := viewQuery(q)
+	acct, err := s.account(c)
+	if err != nil {
+		return err
+	}
+	// A view that the page would refuse is refused now, with the page's words.
+	parsed, _ := url.ParseQuery(query)
+	if _, err := filter.Purchases(parsed, u.AccountID, s.now(), s.location(acct.Timezone)); err != nil {
+		if shop.ErrorCode(err) == shop.EInternal {
+			return err
+		}
+		return shop.ParamErrorf(shop.EInvalid, "query", "These filters cannot be saved: %s%s", paramLabel("purchases", shop.ErrorParam(err)), shop.ErrorMessage(err))
+	}
+	v := shop.SavedView{AccountID: u.AccountID, Name: c.PostForm("name"), Query: query}
+	if c.PostForm("for") != "account" {
+		v.UserID = &u.ID
+	}
+	saved, err := s.Views.CreateSavedView(c.Request.Context(), v, u.IsOwner())
+	if err != nil {
+		return err
+	}
+	s.flash(c, fmt.Sprintf("Saved the view “%s”.", saved.Name))
+	return redirectToView(c, query)
+}
+
+func redirectToView(c *gin.Context, query string) error {
+	target := "/purchases"
+	if query != "" {
+		target += "?" + query
+	}
+	c.Redirect(http.StatusSeeOther, target)
+	return nil
+}
+
+// viewID reads the view of the path.
+func viewID(c *gin.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("view"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, shop.Errorf(shop.ENotFound, "There is no such saved view.")
+	}
+	return id, nil
+}
+
+// back is where a change to a view returns: the purchases page with the filters it
+// was sent from.
+func back(c *gin.Context) error {
+	q, _ := url.ParseQuery(c.PostForm("back"))
+	return redirectToView(c, viewQuery(q))
+}
+
+func (s *Server) renameView(c *gin.Context) error {
+	u := currentUser(c)
+	id, err := viewID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.Views.RenameSavedView(c.Request.Context(), u.AccountID, u.ID, id, u.IsOwner(), c.PostForm("name")); err != nil {
+		return err
+	}
+	s.flash(c, "Renamed the view.")
+	return back(c)
+}
+
+func (s *Server) moveView(c *gin.Context) error {
+	u := currentUser(c)
+	id, err := viewID(c)
+	if err != nil {
+		return err
+	}
+	by := 1
+	if c.PostForm("by") == "-1" {
+		by = -1
+	}
+	if err := s.Views.MoveSavedView(c.Request.Context(), u.AccountID, u.ID, id, u.IsOwner(), by); err != nil {
+		return err
+	}
+	return back(c)
+}
+
+func (s *Server) deleteView(c *gin.Context) error {
+	u := currentUser(c)
+	id, err := viewID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.Views.DeleteSavedView(c.Request.Context(), u.AccountID, u.ID, id, u.IsOwner()); err != nil {
+		return err
+	}
+	s.flash(c, "Deleted the view.")
+	return back(c)
+}
