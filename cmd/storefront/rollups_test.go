@@ -72,4 +72,3 @@ func TestRollupsRebuild(t *testing.T) {
 		t.Error("rollups rebuild with an argument: no usage error")
 	}
 }
-
