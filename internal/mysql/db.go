@@ -144,8 +144,10 @@ func (db *DB) migrations() (*goose.Provider, error) {
 		// its row by the statement that writes them, in batches of their own
 		// transactions (resumable).
 		goose.NewGoMigration(33, &goose.GoFunc{RunDB: backfillPrefixes}, noop),
-		// After 00080-00083 made the rollups: every account's are summed from its rows.
-		goose.NewGoMigration(84, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
+		// 84 summed the rollups of 00080-00083; the rebuild now also writes the monthly
+		// table of 00088, so 90 does it instead, after every rollup table exists.
+		goose.NewGoMigration(84, noop, noop),
+		goose.NewGoMigration(90, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
 			_, err := RebuildRollups(ctx, sqlDB)
 			return err
 		}}, noop),
