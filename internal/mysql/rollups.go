@@ -205,7 +205,7 @@ func readPurchaseFacts(ctx context.Context, q queryer, account int64, ids []int6
 			return nil, err
 		}
 		err = eachRow(ctx, q, `SELECT li.purchase_id, li.product_id, li.total FROM line_items li
-			JOIN purchases p ON p.id = li.purchase_id AND p.account_id = ? WHERE li.purchase_id IN `+list, args,
+			JOIN purchases p ON p.account_id = li.account_id AND p.id = li.purchase_id WHERE li.account_id = ? AND li.purchase_id IN `+list, args,
 			func(rows *sql.Rows) error {
 				var (
 					id, product int64
