@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -554,33 +553,11 @@ func pageEntries(ctx context.Context, db *sql.DB, path string) (float64, error) 
 	}
 	var total float64
 	for _, st := range append(plan, list) {
-		var out string
-		if err := db.QueryRowContext(ctx, "ANALYZE FORMAT=JSON "+st.Query, st.Args...).Scan(&out); err != nil {
+		n, err := mysql.EntriesRead(ctx, db, st)
+		if err != nil {
 			return 0, err
 		}
-		var doc any
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
-			return 0, err
-		}
-		var walk func(v any)
-		walk = func(v any) {
-			switch v := v.(type) {
-			case map[string]any:
-				if t, ok := v["table"].(map[string]any); ok {
-					rows, _ := t["r_rows"].(float64)
-					loops, _ := t["r_loops"].(float64)
-					total += rows * loops
-				}
-				for _, c := range v {
-					walk(c)
-				}
-			case []any:
-				for _, c := range v {
-					walk(c)
-				}
-			}
-		}
-		walk(doc)
+		total += n
 	}
 	return total, nil
 }

@@ -10,8 +10,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"net/url"
@@ -22,40 +20,6 @@ import (
 	"storefront/internal/filter"
 	"storefront/internal/mysql"
 )
-
-// reads runs ANALYZE FORMAT=JSON of the statement and returns the rows read over all
-// its tables (r_rows times r_loops).
-func reads(ctx context.Context, db *sql.DB, s mysql.Statement) (float64, error) {
-	var out string
-	if err := db.QueryRowContext(ctx, "ANALYZE FORMAT=JSON "+s.Query, s.Args...).Scan(&out); err != nil {
-		return 0, err
-	}
-	var doc any
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		return 0, err
-	}
-	var read float64
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			if t, ok := v["table"].(map[string]any); ok {
-				rows, _ := t["r_rows"].(float64)
-				loops, _ := t["r_loops"].(float64)
-				read += rows * loops
-			}
-			for _, c := range v {
-				walk(c)
-			}
-		case []any:
-			for _, c := range v {
-				walk(c)
-			}
-		}
-	}
-	walk(doc)
-	return read, nil
-}
 
 func main() {
 	dsn := flag.String("dsn", "root@tcp(127.0.0.1:3306)/storefront_bench", "DSN of the bench database")
@@ -95,7 +59,7 @@ func run(dsn string, queries []string) error {
 			stmts := append(plan, list)
 			var total float64
 			for _, s := range stmts {
-				n, err := reads(ctx, db, s)
+				n, err := mysql.EntriesRead(ctx, db, s)
 				if err != nil {
 					return err
 				}

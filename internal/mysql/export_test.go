@@ -3,7 +3,6 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -206,35 +205,8 @@ func (db *DB) AnalyzeList(ctx context.Context, f shop.PurchaseFilter) (string, f
 	if err != nil {
 		return "", 0, err
 	}
-	var out string
-	if err := db.QueryRowContext(ctx, "ANALYZE FORMAT=JSON "+query, args...).Scan(&out); err != nil {
-		return "", 0, err
-	}
-	var doc any
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		return "", 0, err
-	}
-	var read float64
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			if t, ok := v["table"].(map[string]any); ok {
-				rows, _ := t["r_rows"].(float64)
-				loops, _ := t["r_loops"].(float64)
-				read += rows * loops
-			}
-			for _, c := range v {
-				walk(c)
-			}
-		case []any:
-			for _, c := range v {
-				walk(c)
-			}
-		}
-	}
-	walk(doc)
-	return path.String(), read, nil
+	read, err := EntriesRead(ctx, db.DB, Statement{query, args})
+	return path.String(), read, err
 }
 
 // PathIDs lists every purchase matching the filter, in list order, reading it n at a
