@@ -213,8 +213,10 @@ func isNetError(err error) bool {
 	return errors.As(err, &ne)
 }
 
-// isDeadlock reports whether err is InnoDB's deadlock error, after which the whole
+// IsDeadlock reports whether err is InnoDB's deadlock error, after which the whole
 // transaction was rolled back and may be run again.
+func IsDeadlock(err error) bool { return isDeadlock(err) }
+
 func isDeadlock(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && me.Number == 1213

@@ -185,6 +185,12 @@ func Run(ctx context.Context, db *sql.DB, opt Options, progress io.Writer) (Stat
 					continue // drain so the generator can finish
 				}
 				err := writeChunk(ctx, conn, c)
+				// Chunks meet on the rollup rows of the same days and on the gaps of
+				// subscriber_terms; InnoDB breaks a deadlock by rolling one back, and the
+				// chunk is then written again whole.
+				for attempt := 1; mysql.IsDeadlock(err) && attempt < 10; attempt++ {
+					err = writeChunk(ctx, conn, c)
+				}
 				mu.Lock()
 				if err != nil {
 					if werr == nil {
