@@ -245,7 +245,7 @@ func (db *DB) findPurchases(ctx context.Context, q queryer, f shop.PurchaseFilte
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	return readPurchases(ctx, q, page, f.AccountID, ids, n, false)
+	return readPurchases(ctx, q, page, f.AccountID, ids, n)
 }
 
 // pageIDs chooses the filter's access path and reads the ids of its page from it, n+1
@@ -282,9 +282,9 @@ func pageIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, n int, total
 }
 
 // readPurchases reads the purchases with the given ids (at most n+1, in list order)
-// into page: the first n, their collections unless skipped, and the cursor of the next
-// page when there is an n+1st.
-func readPurchases(ctx context.Context, q queryer, page *shop.PurchasePage, accountID int64, ids []int64, n int, skipCollection bool) (*shop.PurchasePage, error) {
+// into page: the first n with their collections, and the cursor of the next page when
+// there is an n+1st.
+func readPurchases(ctx context.Context, q queryer, page *shop.PurchasePage, accountID int64, ids []int64, n int) (*shop.PurchasePage, error) {
 	if len(ids) > 0 {
 		query, args, err := purchaseRowsQuery(accountID, ids)
 		if err != nil {
@@ -316,10 +316,8 @@ func readPurchases(ctx context.Context, q queryer, page *shop.PurchasePage, acco
 	if page.Purchases == nil {
 		page.Purchases = []*shop.Purchase{}
 	}
-	if !skipCollection {
-		if err := loadPurchaseCollections(ctx, q, page.Purchases); err != nil {
-			return nil, err
-		}
+	if err := loadPurchaseCollections(ctx, q, page.Purchases); err != nil {
+		return nil, err
 	}
 	return page, nil
 }
@@ -439,7 +437,7 @@ func (db *DB) FindPurchaseByID(ctx context.Context, accountID, id int64) (*shop.
 func findPurchaseByID(ctx context.Context, q queryer, accountID, id int64) (*shop.Purchase, error) {
 	// By primary key there is no list to page through: read the row straight away,
 	// one round trip fewer than findPurchases (GET of one purchase was 8 queries).
-	page, err := readPurchases(ctx, q, &shop.PurchasePage{Total: -1}, accountID, []int64{id}, 1, false)
+	page, err := readPurchases(ctx, q, &shop.PurchasePage{Total: -1}, accountID, []int64{id}, 1)
 	if err != nil {
 		return nil, err
 	}
