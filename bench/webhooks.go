@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"storefront/internal/importer"
-	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/shop"
 	"storefront/internal/webhook"
@@ -109,7 +108,6 @@ func benchWebhooks(ctx context.Context, rootDSN string, n, rate int) (*hookRepor
 	if err := db.Migrate(ctx); err != nil {
 		return nil, err
 	}
-	db.ComposePurchaseReady = mail.PurchaseReady("http://127.0.0.1:8080")
 	logf("webhooks: %d purchases into %s", n, name)
 	var doc strings.Builder
 	doc.WriteString(`{"accounts":[{"id":1,"name":"Hooks","api_username":"hooks","timezone":"UTC"}],` +

@@ -94,7 +94,6 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	db := dbtest.New(t)
 	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}}
 	db.Now = e.clock.now
-	db.ComposePurchaseReady = mail.PurchaseReady("http://shop.test")
 	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour)}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +112,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sender := mail.NewSender(db, transport, mail.SenderOptions{Now: e.clock.now, PollInterval: 20 * time.Millisecond})
+	sender := mail.NewSender(db, &mail.Composer{Store: db, BaseURL: "http://shop.test"}, transport, mail.SenderOptions{Now: e.clock.now, PollInterval: 20 * time.Millisecond})
 	db.EmailQueued = sender.Kick
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})

@@ -57,8 +57,6 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	d.DB.ComposePurchaseReady = mail.PurchaseReady(e.cfg.BaseURL)
-	d.DB.ComposeWebhookDisabled = mail.WebhookDisabled(e.cfg.BaseURL)
 	if e.cfg.SessionKey == nil {
 		e.log.Warn("STOREFRONT_SESSION_KEY is not set: sessions are signed with a key made for this run, so everyone must sign in again after a restart")
 	}
@@ -66,7 +64,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	sender := mail.NewSender(d.DB, transport, mail.SenderOptions{Log: e.log})
+	// E-mails are written as they are sent, from the primary's data, with links to the
+	// public URL.
+	sender := mail.NewSender(d.DB, &mail.Composer{Store: d.DB, BaseURL: e.cfg.BaseURL}, transport, mail.SenderOptions{Log: e.log})
 	// A committed reactivation wakes the sender at once.
 	d.DB.EmailQueued = sender.Kick
 	// Webhook events are delivered from their outbox; a commit that wrote some wakes

@@ -17,7 +17,6 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
-	"storefront/internal/mail"
 	"storefront/internal/mariadb"
 	"storefront/internal/mysql"
 )
@@ -107,16 +106,13 @@ func DSN(t testing.TB) string {
 	return dsn
 }
 
-// New returns an open handle on a fresh, migrated database, wired as the program wires
-// it: reactivation e-mails link to http://127.0.0.1:8080.
+// New returns an open handle on a fresh, migrated database.
 func New(t testing.TB) *mysql.DB {
 	t.Helper()
 	db, err := mysql.Open(context.Background(), DSN(t))
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}
-	db.ComposePurchaseReady = mail.PurchaseReady("http://127.0.0.1:8080")
-	db.ComposeWebhookDisabled = mail.WebhookDisabled("http://127.0.0.1:8080")
 	t.Cleanup(func() { db.Close() })
 	return db
 }

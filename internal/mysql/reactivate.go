@@ -170,12 +170,11 @@ func (e *committedError) Unwrap() error { return e.error }
 func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.ReactivateRequest, p reactivated, now time.Time) (*shop.ReactivateResult, error) {
 	var (
 		downloadLimit, downloadDay int64
-		storefrontName             string
 		customerEmail              sql.NullString
 	)
 	status, storefrontID, customerID := p.status, p.storefrontID, p.customerID
-	if err := tx.QueryRowContext(ctx, "SELECT name, download_limit, download_days FROM storefronts WHERE account_id = ? AND id = ?", req.AccountID, storefrontID).
-		Scan(&storefrontName, &downloadLimit, &downloadDay); err != nil {
+	if err := tx.QueryRowContext(ctx, "SELECT download_limit, download_days FROM storefronts WHERE account_id = ? AND id = ?", req.AccountID, storefrontID).
+		Scan(&downloadLimit, &downloadDay); err != nil {
 		return nil, translate(err)
 	}
 	if customerID.Valid {
@@ -235,14 +234,12 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	if err := reactivatedEvent(ctx, tx, req.AccountID, purchase, now); err != nil {
 		return nil, err
 	}
-	if db.ComposePurchaseReady == nil {
-		return nil, errors.New("reactivate: no composer of the purchase-ready e-mail")
-	}
-	subject, body := db.ComposePurchaseReady(purchase, storefrontName)
-	if _, err := enqueueEmail(ctx, tx, req.AccountID, req.PurchaseID, to, subject, body, now); err != nil {
+	// internal/mail writes the e-mail when it sends it, from the purchase as it is then.
+	if _, err := enqueueEmail(ctx, tx, shop.Email{AccountID: req.AccountID, Kind: shop.EmailPurchaseReady, PurchaseID: req.PurchaseID,
+		To: to, Facts: shop.EmailFacts{Refulfill: req.Refulfill}}, now); err != nil {
 		return nil, err
 	}
-	details, _ = json.Marshal(map[string]any{"to": to, "subject": subject})
+	details, _ = json.Marshal(map[string]any{"to": to, "kind": shop.EmailPurchaseReady})
 	if err := addActivity(ctx, tx, req.AccountID, req.PurchaseID, "system", "email_queued", string(details), now); err != nil {
 		return nil, err
 	}

@@ -575,13 +575,9 @@ func (db *DB) countFailure(ctx context.Context, tx *sql.Tx, c webhook.Claimed, a
 	if err != nil {
 		return false, err
 	}
-	subject := fmt.Sprintf("Webhook endpoint %d was disabled", endpointID)
-	body := fmt.Sprintf("Webhook endpoint %d (%s) was disabled. %s\n", endpointID, url, reason)
-	if db.ComposeWebhookDisabled != nil {
-		subject, body = db.ComposeWebhookDisabled(endpointID, url, reason)
-	}
 	for _, to := range owners {
-		if _, err := enqueueEmail(ctx, tx, accountID, 0, to, subject, body, at); err != nil {
+		if _, err := enqueueEmail(ctx, tx, shop.Email{AccountID: accountID, Kind: shop.EmailWebhookDisabled, To: to,
+			Facts: shop.EmailFacts{EndpointID: endpointID, EndpointURL: url, Reason: reason}}, at); err != nil {
 			return false, err
 		}
 	}

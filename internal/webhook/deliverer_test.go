@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -409,14 +410,19 @@ func TestDeliverer_GivesUpAndDisables(t *testing.T) {
 		t.Fatalf("after 3 days of failures the endpoint is %+v, want disabled with a reason", e)
 	}
 	var to []string
-	rows, err := db.Query("SELECT to_address FROM email_outbox WHERE account_id = 1 AND subject LIKE 'Webhook endpoint % was disabled'")
+	rows, err := db.Query("SELECT to_address, facts FROM email_outbox WHERE account_id = 1 AND kind = 'webhook_disabled'")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for rows.Next() {
-		var a string
-		rows.Scan(&a)
+		var a, facts string
+		rows.Scan(&a, &facts)
 		to = append(to, a)
+		// What internal/mail writes the e-mail from when it sends it.
+		want, _ := json.Marshal(shop.EmailFacts{EndpointID: ep.ID, EndpointURL: e.URL, Reason: e.DisabledReason})
+		if facts != string(want) {
+			t.Errorf("facts of the e-mail: got %s, want %s", facts, want)
+		}
 	}
 	rows.Close()
 	if fmt.Sprint(to) != "[owner@example.com]" {
