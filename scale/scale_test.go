@@ -85,7 +85,7 @@ func TestScale(t *testing.T) {
 			t.Fatal(err)
 		}
 		mysql.BcryptCost = 4
-		if _, err := c.db.CreateUser(context.Background(), 1, userEmail, "owner", userPassword); err != nil {
+		if _, err := mysql.NewAdminService(c.db).CreateUser(context.Background(), 1, userEmail, "owner", userPassword); err != nil {
 			t.Fatal(err)
 		}
 	})

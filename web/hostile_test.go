@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"storefront/internal/importer"
+	"storefront/internal/mysql"
 )
 
 // Hostile input: SQL injection in every parameter, script and HTML in imported data
@@ -427,7 +428,7 @@ func TestHostile_ImportedData(t *testing.T) {
 	// A user whose e-mail is markup (no spaces, one @: a valid address to the form),
 	// to show up as the actor on the timeline and in the users list.
 	hostileEmail := `"><img/src=x/onerror=window.__xss=1>@evil.test`
-	if _, err := e.db.CreateUser(context.Background(), 1, hostileEmail, "owner", dashPassword); err != nil {
+	if _, err := mysql.NewAdminService(e.db).CreateUser(context.Background(), 1, hostileEmail, "owner", dashPassword); err != nil {
 		t.Fatal(err)
 	}
 	actor := e.signInAs(hostileEmail, dashPassword)

@@ -34,9 +34,9 @@ func TestAPI_RateLimitStoreUnreachable(t *testing.T) {
 	}
 	t.Cleanup(func() { conn.Close() })
 	var log lockedLog
-	s := &web.Server{Purchases: e.db, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db, Users: e.db, Admin: e.db, Overview: e.db, Views: e.db, Jobs: e.db,
+	s := &web.Server{Purchases: mysql.NewPurchaseService(e.db), Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db), Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), Overview: mysql.NewOverviewService(e.db), Views: mysql.NewSavedViewService(e.db), Jobs: mysql.NewJobService(e.db),
 		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn})), BaseURL: "http://shop.test",
-		RateLimit: 3, RateStore: &mysql.DB{DB: conn, Now: e.clock.now}, Now: e.clock.now, SignInStore: e.db}
+		RateLimit: 3, RateStore: mysql.NewRateStore(&mysql.DB{DB: conn, Now: e.clock.now}), Now: e.clock.now, SignInStore: mysql.NewSignInStore(e.db)}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
 

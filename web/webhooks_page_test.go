@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"storefront/internal/mysql"
 	"storefront/internal/webhook"
 )
 
@@ -30,7 +31,7 @@ func TestWebhooksPage(t *testing.T) {
 	t.Cleanup(rcv.Close)
 	deliver := func() {
 		t.Helper()
-		d := webhook.NewDeliverer(e.db, webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
+		d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(e.db), webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
 			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if _, err := d.DeliverDue(context.Background()); err != nil {
 			t.Fatal(err)
@@ -212,15 +213,15 @@ func webhookTenancyCases(t *testing.T, e *apiEnv, owner2, viewer1, staff1 *dashU
 	t.Helper()
 	ctx := context.Background()
 	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
-	ep1, _, err := e.db.CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/one", nil)
+	ep1, _, err := mysql.NewWebhookService(e.db).CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/one", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	own, _, err := e.db.CreateWebhookEndpoint(ctx, 2, "http://127.0.0.1:9/two", nil)
+	own, _, err := mysql.NewWebhookService(e.db).CreateWebhookEndpoint(ctx, 2, "http://127.0.0.1:9/two", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.db.SendTestEvent(ctx, 1, ep1.ID); err != nil {
+	if _, err := mysql.NewWebhookService(e.db).SendTestEvent(ctx, 1, ep1.ID); err != nil {
 		t.Fatal(err)
 	}
 	var delivery int64
@@ -292,11 +293,11 @@ func webhookScreens(t *testing.T, e *apiEnv) string {
 	t.Helper()
 	ctx := context.Background()
 	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
-	ep, _, err := e.db.CreateWebhookEndpoint(ctx, 1, "https://hooks.example.com/storefront/events/with/a/rather/long/path", nil)
+	ep, _, err := mysql.NewWebhookService(e.db).CreateWebhookEndpoint(ctx, 1, "https://hooks.example.com/storefront/events/with/a/rather/long/path", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(e.db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("/webhooks/%d", ep.ID)
@@ -339,7 +340,7 @@ func browserWebhooks(t *testing.T, e *apiEnv, owner *tab) {
 	if got := eval[string](t, owner, `text(document.querySelector('main [role=status]'))`); !strings.Contains(got, "is on its way") {
 		t.Fatalf("after Send test event the page says %q", got)
 	}
-	d := webhook.NewDeliverer(e.db, webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
+	d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(e.db), webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if n, err := d.DeliverDue(context.Background()); err != nil || n != 1 || received.Load() != 1 {
 		t.Fatalf("delivered %d (%v), the receiver got %d; want 1", n, err, received.Load())

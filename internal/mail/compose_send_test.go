@@ -8,6 +8,7 @@ import (
 
 	"storefront/internal/dbtest"
 	"storefront/internal/mail"
+	"storefront/internal/mysql"
 	"storefront/internal/seed"
 	"storefront/internal/shop"
 )
@@ -28,7 +29,7 @@ func TestComposer_AtSendTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mail.NewSender(db, &mail.Composer{Store: db, BaseURL: base}, tr, mail.SenderOptions{Now: r.clock.Now})
+	s := mail.NewSender(mysql.NewOutbox(db), &mail.Composer{Purchases: mysql.NewPurchaseService(db), Storefronts: mysql.NewAccountService(db), BaseURL: base}, tr, mail.SenderOptions{Now: r.clock.Now})
 
 	// sendOnce sends what is due twice over and returns the one message the server got.
 	sendOnce := func(t *testing.T) (m struct{ To, Subject, Body string }) {
@@ -53,7 +54,7 @@ func TestComposer_AtSendTime(t *testing.T) {
 			ORDER BY p.id LIMIT 1`).Scan(&id); err != nil {
 			t.Fatalf("a pending purchase with a line item of quantity 2 or more: %v", err)
 		}
-		res, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: id, Refulfill: true, CustomerEmail: "support@example.com", Actor: "test"})
+		res, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: id, Refulfill: true, CustomerEmail: "support@example.com", Actor: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +63,7 @@ func TestComposer_AtSendTime(t *testing.T) {
 		}
 		// What the reactivation composed in its transaction before e-mails were written
 		// at send time: the purchase as the reactivation left it.
-		p, err := db.FindPurchaseByID(ctx, 1, id)
+		p, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +84,7 @@ func TestComposer_AtSendTime(t *testing.T) {
 			}
 		}
 		// The timeline shows the subject that was sent.
-		tl, err := db.FindPurchaseTimeline(ctx, 1, id)
+		tl, err := mysql.NewPurchaseService(db).FindPurchaseTimeline(ctx, 1, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +104,7 @@ func TestComposer_AtSendTime(t *testing.T) {
 
 	t.Run("WebhookDisabled", func(t *testing.T) {
 		facts := shop.EmailFacts{EndpointID: 7, EndpointURL: "https://hooks.example/in", Reason: "Every attempt failed for three days."}
-		if _, err := db.EnqueueEmail(ctx, nil, shop.Email{AccountID: 1, Kind: shop.EmailWebhookDisabled, To: "owner@example.com", Facts: facts}); err != nil {
+		if _, err := mysql.NewOutbox(db).EnqueueEmail(ctx, nil, shop.Email{AccountID: 1, Kind: shop.EmailWebhookDisabled, To: "owner@example.com", Facts: facts}); err != nil {
 			t.Fatal(err)
 		}
 		subject, body := mail.ComposeWebhookDisabled(7, "https://hooks.example/in", "Every attempt failed for three days.", base)
@@ -125,7 +126,7 @@ func TestComposer_AtSendTime(t *testing.T) {
 
 	t.Run("ErrPurchaseGone", func(t *testing.T) {
 		// A purchase that no longer exists cannot be written about: given up at once.
-		id, err := db.EnqueueEmail(ctx, nil, shop.Email{AccountID: 1, Kind: shop.EmailPurchaseReady, PurchaseID: 999999999, To: "gone@example.com"})
+		id, err := mysql.NewOutbox(db).EnqueueEmail(ctx, nil, shop.Email{AccountID: 1, Kind: shop.EmailPurchaseReady, PurchaseID: 999999999, To: "gone@example.com"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,12 +8,15 @@ import (
 	"storefront/internal/shop"
 )
 
-// Store reads what an e-mail is about when it is sent (implemented by the purchase and
-// account services of internal/mysql).
-type Store interface {
+// PurchaseFinder reads the purchase an e-mail is about (shop.PurchaseService).
+type PurchaseFinder interface {
 	// FindPurchaseByID returns one purchase of the account with its line items and
 	// product keys; ENotFound when there is none.
 	FindPurchaseByID(ctx context.Context, accountID, id int64) (*shop.Purchase, error)
+}
+
+// StorefrontFinder reads the storefront an e-mail speaks for (shop.AccountService).
+type StorefrontFinder interface {
 	// FindStorefronts returns the account's storefronts.
 	FindStorefronts(ctx context.Context, accountID int64) ([]*shop.Storefront, error)
 }
@@ -22,9 +25,10 @@ type Store interface {
 // storefront sends is written here, from what the row says it is about and the data as
 // it is at that moment.
 type Composer struct {
-	// Store is read for the purchase and its storefront; read the primary, so that the
-	// e-mail of a change that just committed sees it.
-	Store Store
+	// Purchases and Storefronts are read for the purchase and its storefront's name;
+	// give the primary's, so that the e-mail of a change that just committed sees it.
+	Purchases   PurchaseFinder
+	Storefronts StorefrontFinder
 	// BaseURL is the public URL that links start with.
 	BaseURL string
 }
@@ -39,14 +43,14 @@ func (c *Composer) Compose(ctx context.Context, e Claimed) (subject, body string
 	case shop.EmailComposed:
 		return e.Subject, e.Body, nil
 	case shop.EmailPurchaseReady:
-		p, err := c.Store.FindPurchaseByID(ctx, e.AccountID, e.PurchaseID)
+		p, err := c.Purchases.FindPurchaseByID(ctx, e.AccountID, e.PurchaseID)
 		if shop.ErrorCode(err) == shop.ENotFound {
 			return "", "", Permanent(fmt.Errorf("purchase %d: %w", e.PurchaseID, errGone))
 		}
 		if err != nil {
 			return "", "", fmt.Errorf("read purchase %d: %w", e.PurchaseID, err)
 		}
-		stores, err := c.Store.FindStorefronts(ctx, e.AccountID)
+		stores, err := c.Storefronts.FindStorefronts(ctx, e.AccountID)
 		if err != nil {
 			return "", "", fmt.Errorf("read storefronts of account %d: %w", e.AccountID, err)
 		}

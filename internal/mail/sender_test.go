@@ -55,7 +55,7 @@ func (r *rig) sender(opt mail.SenderOptions) *mail.Sender {
 	tr.Timeout = 5 * time.Second
 	opt.Now = r.clock.Now
 	opt.Log = slog.New(slog.NewTextHandler(&lockedWriter{w: &r.log}, nil))
-	return mail.NewSender(r.db, fixtureComposer(), tr, opt)
+	return mail.NewSender(mysql.NewOutbox(r.db), fixtureComposer(), tr, opt)
 }
 
 // fixtureStore serves the fixture purchase of the storefront "Pixel Shop".
@@ -76,7 +76,7 @@ func (fixtureStore) FindStorefronts(context.Context, int64) ([]*shop.Storefront,
 // fixtureComposer writes e-mails about the fixture purchase, with links to
 // https://shop.example.
 func fixtureComposer() *mail.Composer {
-	return &mail.Composer{Store: fixtureStore{}, BaseURL: "https://shop.example"}
+	return &mail.Composer{Purchases: fixtureStore{}, Storefronts: fixtureStore{}, BaseURL: "https://shop.example"}
 }
 
 // enqueue queues the purchase-ready e-mail of the fixture purchase, as a reactivation does.
@@ -87,7 +87,7 @@ func (r *rig) enqueue(to string) int64 {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	id, err := r.db.EnqueueEmail(context.Background(), tx, mail.Email{AccountID: p.AccountID, Kind: shop.EmailPurchaseReady, PurchaseID: p.ID, To: to})
+	id, err := mysql.NewOutbox(r.db).EnqueueEmail(context.Background(), tx, mail.Email{AccountID: p.AccountID, Kind: shop.EmailPurchaseReady, PurchaseID: p.ID, To: to})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestSender_SendDue(t *testing.T) {
 		id := r.enqueue("zoe@example.com")
 		// A Sender of another process claims the message and dies before sending it.
 		t0 := r.clock.Now()
-		if c, err := r.db.ClaimEmails(context.Background(), t0, t0.Add(5*time.Minute), 10, 10); err != nil || len(c) != 1 {
+		if c, err := mysql.NewOutbox(r.db).ClaimEmails(context.Background(), t0, t0.Add(5*time.Minute), 10, 10); err != nil || len(c) != 1 {
 			t.Fatalf("claim: got %v, %v", c, err)
 		}
 		s := r.sender(mail.SenderOptions{Lease: 5 * time.Minute})
@@ -339,7 +339,7 @@ func TestSender_SendDue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := mail.NewSender(r.db, fixtureComposer(), tr, mail.SenderOptions{Now: r.clock.Now})
+		s := mail.NewSender(mysql.NewOutbox(r.db), fixtureComposer(), tr, mail.SenderOptions{Now: r.clock.Now})
 		if n := sendDue(t, s); n != 1 {
 			t.Fatalf("sent: got %d, want 1", n)
 		}
@@ -376,7 +376,7 @@ func (f *flakyOutbox) MarkEmailSent(ctx context.Context, id int64, subject strin
 func TestSender_UnmarkedIsNotResent(t *testing.T) {
 	r := newRig(t, nil)
 	id := r.enqueue("zoe@example.com")
-	ob := &flakyOutbox{Outbox: r.db, broken: true}
+	ob := &flakyOutbox{Outbox: mysql.NewOutbox(r.db), broken: true}
 	tr, err := mail.NewSMTPTransport(r.smtp.URL(), from)
 	if err != nil {
 		t.Fatal(err)
@@ -523,7 +523,7 @@ func TestSender_ShutdownReleasesClaims(t *testing.T) {
 	ids := []int64{r.enqueue("a@example.com"), r.enqueue("b@example.com"), r.enqueue("c@example.com")}
 	ctx, cancel := context.WithCancel(context.Background())
 	tr := &cancelingTransport{cancel: cancel}
-	s := mail.NewSender(r.db, fixtureComposer(), tr, mail.SenderOptions{Now: r.clock.Now, Log: slog.New(slog.DiscardHandler)})
+	s := mail.NewSender(mysql.NewOutbox(r.db), fixtureComposer(), tr, mail.SenderOptions{Now: r.clock.Now, Log: slog.New(slog.DiscardHandler)})
 	if n, err := s.SendDue(ctx); n != 1 || err != nil {
 		t.Fatalf("SendDue: got %d, %v, want 1 delivered before shutdown", n, err)
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // RecordAccountActivity implements shop.AccountActivityService.
-func (db *DB) RecordAccountActivity(ctx context.Context, accountID int64, a shop.Activity) error {
+func (s *AccountActivityService) RecordAccountActivity(ctx context.Context, accountID int64, a shop.Activity) error {
+	db := s.db
 	at := a.CreatedAt.Time
 	if at.IsZero() {
 		at = time.Now()
@@ -20,7 +21,8 @@ func (db *DB) RecordAccountActivity(ctx context.Context, accountID int64, a shop
 }
 
 // FindAccountActivity implements shop.AccountActivityService.
-func (db *DB) FindAccountActivity(ctx context.Context, accountID int64, limit int) ([]shop.Activity, error) {
+func (s *AccountActivityService) FindAccountActivity(ctx context.Context, accountID int64, limit int) ([]shop.Activity, error) {
+	db := s.db
 	out := []shop.Activity{}
 	err := eachRow(ctx, db.DB, `SELECT id, actor, action, details, created_at FROM account_activity
 		WHERE account_id = ? ORDER BY id DESC LIMIT ?`, []any{accountID, max(limit, 1)}, func(rows *sql.Rows) error {

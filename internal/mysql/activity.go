@@ -29,8 +29,9 @@ type outboxEntry struct {
 // adds an "email_sent" entry at the time it was sent; an outbox row about the purchase
 // with no activity entry of its own appears as an "email_queued" entry by "system".
 // An unknown purchase, or one of another account, has an empty timeline.
-func (db *DB) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]shop.TimelineEntry, error) {
-	acts, err := db.FindPurchaseActivity(ctx, accountID, purchaseID)
+func (s *PurchaseService) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]shop.TimelineEntry, error) {
+	db := s.db
+	acts, err := s.FindPurchaseActivity(ctx, accountID, purchaseID)
 	if err != nil {
 		return nil, err
 	}

@@ -124,7 +124,8 @@ func readDocuments(ctx context.Context, q queryer, accountID int64, ids []int64)
 }
 
 // FindPurchaseDocuments implements shop.PurchaseService.
-func (db *DB) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter) (*shop.DocumentPage, error) {
+func (s *PurchaseService) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter) (*shop.DocumentPage, error) {
+	db := s.db
 	n := perPage(f.PerPage)
 	page := &shop.DocumentPage{Total: -1}
 	rows, err := pageIDs(ctx, db.DB, f, n, &page.Total)
@@ -146,7 +147,8 @@ func (db *DB) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter) 
 }
 
 // FindPurchaseDocument implements shop.PurchaseService.
-func (db *DB) FindPurchaseDocument(ctx context.Context, accountID, id int64) ([]byte, error) {
+func (s *PurchaseService) FindPurchaseDocument(ctx context.Context, accountID, id int64) ([]byte, error) {
+	db := s.db
 	docs, err := readDocuments(ctx, db.DB, accountID, []int64{id})
 	if err != nil {
 		return nil, err

@@ -25,7 +25,8 @@ const (
 // the e-mail is sent only if tx commits) and in a transaction of its own otherwise.
 // It returns the outbox id. An address that is not one e-mail address, or a kind
 // internal/mail does not write, is an EInvalid error.
-func (db *DB) EnqueueEmail(ctx context.Context, tx *sql.Tx, e shop.Email) (int64, error) {
+func (s *Outbox) EnqueueEmail(ctx context.Context, tx *sql.Tx, e shop.Email) (int64, error) {
+	db := s.db
 	if tx != nil {
 		return enqueueEmail(ctx, tx, e, db.Now())
 	}
@@ -77,7 +78,8 @@ func enqueueEmail(ctx context.Context, tx *sql.Tx, e shop.Email, now time.Time) 
 // transaction: SELECT ... FOR UPDATE SKIP LOCKED picks due rows no other claimer is
 // holding, and one UPDATE leases them, so that concurrent claimers (in this process or
 // others) never get the same row.
-func (db *DB) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit, maxAttempts int) ([]shop.ClaimedEmail, error) {
+func (s *Outbox) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit, maxAttempts int) ([]shop.ClaimedEmail, error) {
+	db := s.db
 	now = now.UTC().Truncate(time.Second)
 	leaseUntil = leaseUntil.UTC().Truncate(time.Second)
 	if !leaseUntil.After(now) {
@@ -154,7 +156,8 @@ func (db *DB) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit,
 }
 
 // MarkEmailSent implements the outbox a mail sender drains.
-func (db *DB) MarkEmailSent(ctx context.Context, id int64, subject string, at time.Time) error {
+func (s *Outbox) MarkEmailSent(ctx context.Context, id int64, subject string, at time.Time) error {
+	db := s.db
 	_, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, subject = ?, sent_at = ?, last_error = NULL
 		WHERE id = ? AND status <> ?`, outboxSent, subject, at.UTC().Truncate(time.Second), id, outboxSent)
 	if err != nil {
@@ -165,7 +168,8 @@ func (db *DB) MarkEmailSent(ctx context.Context, id int64, subject string, at ti
 
 // RetryEmail implements the outbox a mail sender drains. The claim is identified by its lease: a later
 // claim of the same row always has a later lease.
-func (db *DB) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string, unreachable bool) (bool, error) {
+func (s *Outbox) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string, unreachable bool) (bool, error) {
+	db := s.db
 	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, last_error = ?, server_unreachable = ?
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
 		outboxQueued, next.UTC().Truncate(time.Second), lastErr, unreachable, id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
@@ -173,7 +177,8 @@ func (db *DB) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Ti
 }
 
 // FailEmail implements the outbox a mail sender drains.
-func (db *DB) FailEmail(ctx context.Context, id int64, leaseUntil time.Time, lastErr string) (bool, error) {
+func (s *Outbox) FailEmail(ctx context.Context, id int64, leaseUntil time.Time, lastErr string) (bool, error) {
+	db := s.db
 	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, last_error = ?
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
 		outboxFailed, lastErr, id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
@@ -181,7 +186,8 @@ func (db *DB) FailEmail(ctx context.Context, id int64, leaseUntil time.Time, las
 }
 
 // ReleaseEmail implements the outbox a mail sender drains.
-func (db *DB) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error {
+func (s *Outbox) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error {
+	db := s.db
 	_, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, attempts = GREATEST(attempts - 1, 0)
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
 		outboxQueued, now.UTC().Truncate(time.Second), id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
@@ -192,7 +198,8 @@ func (db *DB) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.T
 }
 
 // HurryEmails implements the outbox a mail sender drains.
-func (db *DB) HurryEmails(ctx context.Context, now time.Time) (int, error) {
+func (s *Outbox) HurryEmails(ctx context.Context, now time.Time) (int, error) {
+	db := s.db
 	now = now.UTC().Truncate(time.Second)
 	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET next_attempt_at = ?
 		WHERE status = ? AND next_attempt_at > ? AND server_unreachable`, now, outboxQueued, now)

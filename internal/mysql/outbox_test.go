@@ -47,7 +47,7 @@ func outboxDB(t *testing.T, db *mysql.DB) (*mysql.DB, time.Time) {
 
 func enqueue(t *testing.T, db *mysql.DB, to string) int64 {
 	t.Helper()
-	id, err := db.EnqueueEmail(context.Background(), nil, mail.Email{AccountID: 1, Kind: shop.EmailPurchaseReady, PurchaseID: 7, To: to, Facts: shop.EmailFacts{Refulfill: true}})
+	id, err := mysql.NewOutbox(db).EnqueueEmail(context.Background(), nil, mail.Email{AccountID: 1, Kind: shop.EmailPurchaseReady, PurchaseID: 7, To: to, Facts: shop.EmailFacts{Refulfill: true}})
 	if err != nil {
 		t.Fatalf("enqueue: %v", err)
 	}
@@ -80,7 +80,7 @@ func TestDB_EnqueueEmail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := db.EnqueueEmail(ctx, tx, mail.Email{AccountID: 1, Kind: shop.EmailWebhookDisabled, To: "a@example.com"})
+		id, err := mysql.NewOutbox(db).EnqueueEmail(ctx, tx, mail.Email{AccountID: 1, Kind: shop.EmailWebhookDisabled, To: "a@example.com"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestDB_EnqueueEmail(t *testing.T) {
 			{Kind: shop.EmailComposed, To: "a@example.com"},
 			{Kind: "", To: "a@example.com"},
 		} {
-			_, err := db.EnqueueEmail(ctx, nil, e)
+			_, err := mysql.NewOutbox(db).EnqueueEmail(ctx, nil, e)
 			if code := shop.ErrorCode(err); code != shop.EInvalid {
 				t.Errorf("EnqueueEmail(%q, %q): got %v, want %s", e.Kind, e.To, err, shop.EInvalid)
 			}
@@ -122,7 +122,7 @@ func TestDB_ClaimEmails(t *testing.T) {
 		later := enqueue(t, db, "later@example.com") // not due at t0
 
 		lease := t0.Add(5 * time.Minute)
-		got, err := db.ClaimEmails(ctx, t0, lease, 10, 10)
+		got, err := mysql.NewOutbox(db).ClaimEmails(ctx, t0, lease, 10, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestDB_ClaimEmails(t *testing.T) {
 		}
 
 		// Leased rows are not claimed again while the lease holds.
-		again, err := db.ClaimEmails(ctx, t0.Add(4*time.Minute), t0.Add(9*time.Minute), 10, 10)
+		again, err := mysql.NewOutbox(db).ClaimEmails(ctx, t0.Add(4*time.Minute), t0.Add(9*time.Minute), 10, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestDB_ClaimEmails(t *testing.T) {
 		for range 5 {
 			enqueue(t, db, "a@example.com")
 		}
-		got, err := db.ClaimEmails(ctx, t0, t0.Add(time.Minute), 3, 10)
+		got, err := mysql.NewOutbox(db).ClaimEmails(ctx, t0, t0.Add(time.Minute), 3, 10)
 		if err != nil || len(got) != 3 {
 			t.Fatalf("got %d rows, %v, want 3", len(got), err)
 		}
@@ -164,12 +164,12 @@ func TestDB_ClaimEmails(t *testing.T) {
 	t.Run("ExpiredLease", func(t *testing.T) {
 		db, t0 := outboxDB(t, shared)
 		id := enqueue(t, db, "a@example.com")
-		if _, err := db.ClaimEmails(ctx, t0, t0.Add(5*time.Minute), 10, 10); err != nil {
+		if _, err := mysql.NewOutbox(db).ClaimEmails(ctx, t0, t0.Add(5*time.Minute), 10, 10); err != nil {
 			t.Fatal(err)
 		}
 		// The claimer never reports back; its lease lapses.
 		t1 := t0.Add(5 * time.Minute)
-		got, err := db.ClaimEmails(ctx, t1, t1.Add(5*time.Minute), 10, 10)
+		got, err := mysql.NewOutbox(db).ClaimEmails(ctx, t1, t1.Add(5*time.Minute), 10, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,10 +181,10 @@ func TestDB_ClaimEmails(t *testing.T) {
 	t.Run("ExpiredLeaseAfterLastAttempt", func(t *testing.T) {
 		db, t0 := outboxDB(t, shared)
 		id := enqueue(t, db, "a@example.com")
-		if _, err := db.ClaimEmails(ctx, t0, t0.Add(time.Minute), 10, 1); err != nil {
+		if _, err := mysql.NewOutbox(db).ClaimEmails(ctx, t0, t0.Add(time.Minute), 10, 1); err != nil {
 			t.Fatal(err)
 		}
-		got, err := db.ClaimEmails(ctx, t0.Add(time.Minute), t0.Add(2*time.Minute), 10, 1)
+		got, err := mysql.NewOutbox(db).ClaimEmails(ctx, t0.Add(time.Minute), t0.Add(2*time.Minute), 10, 1)
 		if err != nil || len(got) != 0 {
 			t.Fatalf("got %+v, %v, want nothing claimed", got, err)
 		}
@@ -209,7 +209,7 @@ func TestDB_ClaimEmails(t *testing.T) {
 		}
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		got, err := db.ClaimEmails(cctx, t0, t0.Add(time.Minute), 10, 10)
+		got, err := mysql.NewOutbox(db).ClaimEmails(cctx, t0, t0.Add(time.Minute), 10, 10)
 		if err != nil {
 			t.Fatalf("claim beside a locked row: %v", err)
 		}
@@ -224,7 +224,7 @@ func TestDB_OutboxOutcomes(t *testing.T) {
 	shared := dbtest.New(t)
 	claim := func(t *testing.T, db *mysql.DB, now time.Time) mail.Claimed {
 		t.Helper()
-		got, err := db.ClaimEmails(ctx, now, now.Add(5*time.Minute), 1, 10)
+		got, err := mysql.NewOutbox(db).ClaimEmails(ctx, now, now.Add(5*time.Minute), 1, 10)
 		if err != nil || len(got) != 1 {
 			t.Fatalf("claim: got %+v, %v, want one row", got, err)
 		}
@@ -236,7 +236,7 @@ func TestDB_OutboxOutcomes(t *testing.T) {
 		id := enqueue(t, db, "a@example.com")
 		claim(t, db, t0)
 		at := t0.Add(3 * time.Second)
-		if err := db.MarkEmailSent(ctx, id, "Subject", at); err != nil {
+		if err := mysql.NewOutbox(db).MarkEmailSent(ctx, id, "Subject", at); err != nil {
 			t.Fatal(err)
 		}
 		r := readOutbox(t, db, id)
@@ -244,7 +244,7 @@ func TestDB_OutboxOutcomes(t *testing.T) {
 			t.Fatalf("got %+v, want sent at %v", r, at)
 		}
 		// A sent row is never claimed again.
-		if got, err := db.ClaimEmails(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 10, 10); err != nil || len(got) != 0 {
+		if got, err := mysql.NewOutbox(db).ClaimEmails(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 10, 10); err != nil || len(got) != 0 {
 			t.Fatalf("claim after sent: got %+v, %v, want nothing", got, err)
 		}
 	})
@@ -254,7 +254,7 @@ func TestDB_OutboxOutcomes(t *testing.T) {
 		id := enqueue(t, db, "a@example.com")
 		c := claim(t, db, t0)
 		next := t0.Add(30 * time.Second)
-		ok, err := db.RetryEmail(ctx, id, c.LeaseUntil, next, "451 try later", false)
+		ok, err := mysql.NewOutbox(db).RetryEmail(ctx, id, c.LeaseUntil, next, "451 try later", false)
 		if err != nil || !ok {
 			t.Fatalf("retry: got %v, %v, want true", ok, err)
 		}
@@ -269,16 +269,16 @@ func TestDB_OutboxOutcomes(t *testing.T) {
 		id := enqueue(t, db, "a@example.com")
 		stale := claim(t, db, t0)
 		fresh := claim(t, db, stale.LeaseUntil) // the lease lapsed and another claimer took it
-		if ok, err := db.RetryEmail(ctx, id, stale.LeaseUntil, t0.Add(time.Hour), "x", false); err != nil || ok {
+		if ok, err := mysql.NewOutbox(db).RetryEmail(ctx, id, stale.LeaseUntil, t0.Add(time.Hour), "x", false); err != nil || ok {
 			t.Fatalf("stale retry: got %v, %v, want false", ok, err)
 		}
-		if ok, err := db.FailEmail(ctx, id, stale.LeaseUntil, "x"); err != nil || ok {
+		if ok, err := mysql.NewOutbox(db).FailEmail(ctx, id, stale.LeaseUntil, "x"); err != nil || ok {
 			t.Fatalf("stale fail: got %v, %v, want false", ok, err)
 		}
 		if r := readOutbox(t, db, id); r.status != "sending" || !r.next.Equal(fresh.LeaseUntil) {
 			t.Fatalf("got %+v, want still sending under the fresh lease", r)
 		}
-		if ok, err := db.FailEmail(ctx, id, fresh.LeaseUntil, "550 no such user"); err != nil || !ok {
+		if ok, err := mysql.NewOutbox(db).FailEmail(ctx, id, fresh.LeaseUntil, "550 no such user"); err != nil || !ok {
 			t.Fatalf("fail: got %v, %v, want true", ok, err)
 		}
 		if r := readOutbox(t, db, id); r.status != "failed" || r.lastError.String != "550 no such user" {
@@ -290,7 +290,7 @@ func TestDB_OutboxOutcomes(t *testing.T) {
 		db, t0 := outboxDB(t, shared)
 		id := enqueue(t, db, "a@example.com")
 		c := claim(t, db, t0)
-		if err := db.ReleaseEmail(ctx, id, c.LeaseUntil, t0); err != nil {
+		if err := mysql.NewOutbox(db).ReleaseEmail(ctx, id, c.LeaseUntil, t0); err != nil {
 			t.Fatal(err)
 		}
 		if r := readOutbox(t, db, id); r.status != "queued" || r.attempts != 0 || !r.next.Equal(t0) {
@@ -302,7 +302,7 @@ func TestDB_OutboxOutcomes(t *testing.T) {
 		db, t0 := outboxDB(t, shared)
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		if _, err := db.ClaimEmails(cctx, t0, t0.Add(time.Minute), 1, 1); !errors.Is(err, context.Canceled) {
+		if _, err := mysql.NewOutbox(db).ClaimEmails(cctx, t0, t0.Add(time.Minute), 1, 1); !errors.Is(err, context.Canceled) {
 			t.Fatalf("got %v, want context.Canceled", err)
 		}
 	})
@@ -316,7 +316,7 @@ func TestMigration_OutboxKind(t *testing.T) {
 	db, _ := outboxDB(t, dbtest.New(t))
 	enqueue(t, db, "queued@example.com")
 	sent := enqueue(t, db, "sent@example.com")
-	if err := db.MarkEmailSent(ctx, sent, "Your purchase is ready", db.Now()); err != nil {
+	if err := mysql.NewOutbox(db).MarkEmailSent(ctx, sent, "Your purchase is ready", db.Now()); err != nil {
 		t.Fatal(err)
 	}
 	dbtest.MustExec(t, db.DB, `INSERT INTO email_outbox (account_id, to_address, subject, body, status, next_attempt_at, created_at)
@@ -351,7 +351,7 @@ func TestMigration_OutboxKind(t *testing.T) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatalf("up again: %v", err)
 	}
-	claimed, err := db.ClaimEmails(ctx, db.Now().Add(24*time.Hour), db.Now().Add(25*time.Hour), 10, 10)
+	claimed, err := mysql.NewOutbox(db).ClaimEmails(ctx, db.Now().Add(24*time.Hour), db.Now().Add(25*time.Hour), 10, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

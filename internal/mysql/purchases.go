@@ -222,7 +222,8 @@ func perPage(n int) int {
 
 // FindPurchases returns one page of the account's purchases matching the filter, with
 // their nested collections, in a constant number of queries.
-func (db *DB) FindPurchases(ctx context.Context, f shop.PurchaseFilter) (*shop.PurchasePage, error) {
+func (s *PurchaseService) FindPurchases(ctx context.Context, f shop.PurchaseFilter) (*shop.PurchasePage, error) {
+	db := s.db
 	return db.findPurchases(ctx, db.DB, f)
 }
 
@@ -395,7 +396,8 @@ func collectionQueries(accountIDs, ids []int64) []Statement {
 
 // ExplainPurchases returns MariaDB's EXPLAIN of the statement that lists a page of
 // purchases for the filter: one line per table with the index it uses.
-func (db *DB) ExplainPurchases(ctx context.Context, f shop.PurchaseFilter) ([]map[string]string, error) {
+func (s *PurchaseService) ExplainPurchases(ctx context.Context, f shop.PurchaseFilter) ([]map[string]string, error) {
+	db := s.db
 	path, err := planPurchases(ctx, db.DB, f)
 	if err != nil {
 		return nil, err
@@ -430,7 +432,8 @@ func (db *DB) ExplainPurchases(ctx context.Context, f shop.PurchaseFilter) ([]ma
 }
 
 // FindPurchaseByID returns one purchase of the account with all nested collections.
-func (db *DB) FindPurchaseByID(ctx context.Context, accountID, id int64) (*shop.Purchase, error) {
+func (s *PurchaseService) FindPurchaseByID(ctx context.Context, accountID, id int64) (*shop.Purchase, error) {
+	db := s.db
 	return findPurchaseByID(ctx, db.DB, accountID, id)
 }
 
@@ -567,7 +570,8 @@ func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(*
 
 // CountPurchases counts the purchases matching the filter, stopping at limit: a count
 // that stays cheap on large data ("10,000+"). capped is true when there are more.
-func (db *DB) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
+func (s *PurchaseService) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
+	db := s.db
 	path, err := planPurchases(ctx, db.DB, f)
 	if err != nil {
 		return 0, false, err
@@ -586,7 +590,8 @@ func (db *DB) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit i
 }
 
 // FindProducts returns the products of the account's storefronts, by name.
-func (db *DB) FindProducts(ctx context.Context, accountID int64) ([]shop.Product, error) {
+func (s *AccountService) FindProducts(ctx context.Context, accountID int64) ([]shop.Product, error) {
+	db := s.db
 	var out []shop.Product
 	err := eachRow(ctx, db.DB, `SELECT p.id, p.storefront_id, p.name FROM products p
 		WHERE p.account_id = ? ORDER BY p.name, p.id`, []any{accountID}, func(rows *sql.Rows) error {

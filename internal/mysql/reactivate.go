@@ -23,7 +23,8 @@ const idempotencyWindow = 24 * time.Hour
 // limit and window, missing product keys are generated when refulfilling, the activity is
 // recorded and the "purchase ready" e-mail is queued. With an idempotency key, a repeat
 // within 24 hours answers as the first request did and changes nothing.
-func (db *DB) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
+func (s *PurchaseService) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
+	db := s.db
 	var res *shop.ReactivateResult
 	// A concurrent request with the same idempotency key loses the race on the unique
 	// key; running again then finds the winner's answer.
@@ -312,7 +313,8 @@ func addActivity(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, a
 }
 
 // FindPurchaseActivity returns a purchase's timeline, newest first.
-func (db *DB) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error) {
+func (s *PurchaseService) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error) {
+	db := s.db
 	out := []shop.Activity{}
 	err := eachRow(ctx, db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM purchase_activity a
 		WHERE a.account_id = ? AND a.purchase_id = ? ORDER BY a.id DESC`,

@@ -18,7 +18,8 @@ func signInKeyHash(key string) []byte {
 }
 
 // SignInFailures implements shop.SignInThrottleStore.
-func (db *DB) SignInFailures(ctx context.Context, keys []string, since time.Time) (map[string]shop.SignInFailures, error) {
+func (s *SignInStore) SignInFailures(ctx context.Context, keys []string, since time.Time) (map[string]shop.SignInFailures, error) {
+	db := s.db
 	out := map[string]shop.SignInFailures{}
 	if len(keys) == 0 {
 		return out, nil
@@ -48,7 +49,8 @@ func (db *DB) SignInFailures(ctx context.Context, keys []string, since time.Time
 
 // AddSignInFailure implements shop.SignInThrottleStore. Rows whose last failure is a
 // day old are deleted on the way, a few at a time.
-func (db *DB) AddSignInFailure(ctx context.Context, keys []string, now, restart time.Time) error {
+func (s *SignInStore) AddSignInFailure(ctx context.Context, keys []string, now, restart time.Time) error {
+	db := s.db
 	if len(keys) == 0 {
 		return nil
 	}
@@ -73,7 +75,8 @@ func (db *DB) AddSignInFailure(ctx context.Context, keys []string, now, restart 
 }
 
 // ClearSignInFailures implements shop.SignInThrottleStore.
-func (db *DB) ClearSignInFailures(ctx context.Context, key string) error {
+func (s *SignInStore) ClearSignInFailures(ctx context.Context, key string) error {
+	db := s.db
 	if _, err := db.ExecContext(ctx, `DELETE FROM sign_in_failures WHERE key_hash = ?`, signInKeyHash(key)); err != nil {
 		return fmt.Errorf("clear sign-in failures: %w", translate(err))
 	}

@@ -9,7 +9,8 @@ import (
 
 // FindSubscriberActivity returns a subscriber's timeline (the PAST_DUE job's closings,
 // among others), newest first. A subscriber of another account has no activity.
-func (db *DB) FindSubscriberActivity(ctx context.Context, accountID, storefrontID, subscriberID int64) ([]shop.Activity, error) {
+func (s *SubscriberService) FindSubscriberActivity(ctx context.Context, accountID, storefrontID, subscriberID int64) ([]shop.Activity, error) {
+	db := s.db
 	out := []shop.Activity{}
 	err := eachRow(ctx, db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM subscriber_activity a
 		JOIN subscribers sb ON sb.account_id = a.account_id AND sb.id = a.subscriber_id

@@ -20,7 +20,8 @@ import (
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("storefront-no-such-user"), bcrypt.MinCost)
 
 // CheckPassword returns the user with this e-mail and password, or EUnauthenticated.
-func (db *DB) CheckPassword(ctx context.Context, email, password string) (*shop.User, error) {
+func (s *UserService) CheckPassword(ctx context.Context, email, password string) (*shop.User, error) {
+	db := s.db
 	wrong := shop.Errorf(shop.EUnauthenticated, "The e-mail or the password is not right.")
 	var u shop.User
 	var hash string
@@ -45,7 +46,8 @@ func hashToken(token string) []byte {
 }
 
 // CreateSession starts a server-side session and returns its secret token.
-func (db *DB) CreateSession(ctx context.Context, accountID, userID int64) (string, error) {
+func (s *UserService) CreateSession(ctx context.Context, accountID, userID int64) (string, error) {
+	db := s.db
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
@@ -63,7 +65,8 @@ func (db *DB) CreateSession(ctx context.Context, accountID, userID int64) (strin
 }
 
 // FindSession returns the user of a live session, extending it at most once a minute.
-func (db *DB) FindSession(ctx context.Context, token string) (*shop.User, error) {
+func (s *UserService) FindSession(ctx context.Context, token string) (*shop.User, error) {
+	db := s.db
 	if token == "" {
 		return nil, shop.Errorf(shop.EUnauthenticated, "Please sign in.")
 	}
@@ -88,13 +91,15 @@ func (db *DB) FindSession(ctx context.Context, token string) (*shop.User, error)
 }
 
 // DeleteSession ends one session.
-func (db *DB) DeleteSession(ctx context.Context, token string) error {
+func (s *UserService) DeleteSession(ctx context.Context, token string) error {
+	db := s.db
 	_, err := db.ExecContext(ctx, "DELETE FROM user_sessions WHERE token_hash = ?", hashToken(token))
 	return translate(err)
 }
 
 // FindUsers returns the account's dashboard users ordered by e-mail.
-func (db *DB) FindUsers(ctx context.Context, accountID int64) ([]*shop.User, error) {
+func (s *AdminService) FindUsers(ctx context.Context, accountID int64) ([]*shop.User, error) {
+	db := s.db
 	var out []*shop.User
 	err := eachRow(ctx, db.DB, "SELECT id, account_id, email, role, created_at FROM users WHERE account_id = ? ORDER BY email",
 		[]any{accountID}, func(rows *sql.Rows) error {
@@ -110,7 +115,8 @@ func (db *DB) FindUsers(ctx context.Context, accountID int64) ([]*shop.User, err
 
 // SetUserRole changes a user's role; the user's sessions keep going with the new role.
 // The account's last owner cannot stop being one (EInvalid).
-func (db *DB) SetUserRole(ctx context.Context, accountID, userID int64, role string) error {
+func (s *AdminService) SetUserRole(ctx context.Context, accountID, userID int64, role string) error {
+	db := s.db
 	if !shop.ValidRole(role) {
 		return shop.ParamErrorf(shop.EInvalid, "role", "Role must be owner, staff or viewer.")
 	}
@@ -125,7 +131,8 @@ func (db *DB) SetUserRole(ctx context.Context, accountID, userID int64, role str
 
 // DeleteUser removes a user and ends their sessions. The account's last owner cannot
 // be removed (EInvalid).
-func (db *DB) DeleteUser(ctx context.Context, accountID, userID int64) error {
+func (s *AdminService) DeleteUser(ctx context.Context, accountID, userID int64) error {
+	db := s.db
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := keepAnOwner(ctx, tx, accountID, userID, ""); err != nil {
 			return err
@@ -159,7 +166,8 @@ func keepAnOwner(ctx context.Context, tx *sql.Tx, accountID, userID int64, newRo
 }
 
 // FindAPIKeys returns the account's keys, newest first.
-func (db *DB) FindAPIKeys(ctx context.Context, accountID int64) ([]*shop.APIKeyInfo, error) {
+func (s *AdminService) FindAPIKeys(ctx context.Context, accountID int64) ([]*shop.APIKeyInfo, error) {
+	db := s.db
 	var out []*shop.APIKeyInfo
 	err := eachRow(ctx, db.DB, "SELECT id, name, scope, created_at, last_used_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY id DESC",
 		[]any{accountID}, func(rows *sql.Rows) error {
@@ -175,7 +183,8 @@ func (db *DB) FindAPIKeys(ctx context.Context, accountID int64) ([]*shop.APIKeyI
 
 // RevokeAPIKey revokes a key: AuthenticateAPIKey refuses it from the commit on. (The
 // web server keeps what it authenticated for a few seconds, web.KeyCacheTTL.)
-func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
+func (s *AdminService) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
+	db := s.db
 	res, err := db.ExecContext(ctx, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = ?",
 		db.Now().UTC(), keyID, accountID)
 	return mustAffect(res, err, "API key %d was not found.", keyID)

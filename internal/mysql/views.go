@@ -9,10 +9,9 @@ import (
 	"storefront/internal/shop"
 )
 
-var _ shop.SavedViewService = (*DB)(nil)
-
 // FindSavedViews implements shop.SavedViewService.
-func (db *DB) FindSavedViews(ctx context.Context, accountID, userID int64) ([]shop.SavedView, error) {
+func (s *SavedViewService) FindSavedViews(ctx context.Context, accountID, userID int64) ([]shop.SavedView, error) {
+	db := s.db
 	var out []shop.SavedView
 	err := eachRow(ctx, db.DB, `SELECT id, user_id, name, query FROM saved_views
 		WHERE account_id = ? AND (user_id IS NULL OR user_id = ?) ORDER BY user_id IS NOT NULL, position, id`,
@@ -28,7 +27,8 @@ func (db *DB) FindSavedViews(ctx context.Context, accountID, userID int64) ([]sh
 }
 
 // CreateSavedView implements shop.SavedViewService.
-func (db *DB) CreateSavedView(ctx context.Context, v shop.SavedView, owner bool) (*shop.SavedView, error) {
+func (s *SavedViewService) CreateSavedView(ctx context.Context, v shop.SavedView, owner bool) (*shop.SavedView, error) {
+	db := s.db
 	name, err := shop.CleanViewName(v.Name)
 	if err != nil {
 		return nil, err
@@ -83,7 +83,8 @@ func lockView(ctx context.Context, tx *sql.Tx, accountID, userID, id int64, owne
 }
 
 // RenameSavedView implements shop.SavedViewService.
-func (db *DB) RenameSavedView(ctx context.Context, accountID, userID, id int64, owner bool, name string) error {
+func (s *SavedViewService) RenameSavedView(ctx context.Context, accountID, userID, id int64, owner bool, name string) error {
+	db := s.db
 	name, err := shop.CleanViewName(name)
 	if err != nil {
 		return err
@@ -98,7 +99,8 @@ func (db *DB) RenameSavedView(ctx context.Context, accountID, userID, id int64, 
 }
 
 // MoveSavedView implements shop.SavedViewService.
-func (db *DB) MoveSavedView(ctx context.Context, accountID, userID, id int64, owner bool, by int) error {
+func (s *SavedViewService) MoveSavedView(ctx context.Context, accountID, userID, id int64, owner bool, by int) error {
+	db := s.db
 	if by != -1 && by != 1 {
 		return shop.ParamErrorf(shop.EInvalid, "by", "A view moves one place earlier or later.")
 	}
@@ -133,7 +135,8 @@ func (db *DB) MoveSavedView(ctx context.Context, accountID, userID, id int64, ow
 }
 
 // DeleteSavedView implements shop.SavedViewService.
-func (db *DB) DeleteSavedView(ctx context.Context, accountID, userID, id int64, owner bool) error {
+func (s *SavedViewService) DeleteSavedView(ctx context.Context, accountID, userID, id int64, owner bool) error {
+	db := s.db
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		if _, _, err := lockView(ctx, tx, accountID, userID, id, owner); err != nil {
 			return err

@@ -77,7 +77,7 @@ func deliverer(db *mysql.DB, clk *clock, opt webhook.Options) *webhook.Deliverer
 		opt.Guard = &webhook.Guard{AllowPrivate: true}
 	}
 	opt.Log = quiet
-	return webhook.NewDeliverer(db, opt)
+	return webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(db), opt)
 }
 
 func deliverDue(t *testing.T, d *webhook.Deliverer) int {
@@ -131,7 +131,7 @@ func only(t *testing.T, db *mysql.DB) delivery {
 func TestDeliverer_EventTypes(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:1/placeholder", nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:1/placeholder", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,13 +146,13 @@ func TestDeliverer_EventTypes(t *testing.T) {
 	importDoc(t, db, purchaseJSON(1, "PND", "B"))
 	importDoc(t, db, `{"subscribers":[{"id":7,"storefront_id":10,"created_at":1,"updated_at":1,"username":"s@example.com","last_login_at":null,`+
 		`"subscription":{"id":70,"status":"PAST_DUE","price":"1.00","period":1,"unit":"M","tax_amount":"0.00","created_at":1,"updated_at":1,"next_payment_at":1}}]}`)
-	if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 1, Actor: "test"}); err != nil {
+	if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 1, Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := db.ClosePastDue(ctx); err != nil || n != 1 {
 		t.Fatalf("close past due: %d, %v", n, err)
 	}
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := deliverDue(t, deliverer(db, clk, webhook.Options{})); n != 6 {
@@ -180,7 +180,7 @@ func TestDeliverer_EventTypes(t *testing.T) {
 		t.Fatalf("types: got %v, want %v", count, want)
 	}
 	// The log keeps each attempt with its request and the response.
-	log, err := db.FindWebhookDeliveries(ctx, 1, ep.ID, 50)
+	log, err := mysql.NewWebhookService(db).FindWebhookDeliveries(ctx, 1, ep.ID, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,12 +196,12 @@ func TestDeliverer_RetriesAfter500(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv.set(func(r *receiver) { r.secrets, r.fail, r.status = []string{secret}, 2, 500 })
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	d := deliverer(db, clk, webhook.Options{})
@@ -232,7 +232,7 @@ func TestDeliverer_RetriesAfter500(t *testing.T) {
 	if events, total := rcv.accepted(); events != 1 || total != 1 {
 		t.Fatalf("accepted %d events %d times", events, total)
 	}
-	log, err := db.FindWebhookDeliveries(ctx, 1, ep.ID, 10)
+	log, err := mysql.NewWebhookService(db).FindWebhookDeliveries(ctx, 1, ep.ID, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestDeliverer_RetriesAfterTimeout(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestDeliverer_RetriesAfterTimeout(t *testing.T) {
 	rcv.set(func(r *receiver) {
 		r.secrets, r.fail, r.status, r.delay = []string{secret}, 1, 503, 600*time.Millisecond
 	})
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	d := deliverer(db, clk, webhook.Options{Timeout: 150 * time.Millisecond})
@@ -284,14 +284,14 @@ func TestDeliverer_ReceiverDownThenBack(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv.set(func(r *receiver) { r.secrets = []string{secret} })
 	const n = 20
 	for range n {
-		if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+		if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -324,11 +324,11 @@ func TestDeliverer_Rotation(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	ep, oldSecret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, oldSecret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	newSecret, err := db.RotateWebhookSecret(ctx, 1, ep.ID)
+	newSecret, err := mysql.NewWebhookService(db).RotateWebhookSecret(ctx, 1, ep.ID)
 	if err != nil || newSecret == oldSecret || !strings.HasPrefix(newSecret, "whsec_") {
 		t.Fatalf("rotate: %q, %v", newSecret, err)
 	}
@@ -337,7 +337,7 @@ func TestDeliverer_Rotation(t *testing.T) {
 	// secret alone accepts.
 	for _, known := range []string{oldSecret, newSecret} {
 		rcv.set(func(r *receiver) { r.secrets, r.wantV1 = []string{known}, 2 })
-		if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+		if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 			t.Fatal(err)
 		}
 		if n := deliverDue(t, d); n != 1 {
@@ -347,7 +347,7 @@ func TestDeliverer_Rotation(t *testing.T) {
 	// A day later the old secret signs no more.
 	clk.Add(24*time.Hour + time.Second)
 	rcv.set(func(r *receiver) { r.secrets, r.wantV1 = []string{newSecret}, 1 })
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := deliverDue(t, d); n != 1 {
@@ -355,7 +355,7 @@ func TestDeliverer_Rotation(t *testing.T) {
 	}
 	rcv.accepted()
 	rcv.set(func(r *receiver) { r.secrets, r.wantV1 = []string{oldSecret}, 0 })
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := deliverDue(t, d); n != 0 {
@@ -366,19 +366,19 @@ func TestDeliverer_Rotation(t *testing.T) {
 func TestDeliverer_GivesUpAndDisables(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
-	if _, err := db.CreateUser(ctx, 1, "owner@example.com", shop.RoleOwner, "correct horse battery"); err != nil {
+	if _, err := mysql.NewAdminService(db).CreateUser(ctx, 1, "owner@example.com", shop.RoleOwner, "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CreateUser(ctx, 1, "staff@example.com", shop.RoleStaff, "correct horse battery"); err != nil {
+	if _, err := mysql.NewAdminService(db).CreateUser(ctx, 1, "staff@example.com", shop.RoleStaff, "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv.set(func(r *receiver) { r.secrets, r.fail, r.status = []string{secret}, 1<<30, 503 })
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	start := clk.Now()
@@ -402,7 +402,7 @@ func TestDeliverer_GivesUpAndDisables(t *testing.T) {
 	if last.Sub(start) > 72*time.Hour || last.Sub(start) < 66*time.Hour {
 		t.Fatalf("the last attempt was %v after the event; want within 3 days, and within 6 hours of them", last.Sub(start))
 	}
-	e, err := db.FindWebhookEndpoint(ctx, 1, ep.ID)
+	e, err := mysql.NewWebhookService(db).FindWebhookEndpoint(ctx, 1, ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,21 +439,21 @@ func TestDeliverer_ResendIsTheSameEvent(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv.set(func(r *receiver) { r.secrets = []string{secret} })
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	d := deliverer(db, clk, webhook.Options{})
 	deliverDue(t, d)
-	log, err := db.FindWebhookDeliveries(ctx, 1, ep.ID, 10)
+	log, err := mysql.NewWebhookService(db).FindWebhookDeliveries(ctx, 1, ep.ID, 10)
 	if err != nil || len(log) != 1 {
 		t.Fatalf("deliveries: %v, %v", log, err)
 	}
-	if err := db.ResendWebhookDelivery(ctx, 1, log[0].ID); err != nil {
+	if err := mysql.NewWebhookService(db).ResendWebhookDelivery(ctx, 1, log[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := deliverDue(t, d); n != 1 {
@@ -462,7 +462,7 @@ func TestDeliverer_ResendIsTheSameEvent(t *testing.T) {
 	if events, total := rcv.accepted(); events != 1 || total != 2 {
 		t.Fatalf("accepted %d events %d times, want one event twice", events, total)
 	}
-	if err := db.ResendWebhookDelivery(ctx, 2, log[0].ID); shop.ErrorCode(err) != shop.ENotFound {
+	if err := mysql.NewWebhookService(db).ResendWebhookDelivery(ctx, 2, log[0].ID); shop.ErrorCode(err) != shop.ENotFound {
 		t.Fatalf("resend from another account: got %v, want not found", err)
 	}
 }
@@ -496,7 +496,7 @@ func TestGuard_RefusesPrivateAddresses(t *testing.T) {
 		}
 		db := dbtest.New(t)
 		importDoc(t, db, account)
-		if _, _, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil); shop.ErrorCode(err) != shop.EInvalid {
+		if _, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil); shop.ErrorCode(err) != shop.EInvalid {
 			t.Errorf("saving a loopback endpoint by default: got %v, want invalid", err)
 		}
 	})
@@ -515,15 +515,15 @@ func TestGuard_RefusesPrivateAddresses(t *testing.T) {
 		// refused at each connection by a deliverer that does not allow it.
 		db, clk := setup(t)
 		for _, u := range []string{rcv.url(), "http://localhost:" + port + "/hooks"} {
-			ep, _, err := db.CreateWebhookEndpoint(ctx, 1, u, nil)
+			ep, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, u, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+			if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
-		d := webhook.NewDeliverer(db, webhook.Options{Now: clk.Now, Log: quiet})
+		d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(db), webhook.Options{Now: clk.Now, Log: quiet})
 		if n := deliverDue(t, d); n != 0 {
 			t.Fatalf("delivered %d to loopback", n)
 		}
@@ -553,14 +553,14 @@ func TestDeliverer_ThreeInstances(t *testing.T) {
 	db := open()
 	importDoc(t, db, account)
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv.set(func(r *receiver) { r.secrets = []string{secret} })
 	const n = 300
 	for range n {
-		if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+		if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
