@@ -90,6 +90,20 @@ func (s *UserService) FindSession(ctx context.Context, token string) (*shop.User
 	return &u, nil
 }
 
+// FindUserByID returns a user of the account, or ENotFound.
+func (s *UserService) FindUserByID(ctx context.Context, accountID, id int64) (*shop.User, error) {
+	var u shop.User
+	err := s.db.QueryRowContext(ctx, "SELECT id, account_id, email, role, created_at FROM users WHERE account_id = ? AND id = ?", accountID, id).
+		Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, shop.Errorf(shop.ENotFound, "User %d was not found.", id)
+	}
+	if err != nil {
+		return nil, translate(err)
+	}
+	return &u, nil
+}
+
 // DeleteSession ends one session.
 func (s *UserService) DeleteSession(ctx context.Context, token string) error {
 	db := s.db
