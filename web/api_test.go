@@ -270,9 +270,13 @@ type purchase struct {
 var linkRe = regexp.MustCompile(`^<([^>]+)>; rel="next"$`)
 
 // walk follows Link headers from path to the end and returns every purchase seen.
-func (e *apiEnv) walk(path, key string) []purchase {
+func (e *apiEnv) walk(path, key string) []purchase { return walkPages[purchase](e, path, key) }
+
+// walkPages follows Link headers from path to the end and returns every item seen,
+// checking that each Link uses the base URL and follows a page that is not empty.
+func walkPages[T any](e *apiEnv, path, key string) []T {
 	e.t.Helper()
-	var all []purchase
+	var all []T
 	for pages := 0; path != ""; pages++ {
 		if pages > 1000 {
 			e.t.Fatal("Link traversal does not end")
@@ -281,7 +285,7 @@ func (e *apiEnv) walk(path, key string) []purchase {
 		if r.status != 200 {
 			e.t.Fatalf("GET %s: %d %s", path, r.status, r.body)
 		}
-		var page []purchase
+		var page []T
 		r.json(e.t, &page)
 		all = append(all, page...)
 		path = ""

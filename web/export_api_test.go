@@ -69,22 +69,7 @@ func (e *apiEnv) walkFull(query, key string) []fullPurchase {
 	if query != "" {
 		path += "&" + query
 	}
-	var all []fullPurchase
-	for path != "" {
-		r := e.get(path, key)
-		if r.status != 200 {
-			e.t.Fatalf("GET %s: %d %s", path, r.status, r.body)
-		}
-		var page []fullPurchase
-		r.json(e.t, &page)
-		all = append(all, page...)
-		path = ""
-		if m := linkRe.FindStringSubmatch(r.header.Get("Link")); m != nil {
-			u, _ := url.Parse(m[1])
-			path = u.RequestURI()
-		}
-	}
-	return all
+	return walkPages[fullPurchase](e, path, key)
 }
 
 // readCSV reads an export: its header row and records, after checking the framing the
@@ -680,14 +665,7 @@ func TestExportPurchases_OutlastsServerTimeouts(t *testing.T) {
 	hs.Config.ReadTimeout, hs.Config.WriteTimeout = 300*time.Millisecond, 300*time.Millisecond
 	hs.Start()
 	defer hs.Close()
-	req, _ := http.NewRequest("GET", hs.URL+"/api/v2/purchases.csv", nil)
-	req.SetBasicAuth("demo", e.ro)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
+	_, body, err := download(t, hs.URL+"/api/v2/purchases.csv", e.ro)
 	if err != nil {
 		t.Fatalf("the export broke off after %d bytes: %v", len(body), err)
 	}
@@ -715,7 +693,22 @@ func (s failingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilte
 	})
 }
 
-// syncBuffer is a log the server writes while the test reads it.
+// download GETs url with the API key and reads the body to its end, or to the error
+// that cut it off.
+func download(t *testing.T, url, key string) (*http.Response, []byte, error) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.SetBasicAuth("demo", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	return res, body, err
+}
+
+// syncBuffer is a log the server writes, from its goroutines, while the test reads it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
@@ -738,14 +731,7 @@ func TestExportPurchases_FailureAfterFirstByte(t *testing.T) {
 		Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), Activity: mysql.NewAccountActivityService(e.db), ExportBatch: 20, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(&log, nil))}
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
-	req, _ := http.NewRequest("GET", hs.URL+"/api/v2/purchases.csv", nil)
-	req.SetBasicAuth("demo", e.ro)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
+	res, body, err := download(t, hs.URL+"/api/v2/purchases.csv", e.ro)
 	if err == nil {
 		t.Fatalf("the download of a failed export ended cleanly with %d bytes", len(body))
 	}

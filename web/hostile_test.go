@@ -610,10 +610,7 @@ func TestBrowser_HostileData(t *testing.T) {
 	if _, err := e.db.Exec(`INSERT INTO api_keys (account_id, name, key_hash, scope, created_at) VALUES (1, ?, UNHEX(SHA2('x', 256)), 'read', NOW())`, "key named "+xssPayload); err != nil {
 		t.Fatal(err)
 	}
-	tb := newTab(t, browser, e.url)
-	tb.setViewport(t, viewports[0])
-	tb.open(t, "/purchases")
-	tb.signIn(t, ownerEmail)
+	tb := signedInTab(t, browser, e.url, "/purchases", ownerEmail)
 	type visit struct {
 		path   string
 		status int64

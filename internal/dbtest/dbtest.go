@@ -127,6 +127,29 @@ func MustExec(t testing.TB, db *sql.DB, stmts ...string) {
 	}
 }
 
+// Query runs query on db and returns its rows as scan reads each, failing the test on
+// any error.
+func Query[T any](t testing.TB, db *sql.DB, scan func(rows *sql.Rows) (T, error), query string, args ...any) []T {
+	t.Helper()
+	rows, err := db.Query(query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return out
+}
+
 // Describe names the server the tests use, for logs.
 func Describe() string {
 	if server != nil {

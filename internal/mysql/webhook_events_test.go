@@ -3,6 +3,7 @@ package mysql_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"storefront/internal/dbtest"
 	"storefront/internal/importer"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
@@ -29,22 +31,20 @@ type event struct {
 // event without a delivery or a delivery without its event.
 func eventsSince(t *testing.T, db *mysql.DB, seen map[string]bool) []event {
 	t.Helper()
-	rows, err := db.Query(`SELECT e.account_id, e.event_id, e.type, e.body,
-		(SELECT GROUP_CONCAT(d.endpoint_id ORDER BY d.endpoint_id) FROM webhook_deliveries d WHERE d.account_id = e.account_id AND d.event_id = e.event_id)
-		FROM webhook_events e ORDER BY e.created_at, e.event_id`)
-	if err != nil {
-		t.Fatal(err)
+	type row struct {
+		event
+		body []byte
+		eps  *string
 	}
-	defer rows.Close()
 	var all []event
-	for rows.Next() {
-		var e event
-		var body []byte
-		var eps *string
-		if err := rows.Scan(&e.account, &e.id, &e.typ, &body, &eps); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(body, &e.body); err != nil {
+	for _, r := range dbtest.Query(t, db.DB, func(rows *sql.Rows) (r row, err error) {
+		err = rows.Scan(&r.account, &r.id, &r.typ, &r.body, &r.eps)
+		return r, err
+	}, `SELECT e.account_id, e.event_id, e.type, e.body,
+		(SELECT GROUP_CONCAT(d.endpoint_id ORDER BY d.endpoint_id) FROM webhook_deliveries d WHERE d.account_id = e.account_id AND d.event_id = e.event_id)
+		FROM webhook_events e ORDER BY e.created_at, e.event_id`) {
+		e, eps := r.event, r.eps
+		if err := json.Unmarshal(r.body, &e.body); err != nil {
 			t.Fatalf("event %s: %v", e.id, err)
 		}
 		if e.body.ID != e.id || e.body.Type != e.typ || e.body.AccountID != e.account {

@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,19 +100,16 @@ type delivery struct {
 
 func deliveries(t *testing.T, db *mysql.DB) map[int64]delivery {
 	t.Helper()
-	out := map[int64]delivery{}
-	rows, err := db.Query("SELECT id, status, attempts, next_attempt_at, COALESCE(last_error, '') FROM webhook_deliveries WHERE account_id = 1")
-	if err != nil {
-		t.Fatal(err)
+	type row struct {
+		id int64
+		delivery
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var d delivery
-		if err := rows.Scan(&id, &d.status, &d.attempts, &d.next, &d.lastErr); err != nil {
-			t.Fatal(err)
-		}
-		out[id] = d
+	out := map[int64]delivery{}
+	for _, r := range dbtest.Query(t, db.DB, func(rows *sql.Rows) (r row, err error) {
+		err = rows.Scan(&r.id, &r.status, &r.attempts, &r.next, &r.lastErr)
+		return r, err
+	}, "SELECT id, status, attempts, next_attempt_at, COALESCE(last_error, '') FROM webhook_deliveries WHERE account_id = 1") {
+		out[r.id] = r.delivery
 	}
 	return out
 }
