@@ -85,7 +85,6 @@ func rollupsFromRows(t *testing.T, db *sql.DB) (purchases, products, subscribers
 	if err != nil {
 		t.Fatal(err)
 	}
-	type head struct{ key string }
 	heads := map[int64]string{}
 	for rows.Next() {
 		var (
