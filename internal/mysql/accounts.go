@@ -18,9 +18,8 @@ import (
 
 // FindAccountByID returns an account, or ENotFound.
 func (s *AccountService) FindAccountByID(ctx context.Context, id int64) (*shop.Account, error) {
-	db := s.db
 	var a shop.Account
-	err := db.QueryRowContext(ctx, "SELECT id, name, api_username, timezone FROM accounts WHERE id = ?", id).
+	err := s.db.QueryRowContext(ctx, "SELECT id, name, api_username, timezone FROM accounts WHERE id = ?", id).
 		Scan(&a.ID, &a.Name, &a.APIUsername, &a.Timezone)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, shop.Errorf(shop.ENotFound, "Account %d was not found.", id)
@@ -33,9 +32,8 @@ func (s *AccountService) FindAccountByID(ctx context.Context, id int64) (*shop.A
 
 // FindStorefronts returns the account's storefronts ordered by id.
 func (s *AccountService) FindStorefronts(ctx context.Context, accountID int64) ([]*shop.Storefront, error) {
-	db := s.db
 	var out []*shop.Storefront
-	err := eachRow(ctx, db.DB, "SELECT id, account_id, name, currency, download_limit, download_days, past_due_grace_days FROM storefronts WHERE account_id = ? ORDER BY id",
+	err := eachRow(ctx, s.db.DB, "SELECT id, account_id, name, currency, download_limit, download_days, past_due_grace_days FROM storefronts WHERE account_id = ? ORDER BY id",
 		[]any{accountID}, func(rows *sql.Rows) error {
 			var s shop.Storefront
 			if err := rows.Scan(&s.ID, &s.AccountID, &s.Name, &s.Currency, &s.DownloadLimit, &s.DownloadDays, &s.PastDueGraceDays); err != nil {
@@ -49,9 +47,8 @@ func (s *AccountService) FindStorefronts(ctx context.Context, accountID int64) (
 
 // CountAccounts returns how many accounts exist: zero means a database without data.
 func (s *AccountService) CountAccounts(ctx context.Context) (int, error) {
-	db := s.db
 	var n int
-	err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM accounts").Scan(&n)
+	err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM accounts").Scan(&n)
 	return n, translate(err)
 }
 
@@ -67,11 +64,10 @@ func HashAPIKey(key string) []byte {
 
 // CreateAPIKey makes a new key for the account and returns it; only its hash is kept.
 func (s *AdminService) CreateAPIKey(ctx context.Context, accountID int64, name, scope string) (string, error) {
-	db := s.db
 	if scope != shop.ScopeRead && scope != shop.ScopeReadWrite {
 		return "", shop.ParamErrorf(shop.EInvalid, "scope", "Scope must be %q or %q.", shop.ScopeRead, shop.ScopeReadWrite)
 	}
-	if _, err := NewAccountService(db).FindAccountByID(ctx, accountID); err != nil {
+	if _, err := NewAccountService(s.db).FindAccountByID(ctx, accountID); err != nil {
 		return "", err
 	}
 	b := make([]byte, 32)
@@ -140,9 +136,8 @@ func (s *AdminService) CreateUser(ctx context.Context, accountID int64, email, r
 
 // AuthenticateAPIKey returns the live key with this secret, or EUnauthenticated.
 func (s *APIKeyService) AuthenticateAPIKey(ctx context.Context, secret string) (*shop.APIKey, error) {
-	db := s.db
 	var k shop.APIKey
-	err := db.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.name, k.scope, a.api_username, a.timezone
+	err := s.db.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.name, k.scope, a.api_username, a.timezone
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		WHERE k.key_hash = ? AND k.revoked_at IS NULL`, HashAPIKey(secret)).
 		Scan(&k.ID, &k.AccountID, &k.Name, &k.Scope, &k.APIUsername, &k.Timezone)

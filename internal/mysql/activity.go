@@ -30,13 +30,12 @@ type outboxEntry struct {
 // with no activity entry of its own appears as an "email_queued" entry by "system".
 // An unknown purchase, or one of another account, has an empty timeline.
 func (s *PurchaseService) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]shop.TimelineEntry, error) {
-	db := s.db
 	acts, err := s.FindPurchaseActivity(ctx, accountID, purchaseID)
 	if err != nil {
 		return nil, err
 	}
 	var mails []*outboxEntry
-	err = eachRow(ctx, db.DB, `SELECT id, to_address, COALESCE(subject, ''), status, attempts, last_error, created_at, next_attempt_at, sent_at
+	err = eachRow(ctx, s.db.DB, `SELECT id, to_address, COALESCE(subject, ''), status, attempts, last_error, created_at, next_attempt_at, sent_at
 		FROM email_outbox WHERE purchase_id = ? AND account_id = ? ORDER BY id`,
 		[]any{purchaseID, accountID}, func(rows *sql.Rows) error {
 			m := &outboxEntry{}

@@ -148,8 +148,7 @@ func (s *PurchaseService) FindPurchaseDocuments(ctx context.Context, f shop.Purc
 
 // FindPurchaseDocument implements shop.PurchaseService.
 func (s *PurchaseService) FindPurchaseDocument(ctx context.Context, accountID, id int64) ([]byte, error) {
-	db := s.db
-	docs, err := readDocuments(ctx, db.DB, accountID, []int64{id})
+	docs, err := readDocuments(ctx, s.db.DB, accountID, []int64{id})
 	if err != nil {
 		return nil, err
 	}

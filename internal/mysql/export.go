@@ -16,8 +16,7 @@ import (
 // primary-key read of their rows and one read of their line items. At most three
 // batches are held at a time, however many purchases match.
 func (s *PurchaseService) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
-	db := s.db
-	return exportPurchases(ctx, db.DB, f, fn)
+	return exportPurchases(ctx, s.db.DB, f, fn)
 }
 
 func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {

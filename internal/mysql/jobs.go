@@ -12,11 +12,10 @@ import (
 
 // CountStatuses implements shop.JobService.
 func (s *JobService) CountStatuses(ctx context.Context, accountID int64, ids []int64) (map[shop.PurchaseStatus]int64, error) {
-	db := s.db
 	out := map[shop.PurchaseStatus]int64{}
 	for start := 0; start < len(ids); start += 10000 {
 		list, args := importInList(ids[start:min(start+10000, len(ids))])
-		err := eachRow(ctx, db.DB, "SELECT status, COUNT(*) FROM purchases WHERE account_id = ? AND id IN "+list+" GROUP BY status",
+		err := eachRow(ctx, s.db.DB, "SELECT status, COUNT(*) FROM purchases WHERE account_id = ? AND id IN "+list+" GROUP BY status",
 			append([]any{accountID}, args...), func(rows *sql.Rows) error {
 				var st shop.PurchaseStatus
 				var n int64
@@ -178,9 +177,8 @@ func (s *JobService) FindJob(ctx context.Context, accountID, id int64) (*shop.Jo
 
 // FindJobProblems implements shop.JobService.
 func (s *JobService) FindJobProblems(ctx context.Context, accountID, id int64) ([]shop.JobItem, error) {
-	db := s.db
 	var out []shop.JobItem
-	err := eachRow(ctx, db.DB, `SELECT purchase_id, status, COALESCE(reason, '') FROM job_items
+	err := eachRow(ctx, s.db.DB, `SELECT purchase_id, status, COALESCE(reason, '') FROM job_items
 		WHERE account_id = ? AND job_id = ? AND status IN ('skipped', 'failed') ORDER BY status, purchase_id LIMIT 1000`,
 		[]any{accountID, id}, func(rows *sql.Rows) error {
 			var it shop.JobItem

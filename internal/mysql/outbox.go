@@ -79,14 +79,13 @@ func enqueueEmail(ctx context.Context, tx *sql.Tx, e shop.Email, now time.Time) 
 // holding, and one UPDATE leases them, so that concurrent claimers (in this process or
 // others) never get the same row.
 func (s *Outbox) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit, maxAttempts int) ([]shop.ClaimedEmail, error) {
-	db := s.db
 	now = now.UTC().Truncate(time.Second)
 	leaseUntil = leaseUntil.UTC().Truncate(time.Second)
 	if !leaseUntil.After(now) {
 		return nil, errors.New("claim e-mails: the lease must end after now")
 	}
 	// READ COMMITTED takes no gap locks, so a claim never holds up an enqueue.
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return nil, fmt.Errorf("claim e-mails: %w", translate(err))
 	}
@@ -157,8 +156,7 @@ func (s *Outbox) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, lim
 
 // MarkEmailSent implements the outbox a mail sender drains.
 func (s *Outbox) MarkEmailSent(ctx context.Context, id int64, subject string, at time.Time) error {
-	db := s.db
-	_, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, subject = ?, sent_at = ?, last_error = NULL
+	_, err := s.db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, subject = ?, sent_at = ?, last_error = NULL
 		WHERE id = ? AND status <> ?`, outboxSent, subject, at.UTC().Truncate(time.Second), id, outboxSent)
 	if err != nil {
 		return fmt.Errorf("mark e-mail %d sent: %w", id, translate(err))
@@ -169,8 +167,7 @@ func (s *Outbox) MarkEmailSent(ctx context.Context, id int64, subject string, at
 // RetryEmail implements the outbox a mail sender drains. The claim is identified by its lease: a later
 // claim of the same row always has a later lease.
 func (s *Outbox) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string, unreachable bool) (bool, error) {
-	db := s.db
-	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, last_error = ?, server_unreachable = ?
+	res, err := s.db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, last_error = ?, server_unreachable = ?
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
 		outboxQueued, next.UTC().Truncate(time.Second), lastErr, unreachable, id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
 	return affected(res, err, "schedule retry of e-mail", id)
@@ -178,8 +175,7 @@ func (s *Outbox) RetryEmail(ctx context.Context, id int64, leaseUntil, next time
 
 // FailEmail implements the outbox a mail sender drains.
 func (s *Outbox) FailEmail(ctx context.Context, id int64, leaseUntil time.Time, lastErr string) (bool, error) {
-	db := s.db
-	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, last_error = ?
+	res, err := s.db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, last_error = ?
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
 		outboxFailed, lastErr, id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
 	return affected(res, err, "mark failed e-mail", id)
@@ -187,8 +183,7 @@ func (s *Outbox) FailEmail(ctx context.Context, id int64, leaseUntil time.Time, 
 
 // ReleaseEmail implements the outbox a mail sender drains.
 func (s *Outbox) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error {
-	db := s.db
-	_, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, attempts = GREATEST(attempts - 1, 0)
+	_, err := s.db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, attempts = GREATEST(attempts - 1, 0)
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
 		outboxQueued, now.UTC().Truncate(time.Second), id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
 	if err != nil {
@@ -199,9 +194,8 @@ func (s *Outbox) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now tim
 
 // HurryEmails implements the outbox a mail sender drains.
 func (s *Outbox) HurryEmails(ctx context.Context, now time.Time) (int, error) {
-	db := s.db
 	now = now.UTC().Truncate(time.Second)
-	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET next_attempt_at = ?
+	res, err := s.db.ExecContext(ctx, `UPDATE email_outbox SET next_attempt_at = ?
 		WHERE status = ? AND next_attempt_at > ? AND server_unreachable`, now, outboxQueued, now)
 	if err != nil {
 		return 0, fmt.Errorf("hurry e-mails: %w", translate(err))

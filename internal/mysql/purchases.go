@@ -433,8 +433,7 @@ func (s *PurchaseService) ExplainPurchases(ctx context.Context, f shop.PurchaseF
 
 // FindPurchaseByID returns one purchase of the account with all nested collections.
 func (s *PurchaseService) FindPurchaseByID(ctx context.Context, accountID, id int64) (*shop.Purchase, error) {
-	db := s.db
-	return findPurchaseByID(ctx, db.DB, accountID, id)
+	return findPurchaseByID(ctx, s.db.DB, accountID, id)
 }
 
 func findPurchaseByID(ctx context.Context, q queryer, accountID, id int64) (*shop.Purchase, error) {
@@ -591,9 +590,8 @@ func (s *PurchaseService) CountPurchases(ctx context.Context, f shop.PurchaseFil
 
 // FindProducts returns the products of the account's storefronts, by name.
 func (s *AccountService) FindProducts(ctx context.Context, accountID int64) ([]shop.Product, error) {
-	db := s.db
 	var out []shop.Product
-	err := eachRow(ctx, db.DB, `SELECT p.id, p.storefront_id, p.name FROM products p
+	err := eachRow(ctx, s.db.DB, `SELECT p.id, p.storefront_id, p.name FROM products p
 		WHERE p.account_id = ? ORDER BY p.name, p.id`, []any{accountID}, func(rows *sql.Rows) error {
 		var p shop.Product
 		if err := rows.Scan(&p.ID, &p.StorefrontID, &p.Name); err != nil {

@@ -314,9 +314,8 @@ func addActivity(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, a
 
 // FindPurchaseActivity returns a purchase's timeline, newest first.
 func (s *PurchaseService) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error) {
-	db := s.db
 	out := []shop.Activity{}
-	err := eachRow(ctx, db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM purchase_activity a
+	err := eachRow(ctx, s.db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM purchase_activity a
 		WHERE a.account_id = ? AND a.purchase_id = ? ORDER BY a.id DESC`,
 		[]any{accountID, purchaseID}, func(rows *sql.Rows) error {
 			var a shop.Activity

@@ -19,7 +19,6 @@ func signInKeyHash(key string) []byte {
 
 // SignInFailures implements shop.SignInThrottleStore.
 func (s *SignInStore) SignInFailures(ctx context.Context, keys []string, since time.Time) (map[string]shop.SignInFailures, error) {
-	db := s.db
 	out := map[string]shop.SignInFailures{}
 	if len(keys) == 0 {
 		return out, nil
@@ -31,7 +30,7 @@ func (s *SignInStore) SignInFailures(ctx context.Context, keys []string, since t
 		byHash[string(h)] = k
 		args = append(args, h)
 	}
-	err := eachRow(ctx, db.DB, `SELECT key_hash, failures, last_failed_at FROM sign_in_failures
+	err := eachRow(ctx, s.db.DB, `SELECT key_hash, failures, last_failed_at FROM sign_in_failures
 		WHERE last_failed_at >= ? AND key_hash IN (`+placeholders(len(keys))+`)`, args, func(rows *sql.Rows) error {
 		var h []byte
 		var f shop.SignInFailures
@@ -76,8 +75,7 @@ func (s *SignInStore) AddSignInFailure(ctx context.Context, keys []string, now, 
 
 // ClearSignInFailures implements shop.SignInThrottleStore.
 func (s *SignInStore) ClearSignInFailures(ctx context.Context, key string) error {
-	db := s.db
-	if _, err := db.ExecContext(ctx, `DELETE FROM sign_in_failures WHERE key_hash = ?`, signInKeyHash(key)); err != nil {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM sign_in_failures WHERE key_hash = ?`, signInKeyHash(key)); err != nil {
 		return fmt.Errorf("clear sign-in failures: %w", translate(err))
 	}
 	return nil

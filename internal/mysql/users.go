@@ -21,11 +21,10 @@ var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("storefront-no-such-user")
 
 // CheckPassword returns the user with this e-mail and password, or EUnauthenticated.
 func (s *UserService) CheckPassword(ctx context.Context, email, password string) (*shop.User, error) {
-	db := s.db
 	wrong := shop.Errorf(shop.EUnauthenticated, "The e-mail or the password is not right.")
 	var u shop.User
 	var hash string
-	err := db.QueryRowContext(ctx, "SELECT id, account_id, email, role, created_at, password_hash FROM users WHERE email = ?", strings.TrimSpace(email)).
+	err := s.db.QueryRowContext(ctx, "SELECT id, account_id, email, role, created_at, password_hash FROM users WHERE email = ?", strings.TrimSpace(email)).
 		Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
@@ -106,16 +105,14 @@ func (s *UserService) FindUserByID(ctx context.Context, accountID, id int64) (*s
 
 // DeleteSession ends one session.
 func (s *UserService) DeleteSession(ctx context.Context, token string) error {
-	db := s.db
-	_, err := db.ExecContext(ctx, "DELETE FROM user_sessions WHERE token_hash = ?", hashToken(token))
+	_, err := s.db.ExecContext(ctx, "DELETE FROM user_sessions WHERE token_hash = ?", hashToken(token))
 	return translate(err)
 }
 
 // FindUsers returns the account's dashboard users ordered by e-mail.
 func (s *AdminService) FindUsers(ctx context.Context, accountID int64) ([]*shop.User, error) {
-	db := s.db
 	var out []*shop.User
-	err := eachRow(ctx, db.DB, "SELECT id, account_id, email, role, created_at FROM users WHERE account_id = ? ORDER BY email",
+	err := eachRow(ctx, s.db.DB, "SELECT id, account_id, email, role, created_at FROM users WHERE account_id = ? ORDER BY email",
 		[]any{accountID}, func(rows *sql.Rows) error {
 			var u shop.User
 			if err := rows.Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt); err != nil {
@@ -130,11 +127,10 @@ func (s *AdminService) FindUsers(ctx context.Context, accountID int64) ([]*shop.
 // SetUserRole changes a user's role; the user's sessions keep going with the new role.
 // The account's last owner cannot stop being one (EInvalid).
 func (s *AdminService) SetUserRole(ctx context.Context, accountID, userID int64, role string) error {
-	db := s.db
 	if !shop.ValidRole(role) {
 		return shop.ParamErrorf(shop.EInvalid, "role", "Role must be owner, staff or viewer.")
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := keepAnOwner(ctx, tx, accountID, userID, role); err != nil {
 			return err
 		}
@@ -146,8 +142,7 @@ func (s *AdminService) SetUserRole(ctx context.Context, accountID, userID int64,
 // DeleteUser removes a user and ends their sessions. The account's last owner cannot
 // be removed (EInvalid).
 func (s *AdminService) DeleteUser(ctx context.Context, accountID, userID int64) error {
-	db := s.db
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := keepAnOwner(ctx, tx, accountID, userID, ""); err != nil {
 			return err
 		}
@@ -181,9 +176,8 @@ func keepAnOwner(ctx context.Context, tx *sql.Tx, accountID, userID int64, newRo
 
 // FindAPIKeys returns the account's keys, newest first.
 func (s *AdminService) FindAPIKeys(ctx context.Context, accountID int64) ([]*shop.APIKeyInfo, error) {
-	db := s.db
 	var out []*shop.APIKeyInfo
-	err := eachRow(ctx, db.DB, "SELECT id, name, scope, created_at, last_used_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY id DESC",
+	err := eachRow(ctx, s.db.DB, "SELECT id, name, scope, created_at, last_used_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY id DESC",
 		[]any{accountID}, func(rows *sql.Rows) error {
 			var k shop.APIKeyInfo
 			if err := rows.Scan(&k.ID, &k.Name, &k.Scope, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt); err != nil {

@@ -11,9 +11,8 @@ import (
 
 // FindSavedViews implements shop.SavedViewService.
 func (s *SavedViewService) FindSavedViews(ctx context.Context, accountID, userID int64) ([]shop.SavedView, error) {
-	db := s.db
 	var out []shop.SavedView
-	err := eachRow(ctx, db.DB, `SELECT id, user_id, name, query FROM saved_views
+	err := eachRow(ctx, s.db.DB, `SELECT id, user_id, name, query FROM saved_views
 		WHERE account_id = ? AND (user_id IS NULL OR user_id = ?) ORDER BY user_id IS NOT NULL, position, id`,
 		[]any{accountID, userID}, func(rows *sql.Rows) error {
 			v := shop.SavedView{AccountID: accountID}
@@ -84,12 +83,11 @@ func lockView(ctx context.Context, tx *sql.Tx, accountID, userID, id int64, owne
 
 // RenameSavedView implements shop.SavedViewService.
 func (s *SavedViewService) RenameSavedView(ctx context.Context, accountID, userID, id int64, owner bool, name string) error {
-	db := s.db
 	name, err := shop.CleanViewName(name)
 	if err != nil {
 		return err
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		if _, _, err := lockView(ctx, tx, accountID, userID, id, owner); err != nil {
 			return err
 		}
@@ -100,11 +98,10 @@ func (s *SavedViewService) RenameSavedView(ctx context.Context, accountID, userI
 
 // MoveSavedView implements shop.SavedViewService.
 func (s *SavedViewService) MoveSavedView(ctx context.Context, accountID, userID, id int64, owner bool, by int) error {
-	db := s.db
 	if by != -1 && by != 1 {
 		return shop.ParamErrorf(shop.EInvalid, "by", "A view moves one place earlier or later.")
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		user, pos, err := lockView(ctx, tx, accountID, userID, id, owner)
 		if err != nil {
 			return err
@@ -136,8 +133,7 @@ func (s *SavedViewService) MoveSavedView(ctx context.Context, accountID, userID,
 
 // DeleteSavedView implements shop.SavedViewService.
 func (s *SavedViewService) DeleteSavedView(ctx context.Context, accountID, userID, id int64, owner bool) error {
-	db := s.db
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		if _, _, err := lockView(ctx, tx, accountID, userID, id, owner); err != nil {
 			return err
 		}

@@ -109,9 +109,8 @@ func (s *WebhookService) FindWebhookEndpoint(ctx context.Context, accountID, id 
 // WebhookEndpointAccount returns the account of an endpoint, for the command that
 // deletes one by id alone. Returns ENotFound.
 func (s *WebhookService) WebhookEndpointAccount(ctx context.Context, id int64) (int64, error) {
-	db := s.db
 	var account int64
-	err := db.QueryRowContext(ctx, "SELECT account_id FROM webhook_endpoints WHERE id = ?", id).Scan(&account)
+	err := s.db.QueryRowContext(ctx, "SELECT account_id FROM webhook_endpoints WHERE id = ?", id).Scan(&account)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, shop.Errorf(shop.ENotFound, "Webhook endpoint %d was not found.", id)
 	}
@@ -156,8 +155,7 @@ func (s *WebhookService) RotateWebhookSecret(ctx context.Context, accountID, id 
 // DeleteWebhookEndpoint implements shop.WebhookService. The events stay: other
 // endpoints may have them.
 func (s *WebhookService) DeleteWebhookEndpoint(ctx context.Context, accountID, id int64) error {
-	db := s.db
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM webhook_endpoints WHERE account_id = ? AND id = ?", accountID, id)
 		if err := endpointChanged(res, err, id); err != nil {
 			return err
@@ -287,14 +285,13 @@ func (s *WebhookService) ResendWebhookDelivery(ctx context.Context, accountID, d
 // COMMITTED transaction picks due rows with SKIP LOCKED and leases them. The queue is
 // read across accounts (webhook_deliveries_due); everything after names the account.
 func (s *WebhookDeliveryStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]webhook.Claimed, error) {
-	db := s.db
 	now = now.UTC().Truncate(time.Second)
 	leaseUntil = leaseUntil.UTC().Truncate(time.Second)
 	if !leaseUntil.After(now) {
 		return nil, errors.New("claim deliveries: the lease must end after now")
 	}
 	var claimed []webhook.Claimed
-	err := db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sql.Tx) error {
+	err := s.db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sql.Tx) error {
 		claimed = claimed[:0]
 		// A 'sending' row that is due again lost its attempt (its process stopped):
 		// it is attempted again.
