@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"storefront/internal/dbtest"
-	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/shop"
 )
@@ -47,7 +46,7 @@ func outboxDB(t *testing.T, db *mysql.DB) (*mysql.DB, time.Time) {
 
 func enqueue(t *testing.T, db *mysql.DB, to string) int64 {
 	t.Helper()
-	id, err := mysql.NewOutbox(db).EnqueueEmail(context.Background(), nil, mail.Email{AccountID: 1, Kind: shop.EmailPurchaseReady, PurchaseID: 7, To: to, Facts: shop.EmailFacts{Refulfill: true}})
+	id, err := mysql.NewOutbox(db).EnqueueEmail(context.Background(), nil, shop.Email{AccountID: 1, Kind: shop.EmailPurchaseReady, PurchaseID: 7, To: to, Facts: shop.EmailFacts{Refulfill: true}})
 	if err != nil {
 		t.Fatalf("enqueue: %v", err)
 	}
@@ -80,7 +79,7 @@ func TestDB_EnqueueEmail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := mysql.NewOutbox(db).EnqueueEmail(ctx, tx, mail.Email{AccountID: 1, Kind: shop.EmailWebhookDisabled, To: "a@example.com"})
+		id, err := mysql.NewOutbox(db).EnqueueEmail(ctx, tx, shop.Email{AccountID: 1, Kind: shop.EmailWebhookDisabled, To: "a@example.com"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +93,7 @@ func TestDB_EnqueueEmail(t *testing.T) {
 	})
 
 	t.Run("ErrInvalid", func(t *testing.T) {
-		for _, e := range []mail.Email{
+		for _, e := range []shop.Email{
 			{Kind: shop.EmailPurchaseReady, To: "not an address"},
 			{Kind: shop.EmailPurchaseReady, To: "a@example.com\r\nBcc: evil@example.com"},
 			{Kind: shop.EmailPurchaseReady, To: "Zoe <a@example.com>"},
@@ -222,7 +221,7 @@ func TestDB_ClaimEmails(t *testing.T) {
 func TestDB_OutboxOutcomes(t *testing.T) {
 	ctx := context.Background()
 	shared := dbtest.New(t)
-	claim := func(t *testing.T, db *mysql.DB, now time.Time) mail.Claimed {
+	claim := func(t *testing.T, db *mysql.DB, now time.Time) shop.ClaimedEmail {
 		t.Helper()
 		got, err := mysql.NewOutbox(db).ClaimEmails(ctx, now, now.Add(5*time.Minute), 1, 10)
 		if err != nil || len(got) != 1 {
