@@ -180,8 +180,10 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	// A send is not cut off by shutdown either: cutting it after the server accepted
 	// the message but before its reply arrives would send it twice.
 	sctx, cancel := context.WithTimeout(rctx, s.opt.SendTimeout)
+	// The text is written now, from the data as it is (Composer).
 	subject, body, err := s.composer.Compose(sctx, c)
-	if err == nil {
+	sent := err == nil
+	if sent {
 		err = s.transport.Send(sctx, Message{ID: c.ID, To: c.To, Subject: subject, Body: body, Date: s.opt.Now()})
 	}
 	cancel()
@@ -202,7 +204,9 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	}
 	next := s.opt.Now().Add(s.Backoff(c.Attempts))
 	s.opt.Log.Warn("e-mail not sent; will retry", "outbox_id", c.ID, "attempts", c.Attempts, "next_attempt_at", next, "err", err)
-	if _, rerr := s.outbox.RetryEmail(rctx, c.ID, c.LeaseUntil, next, msg, unreachable(err)); rerr != nil {
+	// Only a failed send says the mail server could not be reached; a failed read of
+	// what the e-mail is about (the database) does not.
+	if _, rerr := s.outbox.RetryEmail(rctx, c.ID, c.LeaseUntil, next, msg, sent && unreachable(err)); rerr != nil {
 		// The lease lapses and the message is tried again then.
 		s.opt.Log.Error("mail outbox: schedule retry", "outbox_id", c.ID, "err", rerr)
 	}

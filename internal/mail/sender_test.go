@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -536,5 +537,49 @@ func TestSender_ShutdownReleasesClaims(t *testing.T) {
 		if w := r.row(id); w.status != "queued" || w.attempts != 0 || !w.next.Equal(r.clock.Now()) {
 			t.Errorf("row %d: got %+v, want queued, 0 attempts, due now", id, w)
 		}
+	}
+}
+
+// failingStore fails every read while down is set, as a database that cannot be
+// reached does.
+type failingStore struct {
+	fixtureStore
+	down bool
+}
+
+func (f *failingStore) FindPurchaseByID(ctx context.Context, accountID, id int64) (*shop.Purchase, error) {
+	if f.down {
+		// The driver's error for a connection that broke.
+		return nil, fmt.Errorf("database unreachable: %w", io.ErrUnexpectedEOF)
+	}
+	return f.fixtureStore.FindPurchaseByID(ctx, accountID, id)
+}
+
+func TestSender_ComposeFails(t *testing.T) {
+	// What the e-mail is about cannot be read: the e-mail waits for its back-off, and it
+	// is not taken for one that waits for the mail server.
+	r := newRig(t, nil)
+	id := r.enqueue("zoe@example.com")
+	store := &failingStore{down: true}
+	tr, err := mail.NewSMTPTransport(r.smtp.URL(), from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mail.NewSender(mysql.NewOutbox(r.db), &mail.Composer{Purchases: store, Storefronts: store, BaseURL: "https://shop.example"}, tr,
+		mail.SenderOptions{Now: r.clock.Now, Log: slog.New(slog.DiscardHandler)})
+	if n := sendDue(t, s); n != 0 {
+		t.Fatalf("sent %d without its text", n)
+	}
+	var unreachable bool
+	if err := r.db.QueryRow("SELECT server_unreachable FROM email_outbox WHERE id = ?", id).Scan(&unreachable); err != nil {
+		t.Fatal(err)
+	}
+	if w := r.row(id); w.status != "queued" || w.attempts != 1 || !strings.Contains(w.lastErr.String, "database unreachable") || unreachable {
+		t.Fatalf("row: got %+v (server unreachable %v), want queued after 1 attempt with the error, not waiting for the mail server", w, unreachable)
+	}
+	store.down = false
+	r.clock.Advance(30 * time.Second)
+	if n := sendDue(t, s); n != 1 || len(r.smtp.Messages()) != 1 {
+		t.Fatalf("sent %d, server has %d, want the e-mail once", n, len(r.smtp.Messages()))
 	}
 }
