@@ -185,7 +185,7 @@ func writeHead(ctx context.Context, db *mysql.DB, path string) error {
 	for _, s := range sfs {
 		var after *shop.Cursor
 		for {
-			page, err := db.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: s.AccountID, StorefrontID: s.ID, PerPage: shop.MaxPerPage, After: after})
+			page, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: s.AccountID, StorefrontID: s.ID, PerPage: shop.MaxPerPage, After: after})
 			if err != nil {
 				return err
 			}
@@ -231,7 +231,7 @@ func writePurchases(ctx context.Context, db *mysql.DB, path string, n int) error
 	var after *shop.Cursor
 	written := 0
 	for written < n {
-		page, err := db.FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, Desc: true, PerPage: min(shop.MaxPerPage, n-written), After: after})
+		page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, Desc: true, PerPage: min(shop.MaxPerPage, n-written), After: after})
 		if err != nil {
 			return err
 		}

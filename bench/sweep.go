@@ -390,7 +390,7 @@ func sweepPages(client *http.Client, base string, h http.Header, v sweepValue) (
 		}
 		u, err := url.Parse(m[1])
 		if err != nil {
-			return paths, matches, fmt.Errorf("Link %q: %w", m[1], err)
+			return paths, matches, fmt.Errorf("the Link header %q: %w", m[1], err)
 		}
 		p = u.RequestURI()
 	}

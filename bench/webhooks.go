@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"storefront/internal/importer"
-	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/shop"
 	"storefront/internal/webhook"
@@ -109,7 +108,6 @@ func benchWebhooks(ctx context.Context, rootDSN string, n, rate int) (*hookRepor
 	if err := db.Migrate(ctx); err != nil {
 		return nil, err
 	}
-	db.ComposePurchaseReady = mail.PurchaseReady("http://127.0.0.1:8080")
 	logf("webhooks: %d purchases into %s", n, name)
 	var doc strings.Builder
 	doc.WriteString(`{"accounts":[{"id":1,"name":"Hooks","api_username":"hooks","timezone":"UTC"}],` +
@@ -140,17 +138,17 @@ func benchWebhooks(ctx context.Context, rootDSN string, n, rate int) (*hookRepor
 	hs := &http.Server{Handler: rcv}
 	go hs.Serve(ln)
 	defer hs.Close()
-	_, secret, err := db.CreateWebhookEndpoint(ctx, 1, "http://"+ln.Addr().String()+"/hooks", []string{shop.EventPurchaseReactivated})
+	_, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, "http://"+ln.Addr().String()+"/hooks", []string{shop.EventPurchaseReactivated})
 	if err != nil {
 		return nil, err
 	}
 	rcv.secret = secret
 	opt := webhook.Options{Guard: guard, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
-	d := webhook.NewDeliverer(db, opt)
+	d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(db), opt)
 	rep := &hookReport{drainN: n / 2, pacedN: n - n/2, rate: rate, writers: 4}
 
 	reactivate := func(id int64) error {
-		_, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: id, Actor: "bench"})
+		_, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: id, Actor: "bench"})
 		return err
 	}
 	// A backlog: events committed while no deliverer runs, then drained.

@@ -391,26 +391,6 @@ func randomKey() string {
 	return hex.EncodeToString(b)
 }
 
-// getWithRetry GETs a URL of the server until it answers 200 or the deadline passes.
-func waitOK(t testing.TB, c *http.Client, req func() *http.Request, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		resp, err := c.Do(req())
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no 200 within %s (last: %v)", within, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // rssKiB reads VmRSS of a process from /proc.
 func rssKiB(pid int) (int64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))

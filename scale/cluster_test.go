@@ -270,7 +270,7 @@ func (c *cluster) replicaSelects() int64 {
 // apiKey makes a read_write key of the account.
 func (c *cluster) apiKey(account int64, name string) string {
 	c.t.Helper()
-	k, err := c.db.CreateAPIKey(context.Background(), account, name, "read_write")
+	k, err := mysql.NewAdminService(c.db).CreateAPIKey(context.Background(), account, name, "read_write")
 	if err != nil {
 		c.t.Fatal(err)
 	}

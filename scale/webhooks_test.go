@@ -56,7 +56,7 @@ func startHookSink(t *testing.T) *hookSink {
 func (h *hookSink) subscribe(t *testing.T, db *mysql.DB, account int64) {
 	t.Helper()
 	db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
-	_, secret, err := db.CreateWebhookEndpoint(context.Background(), account, h.srv.URL+"/hooks", nil)
+	_, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(context.Background(), account, h.srv.URL+"/hooks", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"storefront/internal/mysql"
 )
 
 // acctNewKey returns the key shown once on the page, "" when none is shown.
@@ -286,7 +288,7 @@ func TestAccountPage_Users(t *testing.T) {
 		if got := e.acctUserRole("new.staff@shop.test"); got != "staff" {
 			t.Fatalf("role: got %q, want staff", got)
 		}
-		if _, err := e.db.CheckPassword(t.Context(), "new.staff@shop.test", "initial password"); err != nil {
+		if _, err := mysql.NewUserService(e.db).CheckPassword(t.Context(), "new.staff@shop.test", "initial password"); err != nil {
 			t.Fatalf("the new user cannot sign in: %v", err)
 		}
 		page := owner.get("/account", false)

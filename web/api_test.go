@@ -60,18 +60,18 @@ type apiEnv struct {
 
 // countingKeys is the database's APIKeyService, counting its round trips.
 type countingKeys struct {
-	*mysql.DB
+	*mysql.APIKeyService
 	auths, touches atomic.Int64
 }
 
 func (k *countingKeys) AuthenticateAPIKey(ctx context.Context, secret string) (*shop.APIKey, error) {
 	k.auths.Add(1)
-	return k.DB.AuthenticateAPIKey(ctx, secret)
+	return k.APIKeyService.AuthenticateAPIKey(ctx, secret)
 }
 
 func (k *countingKeys) TouchAPIKey(ctx context.Context, accountID, id int64) error {
 	k.touches.Add(1)
-	return k.DB.TouchAPIKey(ctx, accountID, id)
+	return k.APIKeyService.TouchAPIKey(ctx, accountID, id)
 }
 
 // testClock is the settable "now" of the server under test.
@@ -94,18 +94,17 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	db := dbtest.New(t)
 	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}}
 	db.Now = e.clock.now
-	db.ComposePurchaseReady = mail.PurchaseReady("http://shop.test")
 	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var err error
-	if e.rw, err = db.CreateAPIKey(ctx, 1, "tests", shop.ScopeReadWrite); err != nil {
+	if e.rw, err = mysql.NewAdminService(db).CreateAPIKey(ctx, 1, "tests", shop.ScopeReadWrite); err != nil {
 		t.Fatal(err)
 	}
-	if e.ro, err = db.CreateAPIKey(ctx, 1, "", shop.ScopeRead); err != nil {
+	if e.ro, err = mysql.NewAdminService(db).CreateAPIKey(ctx, 1, "", shop.ScopeRead); err != nil {
 		t.Fatal(err)
 	}
-	if e.other, err = db.CreateAPIKey(ctx, 2, "", shop.ScopeReadWrite); err != nil {
+	if e.other, err = mysql.NewAdminService(db).CreateAPIKey(ctx, 2, "", shop.ScopeReadWrite); err != nil {
 		t.Fatal(err)
 	}
 	e.smtp = smtptest.Start(t)
@@ -113,22 +112,22 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sender := mail.NewSender(db, transport, mail.SenderOptions{Now: e.clock.now, PollInterval: 20 * time.Millisecond})
+	sender := mail.NewSender(mysql.NewOutbox(db), &mail.Composer{Purchases: mysql.NewPurchaseService(db), Storefronts: mysql.NewAccountService(db), BaseURL: "http://shop.test"}, transport, mail.SenderOptions{Now: e.clock.now, PollInterval: 20 * time.Millisecond})
 	db.EmailQueued = sender.Kick
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = sender.Run(sctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	runner := jobs.New(db, 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	runner := jobs.New(mysql.NewJobService(db), 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	jctx, jcancel := context.WithCancel(ctx)
 	jdone := make(chan struct{})
 	go func() { defer close(jdone); _ = runner.Run(jctx) }()
 	t.Cleanup(func() { jcancel(); <-jdone })
-	e.keys = &countingKeys{DB: db}
-	s := &web.Server{Purchases: db, Writer: db, Subscribers: db, Keys: e.keys, Accounts: db, Users: db, Admin: db, Webhooks: db, Overview: db, Views: db, Jobs: db, OnJobQueued: runner.Kick,
-		Activity: db, ExportBatch: exportBatch,
+	e.keys = &countingKeys{APIKeyService: mysql.NewAPIKeyService(db)}
+	s := &web.Server{Purchases: mysql.NewPurchaseService(db), Writer: mysql.NewPurchaseService(db), Subscribers: mysql.NewSubscriberService(db), Keys: e.keys, Accounts: mysql.NewAccountService(db), Users: mysql.NewUserService(db), Admin: mysql.NewAdminService(db), Webhooks: mysql.NewWebhookService(db), Overview: mysql.NewOverviewService(db), Views: mysql.NewSavedViewService(db), Jobs: mysql.NewJobService(db), OnJobQueued: runner.Kick,
+		Activity: mysql.NewAccountActivityService(db), ExportBatch: exportBatch,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
-		SignInStore: db}
+		SignInStore: mysql.NewSignInStore(db)}
 	e.server = s
 	e.handler = s.Handler()
 	hs := httptest.NewServer(e.handler)
@@ -271,9 +270,13 @@ type purchase struct {
 var linkRe = regexp.MustCompile(`^<([^>]+)>; rel="next"$`)
 
 // walk follows Link headers from path to the end and returns every purchase seen.
-func (e *apiEnv) walk(path, key string) []purchase {
+func (e *apiEnv) walk(path, key string) []purchase { return walkPages[purchase](e, path, key) }
+
+// walkPages follows Link headers from path to the end and returns every item seen,
+// checking that each Link uses the base URL and follows a page that is not empty.
+func walkPages[T any](e *apiEnv, path, key string) []T {
 	e.t.Helper()
-	var all []purchase
+	var all []T
 	for pages := 0; path != ""; pages++ {
 		if pages > 1000 {
 			e.t.Fatal("Link traversal does not end")
@@ -282,7 +285,7 @@ func (e *apiEnv) walk(path, key string) []purchase {
 		if r.status != 200 {
 			e.t.Fatalf("GET %s: %d %s", path, r.status, r.body)
 		}
-		var page []purchase
+		var page []T
 		r.json(e.t, &page)
 		all = append(all, page...)
 		path = ""

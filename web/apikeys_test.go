@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"storefront/internal/mysql"
 	"storefront/internal/shop"
 	"storefront/web"
 )
@@ -18,7 +19,7 @@ func TestAPIKeys_Cache(t *testing.T) {
 	ctx := context.Background()
 	newKey := func(t *testing.T, account int64) string {
 		t.Helper()
-		k, err := e.db.CreateAPIKey(ctx, account, t.Name(), shop.ScopeReadWrite)
+		k, err := mysql.NewAdminService(e.db).CreateAPIKey(ctx, account, t.Name(), shop.ScopeReadWrite)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,43 +15,32 @@ import (
 func TestBrowser_Overview(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
-	owner := newTab(t, browser, e.url)
-	owner.setViewport(t, viewports[0])
-	if st := owner.open(t, "/"); st != http.StatusOK {
-		t.Fatalf("signed-out /: got %d", st)
-	}
-	owner.signIn(t, e.newUser(1, "owner"))
-	for _, v := range viewports {
-		t.Run(v.name, func(t *testing.T) {
-			owner.setViewport(t, v)
-			if st := owner.open(t, "/?date_min=-6+months&date_max=now"); st != http.StatusOK {
-				t.Fatalf("/: got %d", st)
+	owner := signedInTab(t, browser, e.url, "/", e.newUser(1, "owner"))
+	owner.atViewports(t, "/?date_min=-6+months&date_max=now", func(t *testing.T, v viewport) {
+		for _, h := range []string{"Revenue", "Purchases", "Refunds", "Average order", "Active subscribers", "New subscribers", "Churned"} {
+			if !eval[bool](t, owner, `[...document.querySelectorAll('main h2')].some(h => text(h) === `+js(h)+`)`) {
+				t.Errorf("no heading %q", h)
 			}
-			for _, h := range []string{"Revenue", "Purchases", "Refunds", "Average order", "Active subscribers", "New subscribers", "Churned"} {
-				if !eval[bool](t, owner, `[...document.querySelectorAll('main h2')].some(h => text(h) === `+js(h)+`)`) {
-					t.Errorf("no heading %q", h)
-				}
-			}
-			if !eval[bool](t, owner, `[...document.querySelectorAll('nav[aria-label=Main] a')].map(text).join('|') .startsWith('Overview|Purchases|Subscribers|Jobs')`) {
-				t.Errorf("navigation: %s", eval[string](t, owner, `[...document.querySelectorAll('nav[aria-label=Main] a')].map(text).join('|')`))
-			}
-			// The chart's bars are drawn and coloured by the stylesheet.
-			if n := eval[int](t, owner, `document.querySelectorAll('#main svg[role=img] rect').length`); n < 20 {
-				t.Errorf("the charts draw %d bars, want a bar per week or day", n)
-			}
-			if fill := eval[string](t, owner, `getComputedStyle(document.querySelector('#main svg[role=img] rect')).fill`); fill == "rgb(0, 0, 0)" || fill == "" {
-				t.Errorf("the bars are not coloured by the stylesheet: fill %q", fill)
-			}
-			// The data behind the chart is a table a screen reader can reach.
-			if eval[bool](t, owner, `document.querySelector('figure details table').checkVisibility()`) {
-				t.Error("the data table shows before Show data is pressed")
-			}
-			owner.do(t, "press Show data", chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('summary')].find(s => text(s) === 'Show data')`))))
-			owner.waitFor(t, "the data table", `document.querySelector('figure details[open] table').checkVisibility()`, `document.querySelector('figure details').outerHTML.slice(0, 200)`)
-			owner.screenshot(t, "overview", v)
-			owner.checkConsole(t)
-		})
-	}
+		}
+		if !eval[bool](t, owner, `[...document.querySelectorAll('nav[aria-label=Main] a')].map(text).join('|') .startsWith('Overview|Purchases|Subscribers|Jobs')`) {
+			t.Errorf("navigation: %s", eval[string](t, owner, `[...document.querySelectorAll('nav[aria-label=Main] a')].map(text).join('|')`))
+		}
+		// The chart's bars are drawn and coloured by the stylesheet.
+		if n := eval[int](t, owner, `document.querySelectorAll('#main svg[role=img] rect').length`); n < 20 {
+			t.Errorf("the charts draw %d bars, want a bar per week or day", n)
+		}
+		if fill := eval[string](t, owner, `getComputedStyle(document.querySelector('#main svg[role=img] rect')).fill`); fill == "rgb(0, 0, 0)" || fill == "" {
+			t.Errorf("the bars are not coloured by the stylesheet: fill %q", fill)
+		}
+		// The data behind the chart is a table a screen reader can reach.
+		if eval[bool](t, owner, `document.querySelector('figure details table').checkVisibility()`) {
+			t.Error("the data table shows before Show data is pressed")
+		}
+		owner.do(t, "press Show data", chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('summary')].find(s => text(s) === 'Show data')`))))
+		owner.waitFor(t, "the data table", `document.querySelector('figure details[open] table').checkVisibility()`, `document.querySelector('figure details').outerHTML.slice(0, 200)`)
+		owner.screenshot(t, "overview", v)
+		owner.checkConsole(t)
+	})
 	owner.setViewport(t, viewports[0])
 
 	t.Run("FigureLinksToPurchases", func(t *testing.T) {
@@ -75,10 +64,7 @@ func TestBrowser_Overview(t *testing.T) {
 func TestBrowser_SavedViews(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
-	tb := newTab(t, browser, e.url)
-	tb.setViewport(t, viewports[0])
-	tb.open(t, "/purchases")
-	tb.signIn(t, e.newUser(1, "staff"))
+	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(1, "staff"))
 
 	// Tick Refunded: htmx updates the results and the address, not the page.
 	tb.do(t, "tick Refunded", chromedp.Click(chromedp.JSPath(`document.querySelector('#filters input[name=status][value=RFD]')`)))
@@ -124,48 +110,39 @@ func TestBrowser_SavedViews(t *testing.T) {
 func TestBrowser_BulkReactivation(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
-	tb := newTab(t, browser, e.url)
-	tb.setViewport(t, viewports[0])
-	tb.open(t, "/purchases")
-	tb.signIn(t, e.newUser(1, "staff"))
-	for _, v := range viewports {
-		t.Run(v.name, func(t *testing.T) {
-			tb.setViewport(t, v)
-			if st := tb.open(t, "/purchases?status=ERR&status=RFD"); st != http.StatusOK {
-				t.Fatalf("purchases: %d", st)
-			}
-			// The first two visible boxes: the table's at desktop width, the cards' on phones.
-			eval[int](t, tb, `(() => { const boxes = [...document.querySelectorAll('input[form=bulk][name=id]')].filter(b => b.checkVisibility()); boxes.slice(0, 2).forEach(b => b.click()); return boxes.length; })()`)
-			ticked := eval[int](t, tb, `[...document.querySelectorAll('input[form=bulk][name=id]')].filter(b => b.checked).length`)
-			if ticked != 2 {
-				t.Fatalf("%d boxes ticked, want 2", ticked)
-			}
-			tb.screenshot(t, "purchases-selected", v)
-			if st := tb.follow(t, "press Reactivate selected", chromedp.Click(buttonByText("Reactivate selected"))); st != http.StatusOK {
-				t.Fatalf("confirmation: %d", st)
-			}
-			tb.waitFor(t, "the confirmation", `location.pathname === '/purchases/reactivate' && document.body.textContent.includes('purchases are selected')`, `document.body.textContent.slice(0, 300)`)
-			tb.screenshot(t, "bulk-confirm", v)
-			if !eval[bool](t, tb, `!!buttonByText('Reactivate 0 purchases') || !!buttonByText('Reactivate 1 purchase') || !!buttonByText('Reactivate 2 purchases')`) {
-				t.Fatal("no confirm button")
-			}
-			confirm := chromedp.JSPath(withHelpers(`[...document.querySelectorAll('button')].find(b => text(b).startsWith('Reactivate '))`))
-			tb.do(t, "tick Refulfill", chromedp.Click(byLabel("Refulfill")))
-			if st := tb.follow(t, "confirm", chromedp.Click(confirm)); st != http.StatusOK {
-				t.Fatalf("job page: %d", st)
-			}
-			tb.waitFor(t, "the job to finish", `/^\/jobs\/\d+$/.test(location.pathname) && document.querySelector('#job-progress').textContent.includes('Finished')`,
-				`document.querySelector('main').textContent.slice(0, 400)`)
-			if got := eval[string](t, tb, `document.querySelector('#job-progress progress').value + '/' + document.querySelector('#job-progress progress').max`); got != "2/2" {
-				t.Errorf("progress: got %s, want 2/2", got)
-			}
-			tb.screenshot(t, "job", v)
-			if st := tb.follow(t, "open Jobs", chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('nav[aria-label=Main] a')].find(a => text(a) === 'Jobs')`)))); st != http.StatusOK {
-				t.Fatalf("jobs: %d", st)
-			}
-			tb.waitFor(t, "the Jobs page", `location.pathname === '/jobs' && document.querySelectorAll('main li').length > 0`, `location.href`)
-			tb.screenshot(t, "jobs", v)
-			tb.checkConsole(t)
-		})
-	}
+	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(1, "staff"))
+	tb.atViewports(t, "/purchases?status=ERR&status=RFD", func(t *testing.T, v viewport) {
+		// The first two visible boxes: the table's at desktop width, the cards' on phones.
+		eval[int](t, tb, `(() => { const boxes = [...document.querySelectorAll('input[form=bulk][name=id]')].filter(b => b.checkVisibility()); boxes.slice(0, 2).forEach(b => b.click()); return boxes.length; })()`)
+		ticked := eval[int](t, tb, `[...document.querySelectorAll('input[form=bulk][name=id]')].filter(b => b.checked).length`)
+		if ticked != 2 {
+			t.Fatalf("%d boxes ticked, want 2", ticked)
+		}
+		tb.screenshot(t, "purchases-selected", v)
+		if st := tb.follow(t, "press Reactivate selected", chromedp.Click(buttonByText("Reactivate selected"))); st != http.StatusOK {
+			t.Fatalf("confirmation: %d", st)
+		}
+		tb.waitFor(t, "the confirmation", `location.pathname === '/purchases/reactivate' && document.body.textContent.includes('purchases are selected')`, `document.body.textContent.slice(0, 300)`)
+		tb.screenshot(t, "bulk-confirm", v)
+		if !eval[bool](t, tb, `!!buttonByText('Reactivate 0 purchases') || !!buttonByText('Reactivate 1 purchase') || !!buttonByText('Reactivate 2 purchases')`) {
+			t.Fatal("no confirm button")
+		}
+		confirm := chromedp.JSPath(withHelpers(`[...document.querySelectorAll('button')].find(b => text(b).startsWith('Reactivate '))`))
+		tb.do(t, "tick Refulfill", chromedp.Click(byLabel("Refulfill")))
+		if st := tb.follow(t, "confirm", chromedp.Click(confirm)); st != http.StatusOK {
+			t.Fatalf("job page: %d", st)
+		}
+		tb.waitFor(t, "the job to finish", `/^\/jobs\/\d+$/.test(location.pathname) && document.querySelector('#job-progress').textContent.includes('Finished')`,
+			`document.querySelector('main').textContent.slice(0, 400)`)
+		if got := eval[string](t, tb, `document.querySelector('#job-progress progress').value + '/' + document.querySelector('#job-progress progress').max`); got != "2/2" {
+			t.Errorf("progress: got %s, want 2/2", got)
+		}
+		tb.screenshot(t, "job", v)
+		if st := tb.follow(t, "open Jobs", chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('nav[aria-label=Main] a')].find(a => text(a) === 'Jobs')`)))); st != http.StatusOK {
+			t.Fatalf("jobs: %d", st)
+		}
+		tb.waitFor(t, "the Jobs page", `location.pathname === '/jobs' && document.querySelectorAll('main li').length > 0`, `location.href`)
+		tb.screenshot(t, "jobs", v)
+		tb.checkConsole(t)
+	})
 }

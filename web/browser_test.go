@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"storefront/internal/dbtest"
 	"storefront/templates"
 )
 
@@ -372,6 +374,39 @@ func js(v any) string {
 	return string(b)
 }
 
+// signedInTab opens path signed out in a new tab at the desktop size, which shows the
+// sign-in page, and signs in as email (back on path).
+func signedInTab(t *testing.T, browser context.Context, base, path, email string) *tab {
+	t.Helper()
+	tb := newTab(t, browser, base)
+	tb.setViewport(t, viewports[0])
+	if st := tb.open(t, path); st != http.StatusOK {
+		t.Fatalf("signed-out %s: got %d, want 200 (the sign-in page)", path, st)
+	}
+	tb.signIn(t, email)
+	return tb
+}
+
+// atViewports runs check in a subtest for each viewport, with path opened at its size.
+func (tb *tab) atViewports(t *testing.T, path string, check func(t *testing.T, v viewport)) {
+	t.Helper()
+	for _, v := range viewports {
+		t.Run(v.name, func(t *testing.T) {
+			tb.openAt(t, v, path)
+			check(t, v)
+		})
+	}
+}
+
+// openAt opens path at the viewport's size; it must answer 200.
+func (tb *tab) openAt(t *testing.T, v viewport, path string) {
+	t.Helper()
+	tb.setViewport(t, v)
+	if st := tb.open(t, path); st != http.StatusOK {
+		t.Fatalf("%s at %s: got %d, want 200", path, v.name, st)
+	}
+}
+
 // signIn fills the sign-in form the page shows and submits it.
 func (tb *tab) signIn(t *testing.T, email string) {
 	t.Helper()
@@ -404,31 +439,27 @@ func emailPrefix(t *testing.T, e *apiEnv, first, second string) string {
 // the status and returns it; it picks none twice (used).
 func pickPurchase(t *testing.T, e *apiEnv, used map[int64]bool, status string) (int64, string) {
 	t.Helper()
-	rows, err := e.db.Query(`SELECT p.id, p.buyer_email FROM purchases p
+	type candidate struct {
+		id    int64
+		email string
+	}
+	candidates := dbtest.Query(t, e.db.DB, func(rows *sql.Rows) (c candidate, err error) { err = rows.Scan(&c.id, &c.email); return c, err },
+		`SELECT p.id, p.buyer_email FROM purchases p
 		WHERE p.account_id = 1 AND p.buyer_email LIKE '%@%' AND p.customer_id IS NOT NULL
 		AND EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id)
 		ORDER BY p.id DESC LIMIT 100`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var email string
-		if err := rows.Scan(&id, &email); err != nil {
-			t.Fatal(err)
-		}
-		if used[id] {
+	for _, c := range candidates {
+		if used[c.id] {
 			continue
 		}
-		used[id] = true
-		if _, err := e.db.Exec(`UPDATE purchases SET status = ? WHERE id = ?`, status, id); err != nil {
+		used[c.id] = true
+		if _, err := e.db.Exec(`UPDATE purchases SET status = ? WHERE id = ?`, status, c.id); err != nil {
 			t.Fatal(err)
 		}
 		e.rebuild()
-		return id, email
+		return c.id, c.email
 	}
-	t.Fatalf("no purchase left to use: %v", rows.Err())
+	t.Fatal("no purchase left to use")
 	return 0, ""
 }
 
@@ -785,10 +816,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 	t.Run("ViewerCannotReactivate", func(t *testing.T) {
 		id, _ := pickPurchase(t, e, used, "PND")
 		path := fmt.Sprintf("/purchases/%d", id)
-		viewer := newTab(t, browser, e.url)
-		viewer.setViewport(t, viewports[0])
-		viewer.open(t, path)
-		viewer.signIn(t, viewerEmail)
+		viewer := signedInTab(t, browser, e.url, path, viewerEmail)
 		if got := eval[string](t, viewer, `location.pathname`); got != path {
 			t.Fatalf("after the viewer's sign-in: got %s, want %s", got, path)
 		}
@@ -837,10 +865,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 		hooks := webhookScreens(t, e)
 		anon := newTab(t, browser, e.url)
 		for _, v := range viewports {
-			anon.setViewport(t, v)
-			if st := anon.open(t, "/login"); st != http.StatusOK {
-				t.Fatalf("/login: got %d, want 200", st)
-			}
+			anon.openAt(t, v, "/login")
 			anon.screenshot(t, "sign-in", v)
 
 			owner.setViewport(t, v)

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
+
+	"storefront/internal/mysql"
 )
 
 // userSeq numbers test users, so that each has its own e-mail.
@@ -28,7 +30,7 @@ type dashUser struct {
 func (e *apiEnv) newUser(account int64, role string) string {
 	e.t.Helper()
 	email := fmt.Sprintf("%s-%d-%d@shop.test", role, account, userSeq.Add(1))
-	if _, err := e.db.CreateUser(context.Background(), account, email, role, dashPassword); err != nil {
+	if _, err := mysql.NewAdminService(e.db).CreateUser(context.Background(), account, email, role, dashPassword); err != nil {
 		e.t.Fatal(err)
 	}
 	return email

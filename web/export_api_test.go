@@ -69,22 +69,7 @@ func (e *apiEnv) walkFull(query, key string) []fullPurchase {
 	if query != "" {
 		path += "&" + query
 	}
-	var all []fullPurchase
-	for path != "" {
-		r := e.get(path, key)
-		if r.status != 200 {
-			e.t.Fatalf("GET %s: %d %s", path, r.status, r.body)
-		}
-		var page []fullPurchase
-		r.json(e.t, &page)
-		all = append(all, page...)
-		path = ""
-		if m := linkRe.FindStringSubmatch(r.header.Get("Link")); m != nil {
-			u, _ := url.Parse(m[1])
-			path = u.RequestURI()
-		}
-	}
-	return all
+	return walkPages[fullPurchase](e, path, key)
 }
 
 // readCSV reads an export: its header row and records, after checking the framing the
@@ -113,7 +98,7 @@ func readCSV(t testing.TB, body []byte) (header []string, records [][]string) {
 func (e *apiEnv) wantPurchaseRows(ps []fullPurchase, lineItems bool) [][]string {
 	e.t.Helper()
 	ctx := context.Background()
-	acct, err := e.db.FindAccountByID(ctx, 1)
+	acct, err := mysql.NewAccountService(e.db).FindAccountByID(ctx, 1)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -121,7 +106,7 @@ func (e *apiEnv) wantPurchaseRows(ps []fullPurchase, lineItems bool) [][]string 
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	sfs, err := e.db.FindStorefronts(ctx, 1)
+	sfs, err := mysql.NewAccountService(e.db).FindStorefronts(ctx, 1)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -144,7 +129,7 @@ func (e *apiEnv) wantPurchaseRows(ps []fullPurchase, lineItems bool) [][]string 
 	}
 	var out [][]string
 	for _, p := range ps {
-		row, err := e.db.FindPurchaseByID(ctx, 1, p.ID)
+		row, err := mysql.NewPurchaseService(e.db).FindPurchaseByID(ctx, 1, p.ID)
 		if err != nil {
 			e.t.Fatal(err)
 		}
@@ -213,7 +198,7 @@ func TestExportPurchases_SameRowsAsList(t *testing.T) {
 			total = p.Total
 		}
 		if subscriberOf == 0 {
-			if row, err := e.db.FindPurchaseByID(context.Background(), 1, p.ID); err == nil && row.SubscriberID != nil {
+			if row, err := mysql.NewPurchaseService(e.db).FindPurchaseByID(context.Background(), 1, p.ID); err == nil && row.SubscriberID != nil {
 				subscriberOf = *row.SubscriberID
 			}
 		}
@@ -347,7 +332,7 @@ func TestExportPurchases_Headers(t *testing.T) {
 // and the verify answer of each subscriber.
 func TestExportSubscribers_SameRowsAsList(t *testing.T) {
 	e := newAPI(t, 0)
-	acct, _ := e.db.FindAccountByID(context.Background(), 1)
+	acct, _ := mysql.NewAccountService(e.db).FindAccountByID(context.Background(), 1)
 	loc, _ := time.LoadLocation(acct.Timezone)
 	for _, q := range []string{"", "order=desc"} {
 		var list []shop.Subscriber
@@ -546,7 +531,7 @@ func TestExportPurchases_Audit(t *testing.T) {
 	r := e.get("/api/v2/purchases.csv?status=ACT&rows=line_items", e.ro)
 	_, recs := readCSV(t, r.body)
 	e.get("/api/v2/storefronts/1/subscribers.csv?order=desc", e.ro)
-	acts, err := e.db.FindAccountActivity(context.Background(), 1, 10)
+	acts, err := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), 1, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -574,7 +559,7 @@ func TestExportPurchases_Audit(t *testing.T) {
 		t.Errorf("got %+v, want the subscriber export of storefront 1", d)
 	}
 	// Another account sees none of it.
-	if other, _ := e.db.FindAccountActivity(context.Background(), 2, 10); len(other) != 0 {
+	if other, _ := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), 2, 10); len(other) != 0 {
 		t.Errorf("account 2 has %d activity entries, want none", len(other))
 	}
 }
@@ -582,14 +567,14 @@ func TestExportPurchases_Audit(t *testing.T) {
 // stallingExport is the database's export, reporting its first batch and then
 // holding the request until the client has gone away.
 type stallingExport struct {
-	*mysql.DB
+	*mysql.PurchaseService
 	batches atomic.Int64
 	first   chan struct{}
 	done    chan error
 }
 
 func (s *stallingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
-	err := s.DB.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+	err := s.PurchaseService.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
 		err := fn(ps)
 		if s.batches.Add(1) == 1 {
 			close(s.first)
@@ -606,9 +591,9 @@ func (s *stallingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFil
 // goroutine is left behind, and the activity records an incomplete file.
 func TestExportPurchases_Disconnect(t *testing.T) {
 	e := newAPI(t, 0)
-	exp := &stallingExport{DB: e.db, first: make(chan struct{}), done: make(chan error, 1)}
-	s := &web.Server{Purchases: exp, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db, Users: e.db, Admin: e.db,
-		Activity: e.db, ExportBatch: 10, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	exp := &stallingExport{PurchaseService: mysql.NewPurchaseService(e.db), first: make(chan struct{}), done: make(chan error, 1)}
+	s := &web.Server{Purchases: exp, Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db), Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db),
+		Activity: mysql.NewAccountActivityService(e.db), ExportBatch: 10, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	client := &http.Client{Transport: &http.Transport{}}
@@ -647,7 +632,7 @@ func TestExportPurchases_Disconnect(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	acts, err := e.db.FindAccountActivity(context.Background(), 1, 1)
+	acts, err := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), 1, 1)
 	if err != nil || len(acts) != 1 {
 		t.Fatalf("got %v %v, want the export recorded", acts, err)
 	}
@@ -659,12 +644,12 @@ func TestExportPurchases_Disconnect(t *testing.T) {
 // slowExport is the database's export, pausing before each batch as a long export's
 // reads add up.
 type slowExport struct {
-	*mysql.DB
+	*mysql.PurchaseService
 	pause time.Duration
 }
 
 func (s slowExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
-	return s.DB.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+	return s.PurchaseService.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
 		time.Sleep(s.pause)
 		return fn(ps)
 	})
@@ -674,20 +659,13 @@ func (s slowExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, 
 // beyond the server's read and write timeouts for ordinary requests.
 func TestExportPurchases_OutlastsServerTimeouts(t *testing.T) {
 	e := newAPI(t, 0)
-	s := &web.Server{Purchases: slowExport{e.db, 50 * time.Millisecond}, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db,
-		Users: e.db, Admin: e.db, ExportBatch: 20, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s := &web.Server{Purchases: slowExport{mysql.NewPurchaseService(e.db), 50 * time.Millisecond}, Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db),
+		Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), ExportBatch: 20, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	hs := httptest.NewUnstartedServer(s.Handler())
 	hs.Config.ReadTimeout, hs.Config.WriteTimeout = 300*time.Millisecond, 300*time.Millisecond
 	hs.Start()
 	defer hs.Close()
-	req, _ := http.NewRequest("GET", hs.URL+"/api/v2/purchases.csv", nil)
-	req.SetBasicAuth("demo", e.ro)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
+	_, body, err := download(t, hs.URL+"/api/v2/purchases.csv", e.ro)
 	if err != nil {
 		t.Fatalf("the export broke off after %d bytes: %v", len(body), err)
 	}
@@ -702,11 +680,11 @@ func TestExportPurchases_OutlastsServerTimeouts(t *testing.T) {
 }
 
 // failingExport is the database's export failing after its first batch.
-type failingExport struct{ *mysql.DB }
+type failingExport struct{ *mysql.PurchaseService }
 
 func (s failingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
 	first := true
-	return s.DB.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+	return s.PurchaseService.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
 		if !first {
 			return errors.New("the database went away")
 		}
@@ -715,7 +693,22 @@ func (s failingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilte
 	})
 }
 
-// syncBuffer is a log the server writes while the test reads it.
+// download GETs url with the API key and reads the body to its end, or to the error
+// that cut it off.
+func download(t *testing.T, url, key string) (*http.Response, []byte, error) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.SetBasicAuth("demo", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	return res, body, err
+}
+
+// syncBuffer is a log the server writes, from its goroutines, while the test reads it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
@@ -734,18 +727,11 @@ func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return 
 func TestExportPurchases_FailureAfterFirstByte(t *testing.T) {
 	e := newAPI(t, 0)
 	var log syncBuffer
-	s := &web.Server{Purchases: failingExport{e.db}, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db,
-		Users: e.db, Admin: e.db, Activity: e.db, ExportBatch: 20, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(&log, nil))}
+	s := &web.Server{Purchases: failingExport{mysql.NewPurchaseService(e.db)}, Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db),
+		Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), Activity: mysql.NewAccountActivityService(e.db), ExportBatch: 20, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(&log, nil))}
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
-	req, _ := http.NewRequest("GET", hs.URL+"/api/v2/purchases.csv", nil)
-	req.SetBasicAuth("demo", e.ro)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
+	res, body, err := download(t, hs.URL+"/api/v2/purchases.csv", e.ro)
 	if err == nil {
 		t.Fatalf("the download of a failed export ended cleanly with %d bytes", len(body))
 	}
@@ -756,7 +742,7 @@ func TestExportPurchases_FailureAfterFirstByte(t *testing.T) {
 	if rid == "" || !strings.Contains(log.String(), "request_id="+rid) || !strings.Contains(log.String(), "the database went away") {
 		t.Errorf("the log does not name request %q and its error:\n%s", rid, log.String())
 	}
-	acts, _ := e.db.FindAccountActivity(context.Background(), 1, 1)
+	acts, _ := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), 1, 1)
 	if len(acts) != 1 || !strings.Contains(acts[0].Details, `"complete":false`) {
 		t.Errorf("got activity %+v, want the export recorded as incomplete", acts)
 	}

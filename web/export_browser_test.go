@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,12 +54,7 @@ func (tb *tab) download(t *testing.T, what string, steps ...chromedp.Action[chro
 func TestBrowser_ExportCSV(t *testing.T) {
 	br := startBrowser(t)
 	e := newAPI(t, 0)
-	viewer := newTab(t, br, e.url)
-	viewer.setViewport(t, viewports[0])
-	if st := viewer.open(t, "/purchases?status=ACT"); st != http.StatusOK {
-		t.Fatalf("/purchases?status=ACT: got %d", st)
-	}
-	viewer.signIn(t, e.newUser(1, "viewer"))
+	viewer := signedInTab(t, br, e.url, "/purchases?status=ACT", e.newUser(1, "viewer"))
 	viewer.waitFor(t, "the filtered purchases", `location.search === '?status=ACT' && results().length > 0`, `location.href`)
 
 	want := e.walkFull("status=ACT&order=desc", e.ro)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"storefront/internal/mysql"
 )
 
 // exportLink returns the href of the export menu's entry for rows (purchases or
@@ -92,7 +94,7 @@ func TestDashboard_ExportCSV(t *testing.T) {
 			t.Fatalf("the ACTIVE export holds %q", rec)
 		}
 	}
-	acts, err := e.db.FindAccountActivity(context.Background(), 1, 1)
+	acts, err := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), 1, 1)
 	if err != nil || len(acts) != 1 || acts[0].Actor != u.email {
 		t.Fatalf("got %+v %v, want the export recorded as the viewer's", acts, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"storefront/internal/importer"
+	"storefront/internal/mysql"
 )
 
 // Hostile input: SQL injection in every parameter, script and HTML in imported data
@@ -427,7 +428,7 @@ func TestHostile_ImportedData(t *testing.T) {
 	// A user whose e-mail is markup (no spaces, one @: a valid address to the form),
 	// to show up as the actor on the timeline and in the users list.
 	hostileEmail := `"><img/src=x/onerror=window.__xss=1>@evil.test`
-	if _, err := e.db.CreateUser(context.Background(), 1, hostileEmail, "owner", dashPassword); err != nil {
+	if _, err := mysql.NewAdminService(e.db).CreateUser(context.Background(), 1, hostileEmail, "owner", dashPassword); err != nil {
 		t.Fatal(err)
 	}
 	actor := e.signInAs(hostileEmail, dashPassword)
@@ -609,10 +610,7 @@ func TestBrowser_HostileData(t *testing.T) {
 	if _, err := e.db.Exec(`INSERT INTO api_keys (account_id, name, key_hash, scope, created_at) VALUES (1, ?, UNHEX(SHA2('x', 256)), 'read', NOW())`, "key named "+xssPayload); err != nil {
 		t.Fatal(err)
 	}
-	tb := newTab(t, browser, e.url)
-	tb.setViewport(t, viewports[0])
-	tb.open(t, "/purchases")
-	tb.signIn(t, ownerEmail)
+	tb := signedInTab(t, browser, e.url, "/purchases", ownerEmail)
 	type visit struct {
 		path   string
 		status int64

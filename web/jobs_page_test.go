@@ -1,30 +1,22 @@
 package web_test
 
 import (
+	"database/sql"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"storefront/internal/dbtest"
 )
 
 // idsByStatus returns up to n purchase ids of account 1 in the status.
 func idsByStatus(t *testing.T, e *apiEnv, status string, n int) []string {
 	t.Helper()
-	rows, err := e.db.Query("SELECT id FROM purchases WHERE account_id = 1 AND status = ? AND buyer_email LIKE '%@%' ORDER BY id LIMIT ?", status, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprint(id))
-	}
+	out := dbtest.Query(t, e.db.DB, func(rows *sql.Rows) (id string, err error) { err = rows.Scan(&id); return id, err },
+		"SELECT id FROM purchases WHERE account_id = 1 AND status = ? AND buyer_email LIKE '%@%' ORDER BY id LIMIT ?", status, n)
 	if len(out) == 0 {
 		t.Fatalf("no %s purchase in account 1", status)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"storefront/internal/mysql"
 	"storefront/web"
 )
 
@@ -180,7 +181,7 @@ func TestDashboard_SignIn(t *testing.T) {
 	t.Run("SecureCookieOverHTTPS", func(t *testing.T) {
 		e := e.with(t)
 		// The same app with an https base URL, as behind a TLS proxy.
-		s := &web.Server{Purchases: e.db, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db, Users: e.db, Admin: e.db, Overview: e.db, Views: e.db, Jobs: e.db,
+		s := &web.Server{Purchases: mysql.NewPurchaseService(e.db), Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db), Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), Overview: mysql.NewOverviewService(e.db), Views: mysql.NewSavedViewService(e.db), Jobs: mysql.NewJobService(e.db),
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "https://shop.test", Now: e.clock.now}
 		hs := httptest.NewServer(s.Handler())
 		defer hs.Close()

@@ -2,10 +2,11 @@ package web
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -306,12 +307,7 @@ func currencySet(ms ...map[string]*big.Rat) []string {
 			seen[k] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 func ratOr0(r *big.Rat) *big.Rat {

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"bytes"
 	"database/sql"
 	"io"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"storefront/internal/mysql"
@@ -33,10 +31,10 @@ func TestAPI_RateLimitStoreUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	var log lockedLog
-	s := &web.Server{Purchases: e.db, Writer: e.db, Subscribers: e.db, Keys: e.db, Accounts: e.db, Users: e.db, Admin: e.db, Overview: e.db, Views: e.db, Jobs: e.db,
+	var log syncBuffer
+	s := &web.Server{Purchases: mysql.NewPurchaseService(e.db), Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db), Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), Overview: mysql.NewOverviewService(e.db), Views: mysql.NewSavedViewService(e.db), Jobs: mysql.NewJobService(e.db),
 		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn})), BaseURL: "http://shop.test",
-		RateLimit: 3, RateStore: &mysql.DB{DB: conn, Now: e.clock.now}, Now: e.clock.now, SignInStore: e.db}
+		RateLimit: 3, RateStore: mysql.NewRateStore(&mysql.DB{DB: conn, Now: e.clock.now}), Now: e.clock.now, SignInStore: mysql.NewSignInStore(e.db)}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
 
@@ -57,22 +55,4 @@ func TestAPI_RateLimitStoreUnreachable(t *testing.T) {
 	if n := strings.Count(log.String(), "shared rate limit unavailable; request let through"); n != requests {
 		t.Errorf("%d requests logged as let through, want %d:\n%s", n, requests, log.String())
 	}
-}
-
-// lockedLog is a log destination safe for the server's goroutines.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }

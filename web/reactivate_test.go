@@ -338,9 +338,9 @@ func TestAPI_Reactivate(t *testing.T) {
 		e := e.with(t)
 		var queued int
 		e.db.QueryRow("SELECT COUNT(*) FROM email_outbox").Scan(&queued)
-		msgs := e.smtp.Wait(queued, 90*time.Second)
+		e.smtp.Wait(queued, 90*time.Second)
 		time.Sleep(200 * time.Millisecond)
-		msgs = e.smtp.Messages()
+		msgs := e.smtp.Messages()
 		if len(msgs) != queued {
 			t.Fatalf("SMTP server got %d messages for %d queued", len(msgs), queued)
 		}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -112,43 +113,39 @@ func back(c *gin.Context) error {
 }
 
 func (s *Server) renameView(c *gin.Context) error {
-	u := currentUser(c)
-	id, err := viewID(c)
-	if err != nil {
-		return err
-	}
-	if err := s.Views.RenameSavedView(c.Request.Context(), u.AccountID, u.ID, id, u.IsOwner(), c.PostForm("name")); err != nil {
-		return err
-	}
-	s.flash(c, "Renamed the view.")
-	return back(c)
+	return s.changeView(c, "Renamed the view.", func(ctx context.Context, u *shop.User, id int64) error {
+		return s.Views.RenameSavedView(ctx, u.AccountID, u.ID, id, u.IsOwner(), c.PostForm("name"))
+	})
 }
 
 func (s *Server) moveView(c *gin.Context) error {
-	u := currentUser(c)
-	id, err := viewID(c)
-	if err != nil {
-		return err
-	}
 	by := 1
 	if c.PostForm("by") == "-1" {
 		by = -1
 	}
-	if err := s.Views.MoveSavedView(c.Request.Context(), u.AccountID, u.ID, id, u.IsOwner(), by); err != nil {
-		return err
-	}
-	return back(c)
+	return s.changeView(c, "", func(ctx context.Context, u *shop.User, id int64) error {
+		return s.Views.MoveSavedView(ctx, u.AccountID, u.ID, id, u.IsOwner(), by)
+	})
 }
 
 func (s *Server) deleteView(c *gin.Context) error {
-	u := currentUser(c)
+	return s.changeView(c, "Deleted the view.", func(ctx context.Context, u *shop.User, id int64) error {
+		return s.Views.DeleteSavedView(ctx, u.AccountID, u.ID, id, u.IsOwner())
+	})
+}
+
+// changeView makes a change to the view of the path as the signed-in user, then goes
+// back to the purchases page with notice ("" for none).
+func (s *Server) changeView(c *gin.Context, notice string, change func(ctx context.Context, u *shop.User, id int64) error) error {
 	id, err := viewID(c)
 	if err != nil {
 		return err
 	}
-	if err := s.Views.DeleteSavedView(c.Request.Context(), u.AccountID, u.ID, id, u.IsOwner()); err != nil {
+	if err := change(c.Request.Context(), currentUser(c), id); err != nil {
 		return err
 	}
-	s.flash(c, "Deleted the view.")
+	if notice != "" {
+		s.flash(c, notice)
+	}
 	return back(c)
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -148,19 +149,31 @@ func (s *Server) webhookDone(c *gin.Context, notice, to string) error {
 
 func (s *Server) setWebhookEnabled(enabled bool) func(c *gin.Context) error {
 	return func(c *gin.Context) error {
-		svc, e, err := s.webhookEndpoint(c)
-		if err != nil {
-			return err
-		}
-		if err := svc.SetWebhookEndpointEnabled(c.Request.Context(), e.AccountID, e.ID, enabled); err != nil {
-			return err
-		}
-		state := "disabled: no events are sent to it"
-		if enabled {
-			state = "enabled: new events are sent to it"
-		}
-		return s.webhookDone(c, fmt.Sprintf("Endpoint %d is %s.", e.ID, state), fmt.Sprintf("/webhooks/%d", e.ID))
+		return s.onEndpoint(c, func(ctx context.Context, svc shop.WebhookService, e *shop.WebhookEndpoint) (string, error) {
+			if err := svc.SetWebhookEndpointEnabled(ctx, e.AccountID, e.ID, enabled); err != nil {
+				return "", err
+			}
+			state := "disabled: no events are sent to it"
+			if enabled {
+				state = "enabled: new events are sent to it"
+			}
+			return fmt.Sprintf("Endpoint %d is %s.", e.ID, state), nil
+		})
 	}
+}
+
+// onEndpoint runs act on the endpoint of the path and ends with the notice it returns,
+// back on the endpoint's page.
+func (s *Server) onEndpoint(c *gin.Context, act func(ctx context.Context, svc shop.WebhookService, e *shop.WebhookEndpoint) (string, error)) error {
+	svc, e, err := s.webhookEndpoint(c)
+	if err != nil {
+		return err
+	}
+	notice, err := act(c.Request.Context(), svc, e)
+	if err != nil {
+		return err
+	}
+	return s.webhookDone(c, notice, fmt.Sprintf("/webhooks/%d", e.ID))
 }
 
 func (s *Server) rotateWebhook(c *gin.Context) error {
@@ -184,15 +197,13 @@ func (s *Server) rotateWebhook(c *gin.Context) error {
 }
 
 func (s *Server) testWebhook(c *gin.Context) error {
-	svc, e, err := s.webhookEndpoint(c)
-	if err != nil {
-		return err
-	}
-	id, err := svc.SendTestEvent(c.Request.Context(), e.AccountID, e.ID)
-	if err != nil {
-		return err
-	}
-	return s.webhookDone(c, fmt.Sprintf("Test event %s is on its way.", id), fmt.Sprintf("/webhooks/%d", e.ID))
+	return s.onEndpoint(c, func(ctx context.Context, svc shop.WebhookService, e *shop.WebhookEndpoint) (string, error) {
+		id, err := svc.SendTestEvent(ctx, e.AccountID, e.ID)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Test event %s is on its way.", id), nil
+	})
 }
 
 func (s *Server) deleteWebhook(c *gin.Context) error {
@@ -214,27 +225,25 @@ func (s *Server) deleteWebhook(c *gin.Context) error {
 }
 
 func (s *Server) resendWebhook(c *gin.Context) error {
-	svc, e, err := s.webhookEndpoint(c)
-	if err != nil {
-		return err
-	}
-	delivery, err := pathID(c, "delivery")
-	if err != nil {
-		return err
-	}
-	ds, err := svc.FindWebhookDeliveries(c.Request.Context(), e.AccountID, e.ID, recentDeliveries)
-	if err != nil {
-		return err
-	}
-	found := false
-	for _, d := range ds {
-		found = found || d.ID == delivery
-	}
-	if !found {
-		return shop.Errorf(shop.ENotFound, "Delivery %d of endpoint %d was not found.", delivery, e.ID)
-	}
-	if err := svc.ResendWebhookDelivery(c.Request.Context(), e.AccountID, delivery); err != nil {
-		return err
-	}
-	return s.webhookDone(c, fmt.Sprintf("Delivery %d is queued again.", delivery), fmt.Sprintf("/webhooks/%d", e.ID))
+	return s.onEndpoint(c, func(ctx context.Context, svc shop.WebhookService, e *shop.WebhookEndpoint) (string, error) {
+		delivery, err := pathID(c, "delivery")
+		if err != nil {
+			return "", err
+		}
+		ds, err := svc.FindWebhookDeliveries(ctx, e.AccountID, e.ID, recentDeliveries)
+		if err != nil {
+			return "", err
+		}
+		found := false
+		for _, d := range ds {
+			found = found || d.ID == delivery
+		}
+		if !found {
+			return "", shop.Errorf(shop.ENotFound, "Delivery %d of endpoint %d was not found.", delivery, e.ID)
+		}
+		if err := svc.ResendWebhookDelivery(ctx, e.AccountID, delivery); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Delivery %d is queued again.", delivery), nil
+	})
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"storefront/internal/mysql"
+	"storefront/internal/shop"
 	"storefront/internal/webhook"
 )
 
@@ -30,7 +32,7 @@ func TestWebhooksPage(t *testing.T) {
 	t.Cleanup(rcv.Close)
 	deliver := func() {
 		t.Helper()
-		d := webhook.NewDeliverer(e.db, webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
+		d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(e.db), webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
 			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if _, err := d.DeliverDue(context.Background()); err != nil {
 			t.Fatal(err)
@@ -210,17 +212,9 @@ func TestWebhooksPage(t *testing.T) {
 // changes nothing; account 1's staff and viewers are refused (403).
 func webhookTenancyCases(t *testing.T, e *apiEnv, owner2, viewer1, staff1 *dashUser) map[string]func(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
-	ep1, _, err := e.db.CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/one", nil)
+	ep1 := testedEndpoint(t, e, 1, "http://127.0.0.1:9/one")
+	own, _, err := mysql.NewWebhookService(e.db).CreateWebhookEndpoint(context.Background(), 2, "http://127.0.0.1:9/two", nil)
 	if err != nil {
-		t.Fatal(err)
-	}
-	own, _, err := e.db.CreateWebhookEndpoint(ctx, 2, "http://127.0.0.1:9/two", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.db.SendTestEvent(ctx, 1, ep1.ID); err != nil {
 		t.Fatal(err)
 	}
 	var delivery int64
@@ -290,16 +284,25 @@ func webhookTenancyCases(t *testing.T, e *apiEnv, owner2, viewer1, staff1 *dashU
 // screenshots, and returns the endpoint's page.
 func webhookScreens(t *testing.T, e *apiEnv) string {
 	t.Helper()
+	ep := testedEndpoint(t, e, 1, "https://hooks.example.com/storefront/events/with/a/rather/long/path")
+	return fmt.Sprintf("/webhooks/%d", ep.ID)
+}
+
+// testedEndpoint adds an endpoint at url (private addresses allowed) to the account and
+// sends it a test event, which waits queued.
+func testedEndpoint(t *testing.T, e *apiEnv, account int64, url string) *shop.WebhookEndpoint {
+	t.Helper()
 	ctx := context.Background()
 	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
-	ep, _, err := e.db.CreateWebhookEndpoint(ctx, 1, "https://hooks.example.com/storefront/events/with/a/rather/long/path", nil)
+	hooks := mysql.NewWebhookService(e.db)
+	ep, _, err := hooks.CreateWebhookEndpoint(ctx, account, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := hooks.SendTestEvent(ctx, account, ep.ID); err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf("/webhooks/%d", ep.ID)
+	return ep
 }
 
 // browserWebhooks is the owner's Webhooks flow in Chromium: add an endpoint and see its
@@ -339,7 +342,7 @@ func browserWebhooks(t *testing.T, e *apiEnv, owner *tab) {
 	if got := eval[string](t, owner, `text(document.querySelector('main [role=status]'))`); !strings.Contains(got, "is on its way") {
 		t.Fatalf("after Send test event the page says %q", got)
 	}
-	d := webhook.NewDeliverer(e.db, webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
+	d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(e.db), webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if n, err := d.DeliverDue(context.Background()); err != nil || n != 1 || received.Load() != 1 {
 		t.Fatalf("delivered %d (%v), the receiver got %d; want 1", n, err, received.Load())

@@ -28,7 +28,7 @@ func (e *env) apikeyCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	key, err := d.CreateAPIKey(ctx, *account, *name, *scope)
+	key, err := mysql.NewAdminService(d.DB).CreateAPIKey(ctx, *account, *name, *scope)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	id, err := d.CreateUser(ctx, *account, *email, *role, password)
+	id, err := mysql.NewAdminService(d.DB).CreateUser(ctx, *account, *email, *role, password)
 	if err != nil {
 		return err
 	}

@@ -57,8 +57,6 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	d.DB.ComposePurchaseReady = mail.PurchaseReady(e.cfg.BaseURL)
-	d.DB.ComposeWebhookDisabled = mail.WebhookDisabled(e.cfg.BaseURL)
 	if e.cfg.SessionKey == nil {
 		e.log.Warn("STOREFRONT_SESSION_KEY is not set: sessions are signed with a key made for this run, so everyone must sign in again after a restart")
 	}
@@ -66,20 +64,25 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	sender := mail.NewSender(d.DB, transport, mail.SenderOptions{Log: e.log})
+	// E-mails are written as they are sent, from the primary's data, with links to the
+	// public URL.
+	purchases, accounts := mysql.NewPurchaseService(d.DB), mysql.NewAccountService(d.DB)
+	sender := mail.NewSender(mysql.NewOutbox(d.DB), &mail.Composer{Purchases: purchases, Storefronts: accounts, BaseURL: e.cfg.BaseURL},
+		transport, mail.SenderOptions{Log: e.log})
 	// A committed reactivation wakes the sender at once.
 	d.DB.EmailQueued = sender.Kick
 	// Webhook events are delivered from their outbox; a commit that wrote some wakes
 	// the deliverer (docs/WEBHOOKS.md).
 	d.DB.WebhookGuard = e.webhookGuard()
-	deliverer := webhook.NewDeliverer(d.DB, webhook.Options{Log: e.log, Guard: d.DB.WebhookGuard})
+	deliverer := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(d.DB), webhook.Options{Log: e.log, Guard: d.DB.WebhookGuard})
 	d.DB.WebhookEventsWritten = deliverer.Kick
 
 	// Background work stops with bgCtx, after the HTTP server has drained.
 	bgCtx, stopBg := context.WithCancel(context.Background())
 	var bg sync.WaitGroup
 	// Bulk reactivations run here, a purchase at a time; every instance runs one.
-	runner := jobs.New(d.DB, time.Second, e.log)
+	jobService := mysql.NewJobService(d.DB)
+	runner := jobs.New(jobService, time.Second, e.log)
 	bg.Add(4)
 	go func() { defer bg.Done(); _ = sender.Run(bgCtx) }()
 	go func() { defer bg.Done(); e.sweepPastDue(bgCtx, d.DB) }()
@@ -88,17 +91,20 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	defer func() { stopBg(); bg.Wait() }()
 
 	ws := &web.Server{
-		Purchases: d.DB, Writer: d.DB, Subscribers: d.DB, Keys: d.DB, Accounts: d.DB, Users: d.DB, Admin: d.DB, Activity: d.DB, Webhooks: d.DB, Overview: d.DB, Views: d.DB, Jobs: d.DB, OnJobQueued: runner.Kick,
+		Purchases: purchases, Writer: purchases, Subscribers: mysql.NewSubscriberService(d.DB), Keys: mysql.NewAPIKeyService(d.DB),
+		Accounts: accounts, Users: mysql.NewUserService(d.DB), Admin: mysql.NewAdminService(d.DB),
+		Activity: mysql.NewAccountActivityService(d.DB), Webhooks: mysql.NewWebhookService(d.DB), Overview: mysql.NewOverviewService(d.DB),
+		Views: mysql.NewSavedViewService(d.DB), Jobs: jobService, OnJobQueued: runner.Kick,
 		SessionKey: e.cfg.SessionKey,
 		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit,
 		// Failed sign-ins are counted in the database: the throttle holds across
 		// instances and restarts.
-		SignInStore: d.DB,
+		SignInStore: mysql.NewSignInStore(d.DB),
 	}
 	if e.cfg.DSN != "" {
 		// A database named by STOREFRONT_DSN may serve several instances: a key's
 		// limit is kept in it, leased to each instance in batches (docs/SCALING.md).
-		ws.RateStore = d.DB
+		ws.RateStore = mysql.NewRateStore(d.DB)
 	}
 	if e.cfg.ReadDSN != "" {
 		replica, err := mysql.OpenReplica(e.cfg.ReadDSN)
@@ -171,7 +177,7 @@ func (e *env) sweepPastDue(ctx context.Context, db *mysql.DB) {
 // ensureDemoData seeds the private database on its first start: about 5,000 purchases
 // and 500 subscribers, a demo owner login and a demo API key.
 func (e *env) ensureDemoData(ctx context.Context, d *database) error {
-	n, err := d.CountAccounts(ctx)
+	n, err := mysql.NewAccountService(d.DB).CountAccounts(ctx)
 	if err != nil {
 		return err
 	}
@@ -182,11 +188,16 @@ func (e *env) ensureDemoData(ctx context.Context, d *database) error {
 	if _, err := seed.Run(ctx, d.DB.DB, seed.Options{Purchases: 5000, Subscribers: 500, Seed: 1, Now: time.Now()}, e.stderr); err != nil {
 		return err
 	}
-	if _, err := d.CreateUser(ctx, 1, demoEmail, "owner", demoPassword); err != nil {
+	admin := mysql.NewAdminService(d.DB)
+	if _, err := admin.CreateUser(ctx, 1, demoEmail, "owner", demoPassword); err != nil {
 		return err
 	}
-	return d.InsertAPIKey(ctx, 1, "demo", "read_write", demoAPIKey)
+	return admin.InsertAPIKey(ctx, 1, "demo", "read_write", demoAPIKey)
 }
 
-// The database is the outbox the mail sender drains.
-var _ mail.Outbox = (*mysql.DB)(nil)
+// The outbox the mail sender drains, and the store its composer reads.
+var (
+	_ mail.Outbox           = (*mysql.Outbox)(nil)
+	_ mail.PurchaseFinder   = (*mysql.PurchaseService)(nil)
+	_ mail.StorefrontFinder = (*mysql.AccountService)(nil)
+)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"storefront/internal/mysql"
 	"storefront/internal/shop"
 	"storefront/internal/webhook"
 )
@@ -52,10 +53,10 @@ func (e *env) webhookCreate(ctx context.Context, args []string) error {
 	}
 	defer d.Close()
 	d.WebhookGuard = e.webhookGuard()
-	if _, err := d.FindAccountByID(ctx, *account); err != nil {
+	if _, err := mysql.NewAccountService(d.DB).FindAccountByID(ctx, *account); err != nil {
 		return err
 	}
-	ep, secret, err := d.CreateWebhookEndpoint(ctx, *account, *url, types)
+	ep, secret, err := mysql.NewWebhookService(d.DB).CreateWebhookEndpoint(ctx, *account, *url, types)
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func (e *env) webhookList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	eps, err := d.FindWebhookEndpoints(ctx, *account)
+	eps, err := mysql.NewWebhookService(d.DB).FindWebhookEndpoints(ctx, *account)
 	if err != nil {
 		return err
 	}
@@ -116,11 +117,11 @@ func (e *env) webhookDelete(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	account, err := d.WebhookEndpointAccount(ctx, id)
+	account, err := mysql.NewWebhookService(d.DB).WebhookEndpointAccount(ctx, id)
 	if err != nil {
 		return err
 	}
-	if err := d.DeleteWebhookEndpoint(ctx, account, id); err != nil {
+	if err := mysql.NewWebhookService(d.DB).DeleteWebhookEndpoint(ctx, account, id); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "deleted webhook endpoint %d of account %d\n", id, account)

@@ -17,7 +17,6 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
-	"storefront/internal/mail"
 	"storefront/internal/mariadb"
 	"storefront/internal/mysql"
 )
@@ -107,16 +106,13 @@ func DSN(t testing.TB) string {
 	return dsn
 }
 
-// New returns an open handle on a fresh, migrated database, wired as the program wires
-// it: reactivation e-mails link to http://127.0.0.1:8080.
+// New returns an open handle on a fresh, migrated database.
 func New(t testing.TB) *mysql.DB {
 	t.Helper()
 	db, err := mysql.Open(context.Background(), DSN(t))
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}
-	db.ComposePurchaseReady = mail.PurchaseReady("http://127.0.0.1:8080")
-	db.ComposeWebhookDisabled = mail.WebhookDisabled("http://127.0.0.1:8080")
 	t.Cleanup(func() { db.Close() })
 	return db
 }
@@ -129,6 +125,29 @@ func MustExec(t testing.TB, db *sql.DB, stmts ...string) {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
+}
+
+// Query runs query on db and returns its rows as scan reads each, failing the test on
+// any error.
+func Query[T any](t testing.TB, db *sql.DB, scan func(rows *sql.Rows) (T, error), query string, args ...any) []T {
+	t.Helper()
+	rows, err := db.Query(query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return out
 }
 
 // Describe names the server the tests use, for logs.

@@ -124,9 +124,8 @@ func recordID(v *int64, raw []byte) int64 {
 
 // subscriberBatch collects subscribers until a flush.
 type subscriberBatch struct {
-	subs    []*shop.Subscriber
-	ids     map[int64]bool // subscriber ids and, negated, subscription ids
-	pending int
+	subs []*shop.Subscriber
+	ids  map[int64]bool // subscriber ids and, negated, subscription ids
 }
 
 // subscriber validates a subscriber and adds it to the batch.

@@ -75,14 +75,6 @@ func ComposePurchaseReady(p *shop.Purchase, storefrontName, baseURL string) (sub
 	return subject, b.String()
 }
 
-// PurchaseReady returns the composer of the "purchase ready" e-mail whose links start
-// with baseURL (ComposePurchaseReady), for the store that queues it.
-func PurchaseReady(baseURL string) func(p *shop.Purchase, storefrontName string) (subject, textBody string) {
-	return func(p *shop.Purchase, storefrontName string) (string, string) {
-		return ComposePurchaseReady(p, storefrontName, baseURL)
-	}
-}
-
 // DownloadURL is the link to download one line item of a purchase.
 func DownloadURL(baseURL, salt string, lineItemID int64) string {
 	return fmt.Sprintf("%s/downloads/%s/%d", strings.TrimRight(baseURL, "/"), url.PathEscape(salt), lineItemID)

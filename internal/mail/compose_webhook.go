@@ -5,15 +5,6 @@ import (
 	"strings"
 )
 
-// WebhookDisabled returns the composer of the e-mail to owners of a disabled webhook
-// endpoint (ComposeWebhookDisabled) whose link starts with baseURL, for the store that
-// queues it.
-func WebhookDisabled(baseURL string) func(endpointID int64, endpointURL, reason string) (subject, textBody string) {
-	return func(endpointID int64, endpointURL, reason string) (string, string) {
-		return ComposeWebhookDisabled(endpointID, endpointURL, reason, baseURL)
-	}
-}
-
 // ComposeWebhookDisabled writes the e-mail to an account's owners when one of its
 // webhook endpoints was disabled because every attempt failed for three days
 // (docs/WEBHOOKS.md).

@@ -2,8 +2,11 @@
 // database outbox (docs/API.md#reactivation).
 //
 // An e-mail is queued as a row of the email_outbox table in the same transaction as
-// the change that causes it (a reactivation), so that it is sent if and only if the
-// change commits, and survives restarts. A Sender drains the outbox: it claims due rows
+// the change that causes it (a reactivation, a webhook endpoint disabled), so that it
+// is sent if and only if the change commits, and survives restarts. The row says what
+// the e-mail is about (its kind, the purchase, the address and a few facts); the
+// Composer writes its subject and body when it is sent, so that every message's text
+// is written in this package. A Sender drains the outbox: it claims due rows
 // in a short transaction (SELECT ... FOR UPDATE SKIP LOCKED, then status 'sending' with
 // a lease), sends them outside any transaction through a Transport, and records the
 // outcome: 'sent', back to 'queued' with an exponential backoff, or 'failed' after
@@ -62,10 +65,10 @@ type Outbox interface {
 	// lease until leaseUntil. A lapsed 'sending' row that already had maxAttempts
 	// claims is marked 'failed' instead of being returned.
 	ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit, maxAttempts int) ([]Claimed, error)
-	// MarkEmailSent records the delivery of a row at the given time, whatever its
-	// state other than 'sent' (a delivered message is delivered, even when its lease
-	// lapsed meanwhile).
-	MarkEmailSent(ctx context.Context, id int64, at time.Time) error
+	// MarkEmailSent records the delivery of a row at the given time with the subject
+	// it was sent with, whatever its state other than 'sent' (a delivered message is
+	// delivered, even when its lease lapsed meanwhile).
+	MarkEmailSent(ctx context.Context, id int64, subject string, at time.Time) error
 	// RetryEmail puts a claimed row back to 'queued', due at next, with lastErr;
 	// unreachable records that the mail server could not be reached (HurryEmails). It
 	// does nothing (and reports false) when the claim identified by leaseUntil no longer

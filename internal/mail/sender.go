@@ -42,6 +42,7 @@ type SenderOptions struct {
 // SendDue are safe to call from others.
 type Sender struct {
 	outbox    Outbox
+	composer  *Composer
 	transport Transport
 	opt       SenderOptions
 	kick      chan struct{}
@@ -50,11 +51,18 @@ type Sender struct {
 	mu sync.Mutex
 	// unmarked holds messages delivered whose 'sent' mark did not reach the database
 	// yet, with the time of delivery: they are marked again, never sent again.
-	unmarked map[int64]time.Time
+	unmarked map[int64]sentMark
 }
 
-// NewSender returns a Sender of the outbox's messages.
-func NewSender(outbox Outbox, transport Transport, opt SenderOptions) *Sender {
+// sentMark is what marking a row sent records.
+type sentMark struct {
+	subject string
+	at      time.Time
+}
+
+// NewSender returns a Sender of the outbox's messages, written by composer as they
+// are sent.
+func NewSender(outbox Outbox, composer *Composer, transport Transport, opt SenderOptions) *Sender {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
@@ -84,10 +92,11 @@ func NewSender(outbox Outbox, transport Transport, opt SenderOptions) *Sender {
 	}
 	return &Sender{
 		outbox:    outbox,
+		composer:  composer,
 		transport: transport,
 		opt:       opt,
 		kick:      make(chan struct{}, 1),
-		unmarked:  map[int64]time.Time{},
+		unmarked:  map[int64]sentMark{},
 	}
 }
 
@@ -163,18 +172,23 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	// Outcomes are recorded even when ctx ends meanwhile: a delivery that is not
 	// recorded would be repeated.
 	rctx := context.WithoutCancel(ctx)
-	if at, ok := s.unmarked[c.ID]; ok {
+	if m, ok := s.unmarked[c.ID]; ok {
 		// Delivered already by this Sender; its lease lapsed before the mark got through.
-		s.markSent(rctx, c.ID, at)
+		s.markSent(rctx, c.ID, m)
 		return false
 	}
 	// A send is not cut off by shutdown either: cutting it after the server accepted
 	// the message but before its reply arrives would send it twice.
 	sctx, cancel := context.WithTimeout(rctx, s.opt.SendTimeout)
-	err := s.transport.Send(sctx, Message{ID: c.ID, To: c.To, Subject: c.Subject, Body: c.Body, Date: s.opt.Now()})
+	// The text is written now, from the data as it is (Composer).
+	subject, body, err := s.composer.Compose(sctx, c)
+	sent := err == nil
+	if sent {
+		err = s.transport.Send(sctx, Message{ID: c.ID, To: c.To, Subject: subject, Body: body, Date: s.opt.Now()})
+	}
 	cancel()
 	if err == nil {
-		s.markSent(rctx, c.ID, s.opt.Now())
+		s.markSent(rctx, c.ID, sentMark{subject: subject, at: s.opt.Now()})
 		return true
 	}
 	msg := err.Error()
@@ -190,7 +204,9 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	}
 	next := s.opt.Now().Add(s.Backoff(c.Attempts))
 	s.opt.Log.Warn("e-mail not sent; will retry", "outbox_id", c.ID, "attempts", c.Attempts, "next_attempt_at", next, "err", err)
-	if _, rerr := s.outbox.RetryEmail(rctx, c.ID, c.LeaseUntil, next, msg, unreachable(err)); rerr != nil {
+	// Only a failed send says the mail server could not be reached; a failed read of
+	// what the e-mail is about (the database) does not.
+	if _, rerr := s.outbox.RetryEmail(rctx, c.ID, c.LeaseUntil, next, msg, sent && unreachable(err)); rerr != nil {
 		// The lease lapses and the message is tried again then.
 		s.opt.Log.Error("mail outbox: schedule retry", "outbox_id", c.ID, "err", rerr)
 	}
@@ -222,12 +238,12 @@ func unreachable(err error) bool {
 
 // markSent records a delivery, remembering it for a later try when the database does
 // not take it now.
-func (s *Sender) markSent(ctx context.Context, id int64, at time.Time) {
+func (s *Sender) markSent(ctx context.Context, id int64, m sentMark) {
 	mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := s.outbox.MarkEmailSent(mctx, id, at); err != nil {
+	if err := s.outbox.MarkEmailSent(mctx, id, m.subject, m.at); err != nil {
 		s.opt.Log.Error("mail outbox: e-mail delivered but not marked sent; will mark it again", "outbox_id", id, "err", err)
-		s.unmarked[id] = at
+		s.unmarked[id] = m
 		return
 	}
 	delete(s.unmarked, id)
@@ -235,8 +251,8 @@ func (s *Sender) markSent(ctx context.Context, id int64, at time.Time) {
 
 // markUnmarked retries the marks that failed before.
 func (s *Sender) markUnmarked(ctx context.Context) {
-	for id, at := range s.unmarked {
-		s.markSent(context.WithoutCancel(ctx), id, at)
+	for id, m := range s.unmarked {
+		s.markSent(context.WithoutCancel(ctx), id, m)
 	}
 }
 

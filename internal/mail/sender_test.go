@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"storefront/internal/dbtest"
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
+	"storefront/internal/shop"
 	"storefront/internal/smtptest"
 )
 
@@ -54,19 +56,39 @@ func (r *rig) sender(opt mail.SenderOptions) *mail.Sender {
 	tr.Timeout = 5 * time.Second
 	opt.Now = r.clock.Now
 	opt.Log = slog.New(slog.NewTextHandler(&lockedWriter{w: &r.log}, nil))
-	return mail.NewSender(r.db, tr, opt)
+	return mail.NewSender(mysql.NewOutbox(r.db), fixtureComposer(), tr, opt)
+}
+
+// fixtureStore serves the fixture purchase of the storefront "Pixel Shop".
+type fixtureStore struct{}
+
+func (fixtureStore) FindPurchaseByID(_ context.Context, accountID, id int64) (*shop.Purchase, error) {
+	p := purchaseFixture()
+	if accountID != p.AccountID || id != p.ID {
+		return nil, shop.Errorf(shop.ENotFound, "Purchase %d was not found.", id)
+	}
+	return p, nil
+}
+
+func (fixtureStore) FindStorefronts(context.Context, int64) ([]*shop.Storefront, error) {
+	return []*shop.Storefront{{ID: purchaseFixture().StorefrontID, Name: "Pixel Shop"}}, nil
+}
+
+// fixtureComposer writes e-mails about the fixture purchase, with links to
+// https://shop.example.
+func fixtureComposer() *mail.Composer {
+	return &mail.Composer{Purchases: fixtureStore{}, Storefronts: fixtureStore{}, BaseURL: "https://shop.example"}
 }
 
 // enqueue queues the purchase-ready e-mail of the fixture purchase, as a reactivation does.
 func (r *rig) enqueue(to string) int64 {
 	r.t.Helper()
 	p := purchaseFixture()
-	subject, body := mail.ComposePurchaseReady(p, "Pixel Shop", "https://shop.example")
 	tx, err := r.db.BeginTx(context.Background(), nil)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	id, err := r.db.EnqueueEmail(context.Background(), tx, mail.Email{AccountID: p.AccountID, PurchaseID: p.ID, To: to, Subject: subject, Body: body})
+	id, err := mysql.NewOutbox(r.db).EnqueueEmail(context.Background(), tx, mail.Email{AccountID: p.AccountID, Kind: shop.EmailPurchaseReady, PurchaseID: p.ID, To: to})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -294,7 +316,7 @@ func TestSender_SendDue(t *testing.T) {
 		id := r.enqueue("zoe@example.com")
 		// A Sender of another process claims the message and dies before sending it.
 		t0 := r.clock.Now()
-		if c, err := r.db.ClaimEmails(context.Background(), t0, t0.Add(5*time.Minute), 10, 10); err != nil || len(c) != 1 {
+		if c, err := mysql.NewOutbox(r.db).ClaimEmails(context.Background(), t0, t0.Add(5*time.Minute), 10, 10); err != nil || len(c) != 1 {
 			t.Fatalf("claim: got %v, %v", c, err)
 		}
 		s := r.sender(mail.SenderOptions{Lease: 5 * time.Minute})
@@ -318,7 +340,7 @@ func TestSender_SendDue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := mail.NewSender(r.db, tr, mail.SenderOptions{Now: r.clock.Now})
+		s := mail.NewSender(mysql.NewOutbox(r.db), fixtureComposer(), tr, mail.SenderOptions{Now: r.clock.Now})
 		if n := sendDue(t, s); n != 1 {
 			t.Fatalf("sent: got %d, want 1", n)
 		}
@@ -343,24 +365,24 @@ type flakyOutbox struct {
 	broken bool
 }
 
-func (f *flakyOutbox) MarkEmailSent(ctx context.Context, id int64, at time.Time) error {
+func (f *flakyOutbox) MarkEmailSent(ctx context.Context, id int64, subject string, at time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.broken {
 		return errors.New("database unreachable")
 	}
-	return f.Outbox.MarkEmailSent(ctx, id, at)
+	return f.Outbox.MarkEmailSent(ctx, id, subject, at)
 }
 
 func TestSender_UnmarkedIsNotResent(t *testing.T) {
 	r := newRig(t, nil)
 	id := r.enqueue("zoe@example.com")
-	ob := &flakyOutbox{Outbox: r.db, broken: true}
+	ob := &flakyOutbox{Outbox: mysql.NewOutbox(r.db), broken: true}
 	tr, err := mail.NewSMTPTransport(r.smtp.URL(), from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mail.NewSender(ob, tr, mail.SenderOptions{Now: r.clock.Now, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)})
+	s := mail.NewSender(ob, fixtureComposer(), tr, mail.SenderOptions{Now: r.clock.Now, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)})
 	sendDue(t, s)
 	if w := r.row(id); w.status != "sending" {
 		t.Fatalf("row: got %+v, want still sending", w)
@@ -474,7 +496,7 @@ func TestSender_Run(t *testing.T) {
 }
 
 func TestSender_Backoff(t *testing.T) {
-	s := mail.NewSender(nil, nil, mail.SenderOptions{})
+	s := mail.NewSender(nil, nil, nil, mail.SenderOptions{})
 	for attempts, want := range map[int]time.Duration{
 		1: 30 * time.Second, 2: time.Minute, 3: 2 * time.Minute, 7: 32 * time.Minute, 8: time.Hour, 10: time.Hour, 100: time.Hour,
 	} {
@@ -502,7 +524,7 @@ func TestSender_ShutdownReleasesClaims(t *testing.T) {
 	ids := []int64{r.enqueue("a@example.com"), r.enqueue("b@example.com"), r.enqueue("c@example.com")}
 	ctx, cancel := context.WithCancel(context.Background())
 	tr := &cancelingTransport{cancel: cancel}
-	s := mail.NewSender(r.db, tr, mail.SenderOptions{Now: r.clock.Now, Log: slog.New(slog.DiscardHandler)})
+	s := mail.NewSender(mysql.NewOutbox(r.db), fixtureComposer(), tr, mail.SenderOptions{Now: r.clock.Now, Log: slog.New(slog.DiscardHandler)})
 	if n, err := s.SendDue(ctx); n != 1 || err != nil {
 		t.Fatalf("SendDue: got %d, %v, want 1 delivered before shutdown", n, err)
 	}
@@ -515,5 +537,49 @@ func TestSender_ShutdownReleasesClaims(t *testing.T) {
 		if w := r.row(id); w.status != "queued" || w.attempts != 0 || !w.next.Equal(r.clock.Now()) {
 			t.Errorf("row %d: got %+v, want queued, 0 attempts, due now", id, w)
 		}
+	}
+}
+
+// failingStore fails every read while down is set, as a database that cannot be
+// reached does.
+type failingStore struct {
+	fixtureStore
+	down bool
+}
+
+func (f *failingStore) FindPurchaseByID(ctx context.Context, accountID, id int64) (*shop.Purchase, error) {
+	if f.down {
+		// The driver's error for a connection that broke.
+		return nil, fmt.Errorf("database unreachable: %w", io.ErrUnexpectedEOF)
+	}
+	return f.fixtureStore.FindPurchaseByID(ctx, accountID, id)
+}
+
+func TestSender_ComposeFails(t *testing.T) {
+	// What the e-mail is about cannot be read: the e-mail waits for its back-off, and it
+	// is not taken for one that waits for the mail server.
+	r := newRig(t, nil)
+	id := r.enqueue("zoe@example.com")
+	store := &failingStore{down: true}
+	tr, err := mail.NewSMTPTransport(r.smtp.URL(), from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mail.NewSender(mysql.NewOutbox(r.db), &mail.Composer{Purchases: store, Storefronts: store, BaseURL: "https://shop.example"}, tr,
+		mail.SenderOptions{Now: r.clock.Now, Log: slog.New(slog.DiscardHandler)})
+	if n := sendDue(t, s); n != 0 {
+		t.Fatalf("sent %d without its text", n)
+	}
+	var unreachable bool
+	if err := r.db.QueryRow("SELECT server_unreachable FROM email_outbox WHERE id = ?", id).Scan(&unreachable); err != nil {
+		t.Fatal(err)
+	}
+	if w := r.row(id); w.status != "queued" || w.attempts != 1 || !strings.Contains(w.lastErr.String, "database unreachable") || unreachable {
+		t.Fatalf("row: got %+v (server unreachable %v), want queued after 1 attempt with the error, not waiting for the mail server", w, unreachable)
+	}
+	store.down = false
+	r.clock.Advance(30 * time.Second)
+	if n := sendDue(t, s); n != 1 || len(r.smtp.Messages()) != 1 {
+		t.Fatalf("sent %d, server has %d, want the e-mail once", n, len(r.smtp.Messages()))
 	}
 }

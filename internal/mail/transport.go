@@ -158,7 +158,7 @@ func (t *SMTPTransport) build(msg Message) (*gomail.Msg, error) {
 		date = time.Now()
 	}
 	m.SetDateWithValue(date)
-	m.SetHeader(gomail.Header("Auto-Submitted"), "auto-generated")
+	m.SetGenHeader(gomail.Header("Auto-Submitted"), "auto-generated")
 	m.SetBodyString(gomail.TypeTextPlain, msg.Body)
 	return m, nil
 }

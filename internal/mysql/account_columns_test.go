@@ -7,6 +7,7 @@ import (
 
 	"storefront/internal/dbtest"
 	"storefront/internal/importer"
+	"storefront/internal/mysql"
 	"storefront/internal/shop"
 )
 
@@ -19,15 +20,15 @@ func TestMigrations_AccountColumnsFilled(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
 	importFile(t, db, importFixturePath)
-	if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 4, Refulfill: true, Actor: "test",
+	if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 4, Refulfill: true, Actor: "test",
 		CustomerEmail: "support@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	uid, err := db.CreateUser(ctx, 1, "owner@shop.test", "owner", "correct horse battery staple")
+	uid, err := mysql.NewAdminService(db).CreateUser(ctx, 1, "owner@shop.test", "owner", "correct horse battery staple")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CreateSession(ctx, 1, uid); err != nil {
+	if _, err := mysql.NewUserService(db).CreateSession(ctx, 1, uid); err != nil {
 		t.Fatal(err)
 	}
 	dbtest.MustExec(t, db.DB, `INSERT INTO subscriber_activity (account_id, subscriber_id, actor, action, details, created_at)
@@ -79,7 +80,7 @@ func TestImport_MoveKeepsTheAccountColumns(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
 	importFile(t, db, importFixturePath)
-	if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 4, Refulfill: true, Actor: "test",
+	if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 4, Refulfill: true, Actor: "test",
 		CustomerEmail: "support@example.com"}); err != nil {
 		t.Fatal(err)
 	}

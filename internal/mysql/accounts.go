@@ -17,9 +17,9 @@ import (
 )
 
 // FindAccountByID returns an account, or ENotFound.
-func (db *DB) FindAccountByID(ctx context.Context, id int64) (*shop.Account, error) {
+func (s *AccountService) FindAccountByID(ctx context.Context, id int64) (*shop.Account, error) {
 	var a shop.Account
-	err := db.QueryRowContext(ctx, "SELECT id, name, api_username, timezone FROM accounts WHERE id = ?", id).
+	err := s.db.QueryRowContext(ctx, "SELECT id, name, api_username, timezone FROM accounts WHERE id = ?", id).
 		Scan(&a.ID, &a.Name, &a.APIUsername, &a.Timezone)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, shop.Errorf(shop.ENotFound, "Account %d was not found.", id)
@@ -31,9 +31,9 @@ func (db *DB) FindAccountByID(ctx context.Context, id int64) (*shop.Account, err
 }
 
 // FindStorefronts returns the account's storefronts ordered by id.
-func (db *DB) FindStorefronts(ctx context.Context, accountID int64) ([]*shop.Storefront, error) {
+func (s *AccountService) FindStorefronts(ctx context.Context, accountID int64) ([]*shop.Storefront, error) {
 	var out []*shop.Storefront
-	err := eachRow(ctx, db.DB, "SELECT id, account_id, name, currency, download_limit, download_days, past_due_grace_days FROM storefronts WHERE account_id = ? ORDER BY id",
+	err := eachRow(ctx, s.db.DB, "SELECT id, account_id, name, currency, download_limit, download_days, past_due_grace_days FROM storefronts WHERE account_id = ? ORDER BY id",
 		[]any{accountID}, func(rows *sql.Rows) error {
 			var s shop.Storefront
 			if err := rows.Scan(&s.ID, &s.AccountID, &s.Name, &s.Currency, &s.DownloadLimit, &s.DownloadDays, &s.PastDueGraceDays); err != nil {
@@ -46,9 +46,9 @@ func (db *DB) FindStorefronts(ctx context.Context, accountID int64) ([]*shop.Sto
 }
 
 // CountAccounts returns how many accounts exist: zero means a database without data.
-func (db *DB) CountAccounts(ctx context.Context) (int, error) {
+func (s *AccountService) CountAccounts(ctx context.Context) (int, error) {
 	var n int
-	err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM accounts").Scan(&n)
+	err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM accounts").Scan(&n)
 	return n, translate(err)
 }
 
@@ -63,11 +63,11 @@ func HashAPIKey(key string) []byte {
 }
 
 // CreateAPIKey makes a new key for the account and returns it; only its hash is kept.
-func (db *DB) CreateAPIKey(ctx context.Context, accountID int64, name, scope string) (string, error) {
+func (s *AdminService) CreateAPIKey(ctx context.Context, accountID int64, name, scope string) (string, error) {
 	if scope != shop.ScopeRead && scope != shop.ScopeReadWrite {
 		return "", shop.ParamErrorf(shop.EInvalid, "scope", "Scope must be %q or %q.", shop.ScopeRead, shop.ScopeReadWrite)
 	}
-	if _, err := db.FindAccountByID(ctx, accountID); err != nil {
+	if _, err := NewAccountService(s.db).FindAccountByID(ctx, accountID); err != nil {
 		return "", err
 	}
 	b := make([]byte, 32)
@@ -75,14 +75,15 @@ func (db *DB) CreateAPIKey(ctx context.Context, accountID int64, name, scope str
 		return "", err
 	}
 	key := APIKeyPrefix + base64.RawURLEncoding.EncodeToString(b)
-	if err := db.InsertAPIKey(ctx, accountID, name, scope, key); err != nil {
+	if err := s.InsertAPIKey(ctx, accountID, name, scope, key); err != nil {
 		return "", err
 	}
 	return key, nil
 }
 
 // InsertAPIKey stores the hash of a given key; CreateAPIKey makes the key itself.
-func (db *DB) InsertAPIKey(ctx context.Context, accountID int64, name, scope, key string) error {
+func (s *AdminService) InsertAPIKey(ctx context.Context, accountID int64, name, scope, key string) error {
+	db := s.db
 	_, err := db.ExecContext(ctx, "INSERT INTO api_keys (account_id, name, key_hash, scope, created_at) VALUES (?, ?, ?, ?, ?)",
 		accountID, name, HashAPIKey(key), scope, db.Now().UTC())
 	return translate(err)
@@ -95,7 +96,8 @@ const MaxPasswordBytes = 72
 var BcryptCost = 12
 
 // CreateUser makes a dashboard user of the account.
-func (db *DB) CreateUser(ctx context.Context, accountID int64, email, role, password string) (int64, error) {
+func (s *AdminService) CreateUser(ctx context.Context, accountID int64, email, role, password string) (int64, error) {
+	db := s.db
 	email = strings.TrimSpace(email)
 	if email == "" || !strings.Contains(email, "@") || strings.ContainsAny(email, " \r\n\t") {
 		return 0, shop.ParamErrorf(shop.EInvalid, "email", "%q is not an e-mail address.", email)
@@ -109,7 +111,7 @@ func (db *DB) CreateUser(ctx context.Context, accountID int64, email, role, pass
 	if len(password) > MaxPasswordBytes {
 		return 0, shop.ParamErrorf(shop.EInvalid, "password", "The password must have at most %d bytes.", MaxPasswordBytes)
 	}
-	if _, err := db.FindAccountByID(ctx, accountID); err != nil {
+	if _, err := NewAccountService(db).FindAccountByID(ctx, accountID); err != nil {
 		return 0, err
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), BcryptCost)
@@ -133,9 +135,9 @@ func (db *DB) CreateUser(ctx context.Context, accountID int64, email, role, pass
 }
 
 // AuthenticateAPIKey returns the live key with this secret, or EUnauthenticated.
-func (db *DB) AuthenticateAPIKey(ctx context.Context, secret string) (*shop.APIKey, error) {
+func (s *APIKeyService) AuthenticateAPIKey(ctx context.Context, secret string) (*shop.APIKey, error) {
 	var k shop.APIKey
-	err := db.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.name, k.scope, a.api_username, a.timezone
+	err := s.db.QueryRowContext(ctx, `SELECT k.id, k.account_id, k.name, k.scope, a.api_username, a.timezone
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		WHERE k.key_hash = ? AND k.revoked_at IS NULL`, HashAPIKey(secret)).
 		Scan(&k.ID, &k.AccountID, &k.Name, &k.Scope, &k.APIUsername, &k.Timezone)
@@ -150,7 +152,8 @@ func (db *DB) AuthenticateAPIKey(ctx context.Context, secret string) (*shop.APIK
 
 // TouchAPIKey records the key's last use. Writes at most once a minute per key, so that
 // a busy key does not turn every read into a write.
-func (db *DB) TouchAPIKey(ctx context.Context, accountID, id int64) error {
+func (s *APIKeyService) TouchAPIKey(ctx context.Context, accountID, id int64) error {
+	db := s.db
 	now := db.Now().UTC().Truncate(time.Second)
 	_, err := db.ExecContext(ctx, "UPDATE api_keys SET last_used_at = ? WHERE account_id = ? AND id = ? AND (last_used_at IS NULL OR last_used_at <= ?)",
 		now, accountID, id, now.Add(-time.Minute))

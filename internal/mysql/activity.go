@@ -12,8 +12,10 @@ import (
 
 // outboxEntry is one row of email_outbox, as the timeline needs it.
 type outboxEntry struct {
-	id                   int64
-	to, subject, status  string
+	id         int64
+	to, status string
+	// subject is the text's subject: a composed row's, or the one sent; "" before.
+	subject              string
 	attempts             int64
 	lastError            sql.NullString
 	createdAt, nextTryAt time.Time
@@ -27,13 +29,13 @@ type outboxEntry struct {
 // adds an "email_sent" entry at the time it was sent; an outbox row about the purchase
 // with no activity entry of its own appears as an "email_queued" entry by "system".
 // An unknown purchase, or one of another account, has an empty timeline.
-func (db *DB) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]shop.TimelineEntry, error) {
-	acts, err := db.FindPurchaseActivity(ctx, accountID, purchaseID)
+func (s *PurchaseService) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) ([]shop.TimelineEntry, error) {
+	acts, err := s.FindPurchaseActivity(ctx, accountID, purchaseID)
 	if err != nil {
 		return nil, err
 	}
 	var mails []*outboxEntry
-	err = eachRow(ctx, db.DB, `SELECT id, to_address, subject, status, attempts, last_error, created_at, next_attempt_at, sent_at
+	err = eachRow(ctx, s.db.DB, `SELECT id, to_address, COALESCE(subject, ''), status, attempts, last_error, created_at, next_attempt_at, sent_at
 		FROM email_outbox WHERE purchase_id = ? AND account_id = ? ORDER BY id`,
 		[]any{purchaseID, accountID}, func(rows *sql.Rows) error {
 			m := &outboxEntry{}
@@ -125,6 +127,9 @@ func matchOutbox(mails []*outboxEntry, to string, at time.Time) *outboxEntry {
 // delivery puts an outbox row's delivery state on an e-mail's timeline entry.
 func (m *outboxEntry) delivery(e *shop.TimelineEntry) {
 	e.EmailStatus, e.Attempts = m.status, int(m.attempts)
+	if e.Subject == "" {
+		e.Subject = m.subject
+	}
 	if m.lastError.Valid {
 		e.LastError = m.lastError.String
 	}

@@ -26,17 +26,9 @@ type DB struct {
 	*sql.DB
 	// Now is the clock; tests replace it.
 	Now func() time.Time
-	// ComposePurchaseReady writes the "purchase ready" e-mail a reactivation queues;
-	// the program sets it to internal/mail's composer, with the public URL its links
-	// start with.
-	ComposePurchaseReady func(p *shop.Purchase, storefrontName string) (subject, body string)
 	// EmailQueued, when set, is called after a transaction that queued an e-mail has
 	// committed: the program wires it to wake the mail sender.
 	EmailQueued func()
-	// ComposeWebhookDisabled writes the e-mail to an account's owners when one of its
-	// webhook endpoints was disabled; the program sets it to internal/mail's composer,
-	// with the public URL. Without it the e-mail is one plain sentence.
-	ComposeWebhookDisabled func(endpointID int64, endpointURL, reason string) (subject, body string)
 	// WebhookGuard checks endpoint URLs when they are saved; nil allows public
 	// addresses only.
 	WebhookGuard *webhook.Guard
@@ -151,6 +143,18 @@ func (db *DB) migrations() (*goose.Provider, error) {
 			_, err := RebuildRollups(ctx, sqlDB)
 			return err
 		}}, noop),
+		// Down only: the version before 00099 sends the text it finds in a row, and rows
+		// queued since have none until they are sent. Those still to send are given up
+		// (marked failed, with the reason), and every row gets a text, so that 00099's
+		// down can make the columns NOT NULL again.
+		goose.NewGoMigration(100, noop, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
+			_, err := sqlDB.ExecContext(ctx, `UPDATE email_outbox
+				SET last_error = IF(status IN ('queued', 'sending'), 'not sent: queued without its text, which this version cannot write', last_error),
+				status = IF(status IN ('queued', 'sending'), 'failed', status),
+				subject = COALESCE(subject, ''), body = COALESCE(body, '')
+				WHERE subject IS NULL OR body IS NULL`)
+			return err
+		}}),
 	))
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)

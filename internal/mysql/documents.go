@@ -53,7 +53,7 @@ func storeDocuments(ctx context.Context, q queryer, accountID int64, ps []*shop.
 func writeDocuments(ctx context.Context, q queryer, accountID int64, ids []int64) error {
 	for start := 0; start < len(ids); start += documentBatch {
 		part := ids[start:min(start+documentBatch, len(ids))]
-		page, err := readPurchases(ctx, q, &shop.PurchasePage{}, accountID, part, len(part), false)
+		page, err := readPurchases(ctx, q, &shop.PurchasePage{}, accountID, part, len(part))
 		if err != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ func readDocuments(ctx context.Context, q queryer, accountID int64, ids []int64)
 	}
 	if len(missing) > 0 {
 		slog.Warn("purchase documents missing; built from rows", "account", accountID, "purchases", len(missing))
-		page, err := readPurchases(ctx, q, &shop.PurchasePage{}, accountID, missing, len(missing), false)
+		page, err := readPurchases(ctx, q, &shop.PurchasePage{}, accountID, missing, len(missing))
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +124,8 @@ func readDocuments(ctx context.Context, q queryer, accountID int64, ids []int64)
 }
 
 // FindPurchaseDocuments implements shop.PurchaseService.
-func (db *DB) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter) (*shop.DocumentPage, error) {
+func (s *PurchaseService) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter) (*shop.DocumentPage, error) {
+	db := s.db
 	n := perPage(f.PerPage)
 	page := &shop.DocumentPage{Total: -1}
 	rows, err := pageIDs(ctx, db.DB, f, n, &page.Total)
@@ -146,8 +147,8 @@ func (db *DB) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter) 
 }
 
 // FindPurchaseDocument implements shop.PurchaseService.
-func (db *DB) FindPurchaseDocument(ctx context.Context, accountID, id int64) ([]byte, error) {
-	docs, err := readDocuments(ctx, db.DB, accountID, []int64{id})
+func (s *PurchaseService) FindPurchaseDocument(ctx context.Context, accountID, id int64) ([]byte, error) {
+	docs, err := readDocuments(ctx, s.db.DB, accountID, []int64{id})
 	if err != nil {
 		return nil, err
 	}

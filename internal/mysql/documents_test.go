@@ -61,7 +61,7 @@ func TestDocuments_RebuiltEqual(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDerived(t, db, "a re-import that renames a customer")
-	other, err := db.FindPurchaseDocument(ctx, 1, 9007199254740993)
+	other, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, 9007199254740993)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,13 +71,13 @@ func TestDocuments_RebuiltEqual(t *testing.T) {
 
 	// Reactivation, with and without refulfilment.
 	for _, refulfill := range []bool{false, true} {
-		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 4, Refulfill: refulfill, Actor: "test",
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 4, Refulfill: refulfill, Actor: "test",
 			CustomerEmail: "support@example.com"}); err != nil {
 			t.Fatal(err)
 		}
 		checkDerived(t, db, "a reactivation")
 	}
-	got, err := db.FindPurchaseDocument(ctx, 1, 4)
+	got, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, 4)
 	if err != nil {
 		t.Fatal(err)
 	}

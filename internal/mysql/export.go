@@ -15,8 +15,8 @@ import (
 // in the same order; each batch is one read of the ids from the plan's index, one
 // primary-key read of their rows and one read of their line items. At most three
 // batches are held at a time, however many purchases match.
-func (db *DB) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
-	return exportPurchases(ctx, db.DB, f, fn)
+func (s *PurchaseService) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
+	return exportPurchases(ctx, s.db.DB, f, fn)
 }
 
 func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {

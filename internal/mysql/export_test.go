@@ -51,7 +51,7 @@ func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	for account, ids := range byAccount {
-		page, err := readPurchases(ctx, db.DB, &shop.PurchasePage{}, account, ids, len(ids), false)
+		page, err := readPurchases(ctx, db.DB, &shop.PurchasePage{}, account, ids, len(ids))
 		if err != nil {
 			return nil, err
 		}

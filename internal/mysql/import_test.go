@@ -193,7 +193,7 @@ func TestImport_RoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		delete(want, "subscriber_id")
-		got, err := db.FindPurchaseByID(ctx, accountOf[ids.StorefrontID], ids.ID)
+		got, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, accountOf[ids.StorefrontID], ids.ID)
 		if err != nil {
 			t.Fatalf("purchases[%d] (id %d): %v", i, ids.ID, err)
 		}
@@ -216,7 +216,7 @@ func TestImport_RoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		delete(want, "storefront_id")
-		got, err := db.FindSubscriberByID(ctx, accountOf[ids.StorefrontID], ids.StorefrontID, ids.ID)
+		got, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, accountOf[ids.StorefrontID], ids.StorefrontID, ids.ID)
 		if err != nil {
 			t.Fatalf("subscribers[%d] (id %d): %v", i, ids.ID, err)
 		}
@@ -274,7 +274,7 @@ func TestImport_Replaces(t *testing.T) {
 	if _, err := importer.Run(ctx, db, strings.NewReader(doc), nil); err != nil {
 		t.Fatal(err)
 	}
-	p, err := db.FindPurchaseByID(ctx, 1, 1)
+	p, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,28 +291,28 @@ func TestImport_Replaces(t *testing.T) {
 	if _, err := importer.Run(ctx, db, strings.NewReader(`{"purchases":[`+moved+`]}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	p, err = db.FindPurchaseByID(ctx, 1, 1)
+	p, err = mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.LineItems) != 0 {
 		t.Errorf("purchase 1 after its line item moved: got %+v, want no line items", p.LineItems)
 	}
-	p, err = db.FindPurchaseByID(ctx, 1, 4)
+	p, err = mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.LineItems) != 1 || p.LineItems[0].ID != 12 || strings.Join(p.LineItems[0].ProductKeys, ",") != "NEW" {
 		t.Errorf("purchase 4: got line items %+v, want item 12 with key NEW", p.LineItems)
 	}
-	s, err := db.FindSubscriberByID(ctx, 1, 10, 100)
+	s, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, 1, 10, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Subscription != nil {
 		t.Errorf("subscriber 100: got subscription %+v, want none", s.Subscription)
 	}
-	s, err = db.FindSubscriberByID(ctx, 1, 10, 101)
+	s, err = mysql.NewSubscriberService(db).FindSubscriberByID(ctx, 1, 10, 101)
 	if err != nil {
 		t.Fatal(err)
 	}

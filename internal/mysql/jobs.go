@@ -10,14 +10,12 @@ import (
 	"storefront/internal/shop"
 )
 
-var _ shop.JobService = (*DB)(nil)
-
 // CountStatuses implements shop.JobService.
-func (db *DB) CountStatuses(ctx context.Context, accountID int64, ids []int64) (map[shop.PurchaseStatus]int64, error) {
+func (s *JobService) CountStatuses(ctx context.Context, accountID int64, ids []int64) (map[shop.PurchaseStatus]int64, error) {
 	out := map[shop.PurchaseStatus]int64{}
 	for start := 0; start < len(ids); start += 10000 {
 		list, args := importInList(ids[start:min(start+10000, len(ids))])
-		err := eachRow(ctx, db.DB, "SELECT status, COUNT(*) FROM purchases WHERE account_id = ? AND id IN "+list+" GROUP BY status",
+		err := eachRow(ctx, s.db.DB, "SELECT status, COUNT(*) FROM purchases WHERE account_id = ? AND id IN "+list+" GROUP BY status",
 			append([]any{accountID}, args...), func(rows *sql.Rows) error {
 				var st shop.PurchaseStatus
 				var n int64
@@ -35,7 +33,8 @@ func (db *DB) CountStatuses(ctx context.Context, accountID int64, ids []int64) (
 }
 
 // CreateReactivationJob implements shop.JobService.
-func (db *DB) CreateReactivationJob(ctx context.Context, accountID int64, actor string, ids []int64, refulfill bool) (*shop.Job, error) {
+func (s *JobService) CreateReactivationJob(ctx context.Context, accountID int64, actor string, ids []int64, refulfill bool) (*shop.Job, error) {
+	db := s.db
 	if len(ids) == 0 {
 		return nil, shop.ParamErrorf(shop.EMissing, "id", "Select the purchases to reactivate.")
 	}
@@ -139,7 +138,8 @@ func (db *DB) jobCounts(ctx context.Context, accountID int64, jobs []*shop.Job) 
 }
 
 // FindJobs implements shop.JobService.
-func (db *DB) FindJobs(ctx context.Context, accountID int64) ([]shop.Job, error) {
+func (s *JobService) FindJobs(ctx context.Context, accountID int64) ([]shop.Job, error) {
+	db := s.db
 	var jobs []*shop.Job
 	err := eachRow(ctx, db.DB, "SELECT "+jobColumns+" FROM jobs WHERE account_id = ? ORDER BY id DESC LIMIT 100", []any{accountID}, func(rows *sql.Rows) error {
 		j, err := scanJob(rows, accountID)
@@ -160,7 +160,8 @@ func (db *DB) FindJobs(ctx context.Context, accountID int64) ([]shop.Job, error)
 }
 
 // FindJob implements shop.JobService.
-func (db *DB) FindJob(ctx context.Context, accountID, id int64) (*shop.Job, error) {
+func (s *JobService) FindJob(ctx context.Context, accountID, id int64) (*shop.Job, error) {
+	db := s.db
 	j, err := scanJob(db.QueryRowContext(ctx, "SELECT "+jobColumns+" FROM jobs WHERE account_id = ? AND id = ?", accountID, id), accountID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, shop.Errorf(shop.ENotFound, "There is no job %d.", id)
@@ -175,9 +176,9 @@ func (db *DB) FindJob(ctx context.Context, accountID, id int64) (*shop.Job, erro
 }
 
 // FindJobProblems implements shop.JobService.
-func (db *DB) FindJobProblems(ctx context.Context, accountID, id int64) ([]shop.JobItem, error) {
+func (s *JobService) FindJobProblems(ctx context.Context, accountID, id int64) ([]shop.JobItem, error) {
 	var out []shop.JobItem
-	err := eachRow(ctx, db.DB, `SELECT purchase_id, status, COALESCE(reason, '') FROM job_items
+	err := eachRow(ctx, s.db.DB, `SELECT purchase_id, status, COALESCE(reason, '') FROM job_items
 		WHERE account_id = ? AND job_id = ? AND status IN ('skipped', 'failed') ORDER BY status, purchase_id LIMIT 1000`,
 		[]any{accountID, id}, func(rows *sql.Rows) error {
 			var it shop.JobItem
@@ -191,7 +192,8 @@ func (db *DB) FindJobProblems(ctx context.Context, accountID, id int64) ([]shop.
 }
 
 // CancelJob implements shop.JobService.
-func (db *DB) CancelJob(ctx context.Context, accountID, id int64) error {
+func (s *JobService) CancelJob(ctx context.Context, accountID, id int64) error {
+	db := s.db
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		var status string
 		err := tx.QueryRowContext(ctx, "SELECT status FROM jobs WHERE account_id = ? AND id = ? FOR UPDATE", accountID, id).Scan(&status)
@@ -247,7 +249,8 @@ func (db *DB) activeJobs(ctx context.Context) ([][2]int64, error) {
 // outcome. A purchase whose status forbids reactivation is skipped; one the use case
 // refuses for another reason fails; both with the reason. A crash before the commit
 // leaves the purchase pending for the next worker.
-func (db *DB) RunJobStep(ctx context.Context) (bool, error) {
+func (s *JobService) RunJobStep(ctx context.Context) (bool, error) {
+	db := s.db
 	jobs, err := db.activeJobs(ctx)
 	if err != nil {
 		return false, err

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"storefront/internal/dbtest"
+	"storefront/internal/mysql"
 	"storefront/internal/seed"
 	"storefront/internal/shop"
 )
@@ -35,7 +36,7 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 		want[st]++
 	}
 	rows.Close()
-	job, err := db.CreateReactivationJob(ctx, 1, "ops@example.com", append(ids, ids[0], 999999999), true)
+	job, err := mysql.NewJobService(db).CreateReactivationJob(ctx, 1, "ops@example.com", append(ids, ids[0], 999999999), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				worked, err := db.RunJobStep(ctx)
+				worked, err := mysql.NewJobService(db).RunJobStep(ctx)
 				if err != nil {
 					t.Error(err)
 					return
@@ -61,10 +62,10 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 	}
 	wg.Wait()
 	// A last step finishes the job when the workers stopped just before it.
-	if _, err := db.RunJobStep(ctx); err != nil {
+	if _, err := mysql.NewJobService(db).RunJobStep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.FindJob(ctx, 1, job.ID)
+	got, err := mysql.NewJobService(db).FindJob(ctx, 1, job.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 	if twice != 0 {
 		t.Errorf("%d purchases reactivated twice", twice)
 	}
-	problems, err := db.FindJobProblems(ctx, 1, job.ID)
+	problems, err := mysql.NewJobService(db).FindJobProblems(ctx, 1, job.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,10 +89,10 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 			t.Errorf("purchase %d: %s %q, want skipped with a reason", p.PurchaseID, p.Status, p.Reason)
 		}
 	}
-	if err := db.CancelJob(ctx, 1, job.ID); shop.ErrorCode(err) != shop.EConflict {
+	if err := mysql.NewJobService(db).CancelJob(ctx, 1, job.ID); shop.ErrorCode(err) != shop.EConflict {
 		t.Errorf("cancel a finished job: got %v, want a conflict", err)
 	}
-	if _, err := db.FindJob(ctx, 2, job.ID); shop.ErrorCode(err) != shop.ENotFound {
+	if _, err := mysql.NewJobService(db).FindJob(ctx, 2, job.ID); shop.ErrorCode(err) != shop.ENotFound {
 		t.Errorf("another account's job: got %v, want not found", err)
 	}
 	checkRollups(t, db, "a bulk reactivation")

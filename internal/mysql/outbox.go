@@ -3,12 +3,12 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	netmail "net/mail"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"storefront/internal/shop"
 )
@@ -23,42 +23,47 @@ const (
 
 // EnqueueEmail queues e for sending, due at once, in tx when tx is not nil (so that
 // the e-mail is sent only if tx commits) and in a transaction of its own otherwise.
-// It returns the outbox id. An address that is not one e-mail address, or a subject
-// with a line break, is an EInvalid error.
-func (db *DB) EnqueueEmail(ctx context.Context, tx *sql.Tx, e shop.Email) (int64, error) {
+// It returns the outbox id. An address that is not one e-mail address, or a kind
+// internal/mail does not write, is an EInvalid error.
+func (s *Outbox) EnqueueEmail(ctx context.Context, tx *sql.Tx, e shop.Email) (int64, error) {
+	db := s.db
 	if tx != nil {
-		return enqueueEmail(ctx, tx, e.AccountID, e.PurchaseID, e.To, e.Subject, e.Body, db.Now())
+		return enqueueEmail(ctx, tx, e, db.Now())
 	}
 	var id int64
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		id, err = enqueueEmail(ctx, tx, e.AccountID, e.PurchaseID, e.To, e.Subject, e.Body, db.Now())
+		id, err = enqueueEmail(ctx, tx, e, db.Now())
 		return err
 	})
 	return id, err
 }
 
 // enqueueEmail inserts an e-mail into the outbox in tx, due at now, and returns its
-// id. purchaseID 0 means the e-mail is about no purchase.
-func enqueueEmail(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, to, subject, body string, now time.Time) (int64, error) {
-	if strings.ContainsAny(to, "\r\n") || len(to) > 320 {
-		return 0, shop.Errorf(shop.EInvalid, "%q is not an e-mail address.", to)
+// id.
+func enqueueEmail(ctx context.Context, tx *sql.Tx, e shop.Email, now time.Time) (int64, error) {
+	if strings.ContainsAny(e.To, "\r\n") || len(e.To) > 320 {
+		return 0, shop.Errorf(shop.EInvalid, "%q is not an e-mail address.", e.To)
 	}
-	if a, err := netmail.ParseAddress(to); err != nil || a.Name != "" {
-		return 0, shop.Errorf(shop.EInvalid, "%q is not an e-mail address.", to)
+	if a, err := netmail.ParseAddress(e.To); err != nil || a.Name != "" {
+		return 0, shop.Errorf(shop.EInvalid, "%q is not an e-mail address.", e.To)
 	}
-	if strings.ContainsAny(subject, "\r\n") || utf8.RuneCountInString(subject) > 255 {
-		return 0, shop.Errorf(shop.EInvalid, "The e-mail subject must be one line of at most 255 characters.")
+	if e.Kind != shop.EmailPurchaseReady && e.Kind != shop.EmailWebhookDisabled {
+		return 0, shop.Errorf(shop.EInvalid, "%q is not a kind of e-mail.", e.Kind)
 	}
 	var pid any
-	if purchaseID != 0 {
-		pid = purchaseID
+	if e.PurchaseID != 0 {
+		pid = e.PurchaseID
+	}
+	facts, err := json.Marshal(e.Facts)
+	if err != nil {
+		return 0, fmt.Errorf("queue e-mail: %w", err)
 	}
 	now = now.UTC().Truncate(time.Second)
 	res, err := tx.ExecContext(ctx, `INSERT INTO email_outbox
-		(account_id, purchase_id, to_address, subject, body, status, attempts, next_attempt_at, created_at)
+		(account_id, purchase_id, kind, facts, to_address, status, attempts, next_attempt_at, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-		accountID, pid, to, subject, body, outboxQueued, now, now)
+		e.AccountID, pid, e.Kind, string(facts), e.To, outboxQueued, now, now)
 	if err != nil {
 		return 0, fmt.Errorf("queue e-mail: %w", translate(err))
 	}
@@ -73,19 +78,19 @@ func enqueueEmail(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, 
 // transaction: SELECT ... FOR UPDATE SKIP LOCKED picks due rows no other claimer is
 // holding, and one UPDATE leases them, so that concurrent claimers (in this process or
 // others) never get the same row.
-func (db *DB) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit, maxAttempts int) ([]shop.ClaimedEmail, error) {
+func (s *Outbox) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit, maxAttempts int) ([]shop.ClaimedEmail, error) {
 	now = now.UTC().Truncate(time.Second)
 	leaseUntil = leaseUntil.UTC().Truncate(time.Second)
 	if !leaseUntil.After(now) {
 		return nil, errors.New("claim e-mails: the lease must end after now")
 	}
 	// READ COMMITTED takes no gap locks, so a claim never holds up an enqueue.
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return nil, fmt.Errorf("claim e-mails: %w", translate(err))
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT id, to_address, subject, body, attempts, status
+	rows, err := tx.QueryContext(ctx, `SELECT id, account_id, purchase_id, kind, facts, to_address, subject, body, attempts, status
 		FROM email_outbox
 		WHERE status IN (?, ?) AND next_attempt_at <= ?
 		ORDER BY next_attempt_at, id
@@ -99,9 +104,18 @@ func (db *DB) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit,
 	for rows.Next() {
 		var c shop.ClaimedEmail
 		var status string
-		if err := rows.Scan(&c.ID, &c.To, &c.Subject, &c.Body, &c.Attempts, &status); err != nil {
+		var purchaseID sql.NullInt64
+		var facts, subject, body sql.NullString
+		if err := rows.Scan(&c.ID, &c.AccountID, &purchaseID, &c.Kind, &facts, &c.To, &subject, &body, &c.Attempts, &status); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("claim e-mails: %w", translate(err))
+		}
+		c.PurchaseID, c.Subject, c.Body = purchaseID.Int64, subject.String, body.String
+		if facts.Valid {
+			if err := json.Unmarshal([]byte(facts.String), &c.Facts); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("claim e-mails: the facts of e-mail %d: %w", c.ID, err)
+			}
 		}
 		if status == outboxSending && c.Attempts >= maxAttempts {
 			// Its last attempt never reported back (the process stopped): give up.
@@ -141,9 +155,9 @@ func (db *DB) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, limit,
 }
 
 // MarkEmailSent implements the outbox a mail sender drains.
-func (db *DB) MarkEmailSent(ctx context.Context, id int64, at time.Time) error {
-	_, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, sent_at = ?, last_error = NULL
-		WHERE id = ? AND status <> ?`, outboxSent, at.UTC().Truncate(time.Second), id, outboxSent)
+func (s *Outbox) MarkEmailSent(ctx context.Context, id int64, subject string, at time.Time) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, subject = ?, sent_at = ?, last_error = NULL
+		WHERE id = ? AND status <> ?`, outboxSent, subject, at.UTC().Truncate(time.Second), id, outboxSent)
 	if err != nil {
 		return fmt.Errorf("mark e-mail %d sent: %w", id, translate(err))
 	}
@@ -152,24 +166,24 @@ func (db *DB) MarkEmailSent(ctx context.Context, id int64, at time.Time) error {
 
 // RetryEmail implements the outbox a mail sender drains. The claim is identified by its lease: a later
 // claim of the same row always has a later lease.
-func (db *DB) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string, unreachable bool) (bool, error) {
-	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, last_error = ?, server_unreachable = ?
+func (s *Outbox) RetryEmail(ctx context.Context, id int64, leaseUntil, next time.Time, lastErr string, unreachable bool) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, last_error = ?, server_unreachable = ?
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
 		outboxQueued, next.UTC().Truncate(time.Second), lastErr, unreachable, id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
 	return affected(res, err, "schedule retry of e-mail", id)
 }
 
 // FailEmail implements the outbox a mail sender drains.
-func (db *DB) FailEmail(ctx context.Context, id int64, leaseUntil time.Time, lastErr string) (bool, error) {
-	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, last_error = ?
+func (s *Outbox) FailEmail(ctx context.Context, id int64, leaseUntil time.Time, lastErr string) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, last_error = ?
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
 		outboxFailed, lastErr, id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
 	return affected(res, err, "mark failed e-mail", id)
 }
 
 // ReleaseEmail implements the outbox a mail sender drains.
-func (db *DB) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error {
-	_, err := db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, attempts = GREATEST(attempts - 1, 0)
+func (s *Outbox) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE email_outbox SET status = ?, next_attempt_at = ?, attempts = GREATEST(attempts - 1, 0)
 		WHERE id = ? AND status = ? AND next_attempt_at = ?`,
 		outboxQueued, now.UTC().Truncate(time.Second), id, outboxSending, leaseUntil.UTC().Truncate(time.Second))
 	if err != nil {
@@ -179,9 +193,9 @@ func (db *DB) ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.T
 }
 
 // HurryEmails implements the outbox a mail sender drains.
-func (db *DB) HurryEmails(ctx context.Context, now time.Time) (int, error) {
+func (s *Outbox) HurryEmails(ctx context.Context, now time.Time) (int, error) {
 	now = now.UTC().Truncate(time.Second)
-	res, err := db.ExecContext(ctx, `UPDATE email_outbox SET next_attempt_at = ?
+	res, err := s.db.ExecContext(ctx, `UPDATE email_outbox SET next_attempt_at = ?
 		WHERE status = ? AND next_attempt_at > ? AND server_unreachable`, now, outboxQueued, now)
 	if err != nil {
 		return 0, fmt.Errorf("hurry e-mails: %w", translate(err))

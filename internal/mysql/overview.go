@@ -10,8 +10,6 @@ import (
 	"storefront/internal/shop"
 )
 
-var _ shop.OverviewService = (*DB)(nil)
-
 // span splits [from, before) into whole days of the zone, read from the rollups, and the
 // parts of a day at either end, read from the rows: the edges each lie within one day.
 type span struct {
@@ -65,7 +63,8 @@ func storefrontCond(col string, id int64, args []any) (string, []any) {
 }
 
 // PurchaseFigures implements shop.OverviewService.
-func (db *DB) PurchaseFigures(ctx context.Context, q shop.FigureQuery) ([]shop.PurchaseCell, error) {
+func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuery) ([]shop.PurchaseCell, error) {
+	db := s.db
 	sp := splitSpan(q.From, q.Before, q.Loc)
 	type key struct {
 		day      string
@@ -151,7 +150,8 @@ func (db *DB) PurchaseFigures(ctx context.Context, q shop.FigureQuery) ([]shop.P
 }
 
 // TopProducts implements shop.OverviewService.
-func (db *DB) TopProducts(ctx context.Context, q shop.FigureQuery, n int) ([]shop.ProductRevenue, error) {
+func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n int) ([]shop.ProductRevenue, error) {
+	db := s.db
 	sp := splitSpan(q.From, q.Before, q.Loc)
 	type key struct {
 		product  int64
@@ -240,7 +240,8 @@ func (db *DB) TopProducts(ctx context.Context, q shop.FigureQuery, n int) ([]sho
 }
 
 // SubscriberFigures implements shop.OverviewService.
-func (db *DB) SubscriberFigures(ctx context.Context, q shop.FigureQuery, now time.Time) (*shop.SubscriberFigures, error) {
+func (s *OverviewService) SubscriberFigures(ctx context.Context, q shop.FigureQuery, now time.Time) (*shop.SubscriberFigures, error) {
+	db := s.db
 	var f shop.SubscriberFigures
 	var err error
 	if f.Started, _, err = db.countTerms(ctx, q, q.From, q.Before); err != nil {

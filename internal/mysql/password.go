@@ -23,7 +23,8 @@ const MinPasswordBytes = 8
 // It returns EInvalid with param current_password when current is not the user's
 // password, EInvalid with param new_password when next is shorter than
 // MinPasswordBytes or longer than MaxPasswordBytes, and ENotFound for an unknown user.
-func (db *DB) ChangePassword(ctx context.Context, accountID, userID int64, current, next string) (string, error) {
+func (s *UserService) ChangePassword(ctx context.Context, accountID, userID int64, current, next string) (string, error) {
+	db := s.db
 	switch {
 	case len(next) < MinPasswordBytes:
 		return "", shop.ParamErrorf(shop.EInvalid, "new_password", "The new password must have at least %d characters.", MinPasswordBytes)

@@ -141,7 +141,7 @@ func TestPrefixPaths_MatchLike(t *testing.T) {
 					}
 				}
 				f.PerPage = 100
-				page, err := db.FindPurchases(ctx, f)
+				page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, f)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -222,7 +222,8 @@ func perPage(n int) int {
 
 // FindPurchases returns one page of the account's purchases matching the filter, with
 // their nested collections, in a constant number of queries.
-func (db *DB) FindPurchases(ctx context.Context, f shop.PurchaseFilter) (*shop.PurchasePage, error) {
+func (s *PurchaseService) FindPurchases(ctx context.Context, f shop.PurchaseFilter) (*shop.PurchasePage, error) {
+	db := s.db
 	return db.findPurchases(ctx, db.DB, f)
 }
 
@@ -245,7 +246,7 @@ func (db *DB) findPurchases(ctx context.Context, q queryer, f shop.PurchaseFilte
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	return readPurchases(ctx, q, page, f.AccountID, ids, n, false)
+	return readPurchases(ctx, q, page, f.AccountID, ids, n)
 }
 
 // pageIDs chooses the filter's access path and reads the ids of its page from it, n+1
@@ -282,9 +283,9 @@ func pageIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, n int, total
 }
 
 // readPurchases reads the purchases with the given ids (at most n+1, in list order)
-// into page: the first n, their collections unless skipped, and the cursor of the next
-// page when there is an n+1st.
-func readPurchases(ctx context.Context, q queryer, page *shop.PurchasePage, accountID int64, ids []int64, n int, skipCollection bool) (*shop.PurchasePage, error) {
+// into page: the first n with their collections, and the cursor of the next page when
+// there is an n+1st.
+func readPurchases(ctx context.Context, q queryer, page *shop.PurchasePage, accountID int64, ids []int64, n int) (*shop.PurchasePage, error) {
 	if len(ids) > 0 {
 		query, args, err := purchaseRowsQuery(accountID, ids)
 		if err != nil {
@@ -316,10 +317,8 @@ func readPurchases(ctx context.Context, q queryer, page *shop.PurchasePage, acco
 	if page.Purchases == nil {
 		page.Purchases = []*shop.Purchase{}
 	}
-	if !skipCollection {
-		if err := loadPurchaseCollections(ctx, q, page.Purchases); err != nil {
-			return nil, err
-		}
+	if err := loadPurchaseCollections(ctx, q, page.Purchases); err != nil {
+		return nil, err
 	}
 	return page, nil
 }
@@ -397,7 +396,8 @@ func collectionQueries(accountIDs, ids []int64) []Statement {
 
 // ExplainPurchases returns MariaDB's EXPLAIN of the statement that lists a page of
 // purchases for the filter: one line per table with the index it uses.
-func (db *DB) ExplainPurchases(ctx context.Context, f shop.PurchaseFilter) ([]map[string]string, error) {
+func (s *PurchaseService) ExplainPurchases(ctx context.Context, f shop.PurchaseFilter) ([]map[string]string, error) {
+	db := s.db
 	path, err := planPurchases(ctx, db.DB, f)
 	if err != nil {
 		return nil, err
@@ -432,14 +432,14 @@ func (db *DB) ExplainPurchases(ctx context.Context, f shop.PurchaseFilter) ([]ma
 }
 
 // FindPurchaseByID returns one purchase of the account with all nested collections.
-func (db *DB) FindPurchaseByID(ctx context.Context, accountID, id int64) (*shop.Purchase, error) {
-	return findPurchaseByID(ctx, db.DB, accountID, id)
+func (s *PurchaseService) FindPurchaseByID(ctx context.Context, accountID, id int64) (*shop.Purchase, error) {
+	return findPurchaseByID(ctx, s.db.DB, accountID, id)
 }
 
 func findPurchaseByID(ctx context.Context, q queryer, accountID, id int64) (*shop.Purchase, error) {
 	// By primary key there is no list to page through: read the row straight away,
 	// one round trip fewer than findPurchases (GET of one purchase was 8 queries).
-	page, err := readPurchases(ctx, q, &shop.PurchasePage{Total: -1}, accountID, []int64{id}, 1, false)
+	page, err := readPurchases(ctx, q, &shop.PurchasePage{Total: -1}, accountID, []int64{id}, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -569,7 +569,8 @@ func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(*
 
 // CountPurchases counts the purchases matching the filter, stopping at limit: a count
 // that stays cheap on large data ("10,000+"). capped is true when there are more.
-func (db *DB) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
+func (s *PurchaseService) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
+	db := s.db
 	path, err := planPurchases(ctx, db.DB, f)
 	if err != nil {
 		return 0, false, err
@@ -588,9 +589,9 @@ func (db *DB) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit i
 }
 
 // FindProducts returns the products of the account's storefronts, by name.
-func (db *DB) FindProducts(ctx context.Context, accountID int64) ([]shop.Product, error) {
+func (s *AccountService) FindProducts(ctx context.Context, accountID int64) ([]shop.Product, error) {
 	var out []shop.Product
-	err := eachRow(ctx, db.DB, `SELECT p.id, p.storefront_id, p.name FROM products p
+	err := eachRow(ctx, s.db.DB, `SELECT p.id, p.storefront_id, p.name FROM products p
 		WHERE p.account_id = ? ORDER BY p.name, p.id`, []any{accountID}, func(rows *sql.Rows) error {
 		var p shop.Product
 		if err := rows.Scan(&p.ID, &p.StorefrontID, &p.Name); err != nil {

@@ -272,7 +272,7 @@ func TestPurchaseService_FindPurchases(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				fl := tc.filter
 				fl.AccountID, fl.Desc, fl.PerPage, fl.IncludeCount = 1, desc, shop.MaxPerPage, true
-				page, err := db.FindPurchases(ctx, fl)
+				page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, fl)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -315,7 +315,7 @@ func TestPurchaseService_Paging(t *testing.T) {
 					if pages > len(want)+1 {
 						t.Fatal("paging does not end")
 					}
-					page, err := db.FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, Desc: desc, PerPage: per, After: after})
+					page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, Desc: desc, PerPage: per, After: after})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -336,7 +336,7 @@ func TestPurchaseService_Paging(t *testing.T) {
 				want := f.want(1, desc, func(*shop.Purchase) bool { return true })
 				var got []int64
 				for n := 1; n <= len(want)/per+2; n++ {
-					page, err := db.FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, Desc: desc, PerPage: per, Page: n})
+					page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, Desc: desc, PerPage: per, Page: n})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -358,7 +358,7 @@ func TestPurchaseService_FindPurchaseByID(t *testing.T) {
 	ctx := context.Background()
 	t.Run("OK", func(t *testing.T) {
 		for _, want := range f.purchases {
-			got, err := db.FindPurchaseByID(ctx, want.AccountID, want.ID)
+			got, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, want.AccountID, want.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -370,7 +370,7 @@ func TestPurchaseService_FindPurchaseByID(t *testing.T) {
 		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
-		_, err := db.FindPurchaseByID(ctx, 1, 1)
+		_, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, 1)
 		if shop.ErrorCode(err) != shop.ENotFound {
 			t.Fatalf("got %v, want not_found", err)
 		}
@@ -380,7 +380,7 @@ func TestPurchaseService_FindPurchaseByID(t *testing.T) {
 		if other.AccountID != 2 {
 			t.Fatalf("fixture changed: purchase 5 is in account %d", other.AccountID)
 		}
-		_, err := db.FindPurchaseByID(ctx, 1, other.ID)
+		_, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, other.ID)
 		if shop.ErrorCode(err) != shop.ENotFound {
 			t.Fatalf("got %v, want not_found", err)
 		}
@@ -391,7 +391,7 @@ func TestSubscriberService(t *testing.T) {
 	db, _ := loadFixture(t)
 	ctx := context.Background()
 	t.Run("UsernameIgnoresCase", func(t *testing.T) {
-		page, err := db.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 1, StorefrontID: 10, Username: "sub@EXAMPLE.com"})
+		page, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 1, StorefrontID: 10, Username: "sub@EXAMPLE.com"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,26 +403,26 @@ func TestSubscriberService(t *testing.T) {
 		// Blanks are part of a username: the column's PAD SPACE collation would let
 		// "sub@example.com " equal "Sub@Example.com".
 		for _, u := range []string{"sub@example.co", "sub@example.com ", " sub@example.com", "sub@example.com\t"} {
-			page, err := db.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 1, StorefrontID: 10, Username: u})
+			page, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 1, StorefrontID: 10, Username: u})
 			if err != nil || len(page.Subscribers) != 0 {
 				t.Fatalf("%q: got %v, %v; want none", u, page, err)
 			}
 		}
 	})
 	t.Run("ByID", func(t *testing.T) {
-		s, err := db.FindSubscriberByID(ctx, 1, 11, 711)
+		s, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, 1, 11, 711)
 		if err != nil || s.Username != "sub11@example.com" || s.Subscription != nil {
 			t.Fatalf("got %+v, %v", s, err)
 		}
 	})
 	t.Run("ErrNotFoundWrongStorefront", func(t *testing.T) {
-		_, err := db.FindSubscriberByID(ctx, 1, 10, 711)
+		_, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, 1, 10, 711)
 		if shop.ErrorCode(err) != shop.ENotFound {
 			t.Fatalf("got %v, want not_found", err)
 		}
 	})
 	t.Run("ErrNotFoundOtherAccount", func(t *testing.T) {
-		_, err := db.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 2, StorefrontID: 10})
+		_, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 2, StorefrontID: 10})
 		if shop.ErrorCode(err) != shop.ENotFound {
 			t.Fatalf("got %v, want not_found", err)
 		}

@@ -21,7 +21,8 @@ import (
 // Instances pass their own clock; the bucket never refills backwards when clocks
 // disagree a little. The row is read and written with plain statements (no user
 // variables carrying the answer out of an upsert), which Vitess can run as well.
-func (db *DB) TakeTokens(ctx context.Context, keyID int64, want, perMinute, burst int, now time.Time) (int, float64, error) {
+func (s *RateStore) TakeTokens(ctx context.Context, keyID int64, want, perMinute, burst int, now time.Time) (int, float64, error) {
+	db := s.db
 	if want < 1 || perMinute < 1 || burst < 1 {
 		return 0, 0, fmt.Errorf("take tokens: want, perMinute and burst must be positive")
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"storefront/internal/dbtest"
+	"storefront/internal/mysql"
 )
 
 func TestDB_TakeTokens(t *testing.T) {
@@ -15,7 +16,7 @@ func TestDB_TakeTokens(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 
 	t.Run("NewKeyStartsFull", func(t *testing.T) {
-		taken, left, err := db.TakeTokens(ctx, 1, 10, 600, 60, t0)
+		taken, left, err := mysql.NewRateStore(db).TakeTokens(ctx, 1, 10, 600, 60, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +28,7 @@ func TestDB_TakeTokens(t *testing.T) {
 		// 50 left: 10 at a time while there are 40 or more, then a quarter, then one.
 		var got []int
 		for range 16 {
-			taken, _, err := db.TakeTokens(ctx, 1, 10, 600, 60, t0)
+			taken, _, err := mysql.NewRateStore(db).TakeTokens(ctx, 1, 10, 600, 60, t0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,22 +43,22 @@ func TestDB_TakeTokens(t *testing.T) {
 	})
 	t.Run("Refills", func(t *testing.T) {
 		// 600 a minute is 10 a second: after 2 s there are 20, and never more than 60.
-		taken, left, err := db.TakeTokens(ctx, 1, 5, 600, 60, t0.Add(2*time.Second))
+		taken, left, err := mysql.NewRateStore(db).TakeTokens(ctx, 1, 5, 600, 60, t0.Add(2*time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if taken != 5 || left < 14.9 || left > 15.1 {
 			t.Fatalf("got %d taken, %v left, want 5, 15", taken, left)
 		}
-		_, left, err = db.TakeTokens(ctx, 1, 1, 600, 60, t0.Add(time.Hour))
+		_, left, err = mysql.NewRateStore(db).TakeTokens(ctx, 1, 1, 600, 60, t0.Add(time.Hour))
 		if err != nil || left != 59 {
 			t.Fatalf("after an hour: got %v left (%v), want 59", left, err)
 		}
 	})
 	t.Run("ClockBehind", func(t *testing.T) {
 		// An instance whose clock is behind neither refills nor rewinds the bucket.
-		_, before, _ := db.TakeTokens(ctx, 1, 1, 600, 60, t0.Add(time.Hour))
-		_, after, err := db.TakeTokens(ctx, 1, 1, 600, 60, t0)
+		_, before, _ := mysql.NewRateStore(db).TakeTokens(ctx, 1, 1, 600, 60, t0.Add(time.Hour))
+		_, after, err := mysql.NewRateStore(db).TakeTokens(ctx, 1, 1, 600, 60, t0)
 		if err != nil || after != before-1 {
 			t.Fatalf("got %v left after %v (%v), want one fewer", after, before, err)
 		}
@@ -69,7 +70,7 @@ func TestDB_TakeTokens(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 200 {
 			wg.Go(func() {
-				taken, _, err := db.TakeTokens(ctx, 2, 3, 60, 60, t0)
+				taken, _, err := mysql.NewRateStore(db).TakeTokens(ctx, 2, 3, 60, 60, t0)
 				if err != nil {
 					t.Error(err)
 				}

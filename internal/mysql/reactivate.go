@@ -23,7 +23,8 @@ const idempotencyWindow = 24 * time.Hour
 // limit and window, missing product keys are generated when refulfilling, the activity is
 // recorded and the "purchase ready" e-mail is queued. With an idempotency key, a repeat
 // within 24 hours answers as the first request did and changes nothing.
-func (db *DB) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
+func (s *PurchaseService) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
+	db := s.db
 	var res *shop.ReactivateResult
 	// A concurrent request with the same idempotency key loses the race on the unique
 	// key; running again then finds the winner's answer.
@@ -170,12 +171,11 @@ func (e *committedError) Unwrap() error { return e.error }
 func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.ReactivateRequest, p reactivated, now time.Time) (*shop.ReactivateResult, error) {
 	var (
 		downloadLimit, downloadDay int64
-		storefrontName             string
 		customerEmail              sql.NullString
 	)
 	status, storefrontID, customerID := p.status, p.storefrontID, p.customerID
-	if err := tx.QueryRowContext(ctx, "SELECT name, download_limit, download_days FROM storefronts WHERE account_id = ? AND id = ?", req.AccountID, storefrontID).
-		Scan(&storefrontName, &downloadLimit, &downloadDay); err != nil {
+	if err := tx.QueryRowContext(ctx, "SELECT download_limit, download_days FROM storefronts WHERE account_id = ? AND id = ?", req.AccountID, storefrontID).
+		Scan(&downloadLimit, &downloadDay); err != nil {
 		return nil, translate(err)
 	}
 	if customerID.Valid {
@@ -235,14 +235,12 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	if err := reactivatedEvent(ctx, tx, req.AccountID, purchase, now); err != nil {
 		return nil, err
 	}
-	if db.ComposePurchaseReady == nil {
-		return nil, errors.New("reactivate: no composer of the purchase-ready e-mail")
-	}
-	subject, body := db.ComposePurchaseReady(purchase, storefrontName)
-	if _, err := enqueueEmail(ctx, tx, req.AccountID, req.PurchaseID, to, subject, body, now); err != nil {
+	// internal/mail writes the e-mail when it sends it, from the purchase as it is then.
+	if _, err := enqueueEmail(ctx, tx, shop.Email{AccountID: req.AccountID, Kind: shop.EmailPurchaseReady, PurchaseID: req.PurchaseID,
+		To: to, Facts: shop.EmailFacts{Refulfill: req.Refulfill}}, now); err != nil {
 		return nil, err
 	}
-	details, _ = json.Marshal(map[string]any{"to": to, "subject": subject})
+	details, _ = json.Marshal(map[string]any{"to": to, "kind": shop.EmailPurchaseReady})
 	if err := addActivity(ctx, tx, req.AccountID, req.PurchaseID, "system", "email_queued", string(details), now); err != nil {
 		return nil, err
 	}
@@ -315,9 +313,9 @@ func addActivity(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, a
 }
 
 // FindPurchaseActivity returns a purchase's timeline, newest first.
-func (db *DB) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error) {
+func (s *PurchaseService) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error) {
 	out := []shop.Activity{}
-	err := eachRow(ctx, db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM purchase_activity a
+	err := eachRow(ctx, s.db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM purchase_activity a
 		WHERE a.account_id = ? AND a.purchase_id = ? ORDER BY a.id DESC`,
 		[]any{accountID, purchaseID}, func(rows *sql.Rows) error {
 			var a shop.Activity

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"storefront/internal/mysql"
 	"storefront/internal/shop"
 )
 
@@ -35,7 +36,7 @@ func TestPurchaseService_Reactivate(t *testing.T) {
 		// The address is not trimmed into another: each is refused, nothing changes.
 		for _, addr := range []string{"victim@example.com\n", "victim@example.com\r\n", "victim@example.com\r\nBcc: x@evil.test", " victim@example.com", "victim@example.com\t"} {
 			st0, out0, act0 := state()
-			_, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, CustomerEmail: addr, Actor: "test", IdempotencyKey: "k-" + addr})
+			_, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, CustomerEmail: addr, Actor: "test", IdempotencyKey: "k-" + addr})
 			if shop.ErrorCode(err) != shop.EInvalid || shop.ErrorParam(err) != "customer_email" {
 				t.Fatalf("%q: got %v, want invalid customer_email", addr, err)
 			}
@@ -46,7 +47,7 @@ func TestPurchaseService_Reactivate(t *testing.T) {
 	})
 
 	t.Run("OKBlankMeansOwnAddress", func(t *testing.T) {
-		res, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, CustomerEmail: " \t", Actor: "test"})
+		res, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, CustomerEmail: " \t", Actor: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,11 +63,11 @@ func TestPurchaseService_Reactivate(t *testing.T) {
 	t.Run("ErrNotFoundBeforeParams", func(t *testing.T) {
 		bad := shop.ParamErrorf(shop.EUnknownParam, "x", "x is not a parameter.")
 		// Another account's purchase is not found, whatever the parameters.
-		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 2, PurchaseID: p.ID, Actor: "test", ParamsErr: bad}); shop.ErrorCode(err) != shop.ENotFound {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 2, PurchaseID: p.ID, Actor: "test", ParamsErr: bad}); shop.ErrorCode(err) != shop.ENotFound {
 			t.Fatalf("got %v, want not_found", err)
 		}
 		st0, out0, act0 := state()
-		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, Actor: "test", ParamsErr: bad}); err != bad {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, Actor: "test", ParamsErr: bad}); err != bad {
 			t.Fatalf("got %v, want the parameters' error", err)
 		}
 		if st, out, act := state(); st != st0 || out != out0 || act != act0 {
@@ -78,10 +79,10 @@ func TestPurchaseService_Reactivate(t *testing.T) {
 		woken := 0
 		db.EmailQueued = func() { woken++ }
 		defer func() { db.EmailQueued = nil }()
-		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, Actor: "test"}); err != nil {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: -1, Actor: "test"}); shop.ErrorCode(err) != shop.ENotFound {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: -1, Actor: "test"}); shop.ErrorCode(err) != shop.ENotFound {
 			t.Fatalf("got %v, want not_found", err)
 		}
 		if woken != 1 {

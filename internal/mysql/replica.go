@@ -59,7 +59,6 @@ var (
 	_ shop.PurchaseWriter         = (*ReadRouter)(nil)
 	_ shop.SubscriberService      = (*ReadRouter)(nil)
 	_ shop.AccountActivityService = (*ReadRouter)(nil)
-	_ shop.AccountActivityService = (*DB)(nil)
 )
 
 // OpenReplica returns a handle on the replica named by dsn without waiting for it to
@@ -265,7 +264,7 @@ func (db *DB) RecordReadFences(ctx context.Context, accountIDs ...int64) error {
 // Reactivate implements shop.PurchaseWriter on the primary, then fences the account.
 // A remembered answer (a repeated Idempotency-Key, a 409 kept for it) committed too.
 func (r *ReadRouter) Reactivate(ctx context.Context, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
-	res, err := r.primary.Reactivate(ctx, req)
+	res, err := NewPurchaseService(r.primary).Reactivate(ctx, req)
 	if err == nil || shop.ErrorCode(err) == shop.EConflict || shop.ErrorCode(err) == shop.EIdempotency {
 		if ferr := r.fence(ctx, req.AccountID); ferr != nil {
 			// The write stands; until the replica catches up the account may read
@@ -278,57 +277,66 @@ func (r *ReadRouter) Reactivate(ctx context.Context, req shop.ReactivateRequest)
 
 // FindPurchaseByID implements shop.PurchaseService.
 func (r *ReadRouter) FindPurchaseByID(ctx context.Context, accountID, id int64) (p *shop.Purchase, err error) {
-	err = r.read(ctx, accountID, func(db *DB) error { p, err = db.FindPurchaseByID(ctx, accountID, id); return err })
+	err = r.read(ctx, accountID, func(db *DB) error { p, err = NewPurchaseService(db).FindPurchaseByID(ctx, accountID, id); return err })
 	return p, err
 }
 
 // FindPurchases implements shop.PurchaseService.
 func (r *ReadRouter) FindPurchases(ctx context.Context, f shop.PurchaseFilter) (page *shop.PurchasePage, err error) {
-	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = db.FindPurchases(ctx, f); return err })
+	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = NewPurchaseService(db).FindPurchases(ctx, f); return err })
 	return page, err
 }
 
 // FindPurchaseDocument implements shop.PurchaseService.
 func (r *ReadRouter) FindPurchaseDocument(ctx context.Context, accountID, id int64) (doc []byte, err error) {
-	err = r.read(ctx, accountID, func(db *DB) error { doc, err = db.FindPurchaseDocument(ctx, accountID, id); return err })
+	err = r.read(ctx, accountID, func(db *DB) error {
+		doc, err = NewPurchaseService(db).FindPurchaseDocument(ctx, accountID, id)
+		return err
+	})
 	return doc, err
 }
 
 // FindPurchaseDocuments implements shop.PurchaseService.
 func (r *ReadRouter) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter) (page *shop.DocumentPage, err error) {
-	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = db.FindPurchaseDocuments(ctx, f); return err })
+	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = NewPurchaseService(db).FindPurchaseDocuments(ctx, f); return err })
 	return page, err
 }
 
 // CountPurchases implements shop.PurchaseService.
 func (r *ReadRouter) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
-	err = r.read(ctx, f.AccountID, func(db *DB) error { n, capped, err = db.CountPurchases(ctx, f, limit); return err })
+	err = r.read(ctx, f.AccountID, func(db *DB) error { n, capped, err = NewPurchaseService(db).CountPurchases(ctx, f, limit); return err })
 	return n, capped, err
 }
 
 // FindPurchaseTimeline is the purchase page's timeline (activity with the state of the
 // purchase's e-mails).
 func (r *ReadRouter) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) (a []shop.TimelineEntry, err error) {
-	err = r.read(ctx, accountID, func(db *DB) error { a, err = db.FindPurchaseTimeline(ctx, accountID, purchaseID); return err })
+	err = r.read(ctx, accountID, func(db *DB) error {
+		a, err = NewPurchaseService(db).FindPurchaseTimeline(ctx, accountID, purchaseID)
+		return err
+	})
 	return a, err
 }
 
 // FindSubscriberByID implements shop.SubscriberService.
 func (r *ReadRouter) FindSubscriberByID(ctx context.Context, accountID, storefrontID, id int64) (s *shop.Subscriber, err error) {
-	err = r.read(ctx, accountID, func(db *DB) error { s, err = db.FindSubscriberByID(ctx, accountID, storefrontID, id); return err })
+	err = r.read(ctx, accountID, func(db *DB) error {
+		s, err = NewSubscriberService(db).FindSubscriberByID(ctx, accountID, storefrontID, id)
+		return err
+	})
 	return s, err
 }
 
 // FindSubscribers implements shop.SubscriberService.
 func (r *ReadRouter) FindSubscribers(ctx context.Context, f shop.SubscriberFilter) (page *shop.SubscriberPage, err error) {
-	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = db.FindSubscribers(ctx, f); return err })
+	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = NewSubscriberService(db).FindSubscribers(ctx, f); return err })
 	return page, err
 }
 
 // FindSubscriberActivity implements shop.SubscriberService.
 func (r *ReadRouter) FindSubscriberActivity(ctx context.Context, accountID, storefrontID, subscriberID int64) (a []shop.Activity, err error) {
 	err = r.read(ctx, accountID, func(db *DB) error {
-		a, err = db.FindSubscriberActivity(ctx, accountID, storefrontID, subscriberID)
+		a, err = NewSubscriberService(db).FindSubscriberActivity(ctx, accountID, storefrontID, subscriberID)
 		return err
 	})
 	return a, err
@@ -411,7 +419,7 @@ func (r *ReadRouter) ExportPurchases(ctx context.Context, f shop.PurchaseFilter,
 		if sent {
 			return shop.Errorf(shop.EUnavailable, "The export was interrupted; start it again.")
 		}
-		return db.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+		return NewPurchaseService(db).ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
 			sent = true
 			return fn(ps)
 		})
@@ -421,7 +429,7 @@ func (r *ReadRouter) ExportPurchases(ctx context.Context, f shop.PurchaseFilter,
 // RecordAccountActivity implements shop.AccountActivityService on the primary, then
 // fences the account so that its next reads see the entry.
 func (r *ReadRouter) RecordAccountActivity(ctx context.Context, accountID int64, a shop.Activity) error {
-	if err := r.primary.RecordAccountActivity(ctx, accountID, a); err != nil {
+	if err := NewAccountActivityService(r.primary).RecordAccountActivity(ctx, accountID, a); err != nil {
 		return err
 	}
 	if err := r.fence(ctx, accountID); err != nil {
@@ -432,6 +440,9 @@ func (r *ReadRouter) RecordAccountActivity(ctx context.Context, accountID int64,
 
 // FindAccountActivity implements shop.AccountActivityService.
 func (r *ReadRouter) FindAccountActivity(ctx context.Context, accountID int64, limit int) (a []shop.Activity, err error) {
-	err = r.read(ctx, accountID, func(db *DB) error { a, err = db.FindAccountActivity(ctx, accountID, limit); return err })
+	err = r.read(ctx, accountID, func(db *DB) error {
+		a, err = NewAccountActivityService(db).FindAccountActivity(ctx, accountID, limit)
+		return err
+	})
 	return a, err
 }

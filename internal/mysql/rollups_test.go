@@ -85,7 +85,6 @@ func rollupsFromRows(t *testing.T, db *sql.DB) (purchases, products, subscribers
 	if err != nil {
 		t.Fatal(err)
 	}
-	type head struct{ key string }
 	heads := map[int64]string{}
 	for rows.Next() {
 		var (
@@ -250,7 +249,7 @@ func TestRollups_EqualRows(t *testing.T) {
 		if id == 2 {
 			account = 9007199254740993
 		}
-		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: account, PurchaseID: id, Actor: "test", CustomerEmail: "support@example.com"}); err != nil {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: account, PurchaseID: id, Actor: "test", CustomerEmail: "support@example.com"}); err != nil {
 			t.Fatalf("reactivate %d: %v", id, err)
 		}
 		checkRollups(t, db, fmt.Sprintf("reactivating purchase %d", id))
@@ -313,7 +312,7 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 	for _, r := range ranges {
 		t.Run(r.name, func(t *testing.T) {
 			q := shop.FigureQuery{AccountID: account, From: r.from, Before: r.before, Loc: loc}
-			cells, err := db.PurchaseFigures(ctx, q)
+			cells, err := mysql.NewOverviewService(db).PurchaseFigures(ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -356,7 +355,7 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 			diffMaps(t, r.name, "purchases", got, want)
 
 			// The top products: whole months, days and ends, against the line items.
-			top, err := db.TopProducts(ctx, q, 1000)
+			top, err := mysql.NewOverviewService(db).TopProducts(ctx, q, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -385,7 +384,7 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 	}
 
 	// Subscribers receiving service now, per the entitlement rule.
-	figures, err := db.SubscriberFigures(ctx, shop.FigureQuery{AccountID: account, From: now.AddDate(0, 0, -30), Before: now.Add(time.Hour), Loc: loc}, now)
+	figures, err := mysql.NewOverviewService(db).SubscriberFigures(ctx, shop.FigureQuery{AccountID: account, From: now.AddDate(0, 0, -30), Before: now.Add(time.Hour), Loc: loc}, now)
 	if err != nil {
 		t.Fatal(err)
 	}

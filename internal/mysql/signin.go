@@ -18,7 +18,7 @@ func signInKeyHash(key string) []byte {
 }
 
 // SignInFailures implements shop.SignInThrottleStore.
-func (db *DB) SignInFailures(ctx context.Context, keys []string, since time.Time) (map[string]shop.SignInFailures, error) {
+func (s *SignInStore) SignInFailures(ctx context.Context, keys []string, since time.Time) (map[string]shop.SignInFailures, error) {
 	out := map[string]shop.SignInFailures{}
 	if len(keys) == 0 {
 		return out, nil
@@ -30,7 +30,7 @@ func (db *DB) SignInFailures(ctx context.Context, keys []string, since time.Time
 		byHash[string(h)] = k
 		args = append(args, h)
 	}
-	err := eachRow(ctx, db.DB, `SELECT key_hash, failures, last_failed_at FROM sign_in_failures
+	err := eachRow(ctx, s.db.DB, `SELECT key_hash, failures, last_failed_at FROM sign_in_failures
 		WHERE last_failed_at >= ? AND key_hash IN (`+placeholders(len(keys))+`)`, args, func(rows *sql.Rows) error {
 		var h []byte
 		var f shop.SignInFailures
@@ -48,7 +48,8 @@ func (db *DB) SignInFailures(ctx context.Context, keys []string, since time.Time
 
 // AddSignInFailure implements shop.SignInThrottleStore. Rows whose last failure is a
 // day old are deleted on the way, a few at a time.
-func (db *DB) AddSignInFailure(ctx context.Context, keys []string, now, restart time.Time) error {
+func (s *SignInStore) AddSignInFailure(ctx context.Context, keys []string, now, restart time.Time) error {
+	db := s.db
 	if len(keys) == 0 {
 		return nil
 	}
@@ -73,8 +74,8 @@ func (db *DB) AddSignInFailure(ctx context.Context, keys []string, now, restart 
 }
 
 // ClearSignInFailures implements shop.SignInThrottleStore.
-func (db *DB) ClearSignInFailures(ctx context.Context, key string) error {
-	if _, err := db.ExecContext(ctx, `DELETE FROM sign_in_failures WHERE key_hash = ?`, signInKeyHash(key)); err != nil {
+func (s *SignInStore) ClearSignInFailures(ctx context.Context, key string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM sign_in_failures WHERE key_hash = ?`, signInKeyHash(key)); err != nil {
 		return fmt.Errorf("clear sign-in failures: %w", translate(err))
 	}
 	return nil

@@ -78,7 +78,8 @@ func checkStorefront(ctx context.Context, q queryer, accountID, storefrontID int
 
 // FindSubscribers returns one page of a storefront's subscribers with their
 // subscriptions. Returns ENotFound when the storefront is not the account's.
-func (db *DB) FindSubscribers(ctx context.Context, f shop.SubscriberFilter) (*shop.SubscriberPage, error) {
+func (s *SubscriberService) FindSubscribers(ctx context.Context, f shop.SubscriberFilter) (*shop.SubscriberPage, error) {
+	db := s.db
 	return db.findSubscribers(ctx, db.DB, f, 0)
 }
 
@@ -156,7 +157,8 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 }
 
 // FindSubscriberByID returns a subscriber of the storefront with its subscription.
-func (db *DB) FindSubscriberByID(ctx context.Context, accountID, storefrontID, id int64) (*shop.Subscriber, error) {
+func (s *SubscriberService) FindSubscriberByID(ctx context.Context, accountID, storefrontID, id int64) (*shop.Subscriber, error) {
+	db := s.db
 	page, err := db.findSubscribers(ctx, db.DB, shop.SubscriberFilter{AccountID: accountID, StorefrontID: storefrontID, PerPage: 1}, id)
 	if err != nil {
 		return nil, err

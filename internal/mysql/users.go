@@ -20,11 +20,11 @@ import (
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("storefront-no-such-user"), bcrypt.MinCost)
 
 // CheckPassword returns the user with this e-mail and password, or EUnauthenticated.
-func (db *DB) CheckPassword(ctx context.Context, email, password string) (*shop.User, error) {
+func (s *UserService) CheckPassword(ctx context.Context, email, password string) (*shop.User, error) {
 	wrong := shop.Errorf(shop.EUnauthenticated, "The e-mail or the password is not right.")
 	var u shop.User
 	var hash string
-	err := db.QueryRowContext(ctx, "SELECT id, account_id, email, role, created_at, password_hash FROM users WHERE email = ?", strings.TrimSpace(email)).
+	err := s.db.QueryRowContext(ctx, "SELECT id, account_id, email, role, created_at, password_hash FROM users WHERE email = ?", strings.TrimSpace(email)).
 		Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
@@ -45,7 +45,8 @@ func hashToken(token string) []byte {
 }
 
 // CreateSession starts a server-side session and returns its secret token.
-func (db *DB) CreateSession(ctx context.Context, accountID, userID int64) (string, error) {
+func (s *UserService) CreateSession(ctx context.Context, accountID, userID int64) (string, error) {
+	db := s.db
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
@@ -63,7 +64,8 @@ func (db *DB) CreateSession(ctx context.Context, accountID, userID int64) (strin
 }
 
 // FindSession returns the user of a live session, extending it at most once a minute.
-func (db *DB) FindSession(ctx context.Context, token string) (*shop.User, error) {
+func (s *UserService) FindSession(ctx context.Context, token string) (*shop.User, error) {
+	db := s.db
 	if token == "" {
 		return nil, shop.Errorf(shop.EUnauthenticated, "Please sign in.")
 	}
@@ -87,16 +89,30 @@ func (db *DB) FindSession(ctx context.Context, token string) (*shop.User, error)
 	return &u, nil
 }
 
+// FindUserByID returns a user of the account, or ENotFound.
+func (s *UserService) FindUserByID(ctx context.Context, accountID, id int64) (*shop.User, error) {
+	var u shop.User
+	err := s.db.QueryRowContext(ctx, "SELECT id, account_id, email, role, created_at FROM users WHERE account_id = ? AND id = ?", accountID, id).
+		Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, shop.Errorf(shop.ENotFound, "User %d was not found.", id)
+	}
+	if err != nil {
+		return nil, translate(err)
+	}
+	return &u, nil
+}
+
 // DeleteSession ends one session.
-func (db *DB) DeleteSession(ctx context.Context, token string) error {
-	_, err := db.ExecContext(ctx, "DELETE FROM user_sessions WHERE token_hash = ?", hashToken(token))
+func (s *UserService) DeleteSession(ctx context.Context, token string) error {
+	_, err := s.db.ExecContext(ctx, "DELETE FROM user_sessions WHERE token_hash = ?", hashToken(token))
 	return translate(err)
 }
 
 // FindUsers returns the account's dashboard users ordered by e-mail.
-func (db *DB) FindUsers(ctx context.Context, accountID int64) ([]*shop.User, error) {
+func (s *AdminService) FindUsers(ctx context.Context, accountID int64) ([]*shop.User, error) {
 	var out []*shop.User
-	err := eachRow(ctx, db.DB, "SELECT id, account_id, email, role, created_at FROM users WHERE account_id = ? ORDER BY email",
+	err := eachRow(ctx, s.db.DB, "SELECT id, account_id, email, role, created_at FROM users WHERE account_id = ? ORDER BY email",
 		[]any{accountID}, func(rows *sql.Rows) error {
 			var u shop.User
 			if err := rows.Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt); err != nil {
@@ -110,11 +126,11 @@ func (db *DB) FindUsers(ctx context.Context, accountID int64) ([]*shop.User, err
 
 // SetUserRole changes a user's role; the user's sessions keep going with the new role.
 // The account's last owner cannot stop being one (EInvalid).
-func (db *DB) SetUserRole(ctx context.Context, accountID, userID int64, role string) error {
+func (s *AdminService) SetUserRole(ctx context.Context, accountID, userID int64, role string) error {
 	if !shop.ValidRole(role) {
 		return shop.ParamErrorf(shop.EInvalid, "role", "Role must be owner, staff or viewer.")
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := keepAnOwner(ctx, tx, accountID, userID, role); err != nil {
 			return err
 		}
@@ -125,8 +141,8 @@ func (db *DB) SetUserRole(ctx context.Context, accountID, userID int64, role str
 
 // DeleteUser removes a user and ends their sessions. The account's last owner cannot
 // be removed (EInvalid).
-func (db *DB) DeleteUser(ctx context.Context, accountID, userID int64) error {
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+func (s *AdminService) DeleteUser(ctx context.Context, accountID, userID int64) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := keepAnOwner(ctx, tx, accountID, userID, ""); err != nil {
 			return err
 		}
@@ -159,9 +175,9 @@ func keepAnOwner(ctx context.Context, tx *sql.Tx, accountID, userID int64, newRo
 }
 
 // FindAPIKeys returns the account's keys, newest first.
-func (db *DB) FindAPIKeys(ctx context.Context, accountID int64) ([]*shop.APIKeyInfo, error) {
+func (s *AdminService) FindAPIKeys(ctx context.Context, accountID int64) ([]*shop.APIKeyInfo, error) {
 	var out []*shop.APIKeyInfo
-	err := eachRow(ctx, db.DB, "SELECT id, name, scope, created_at, last_used_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY id DESC",
+	err := eachRow(ctx, s.db.DB, "SELECT id, name, scope, created_at, last_used_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY id DESC",
 		[]any{accountID}, func(rows *sql.Rows) error {
 			var k shop.APIKeyInfo
 			if err := rows.Scan(&k.ID, &k.Name, &k.Scope, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt); err != nil {
@@ -175,7 +191,8 @@ func (db *DB) FindAPIKeys(ctx context.Context, accountID int64) ([]*shop.APIKeyI
 
 // RevokeAPIKey revokes a key: AuthenticateAPIKey refuses it from the commit on. (The
 // web server keeps what it authenticated for a few seconds, web.KeyCacheTTL.)
-func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
+func (s *AdminService) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
+	db := s.db
 	res, err := db.ExecContext(ctx, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = ?",
 		db.Now().UTC(), keyID, accountID)
 	return mustAffect(res, err, "API key %d was not found.", keyID)

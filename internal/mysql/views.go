@@ -9,12 +9,10 @@ import (
 	"storefront/internal/shop"
 )
 
-var _ shop.SavedViewService = (*DB)(nil)
-
 // FindSavedViews implements shop.SavedViewService.
-func (db *DB) FindSavedViews(ctx context.Context, accountID, userID int64) ([]shop.SavedView, error) {
+func (s *SavedViewService) FindSavedViews(ctx context.Context, accountID, userID int64) ([]shop.SavedView, error) {
 	var out []shop.SavedView
-	err := eachRow(ctx, db.DB, `SELECT id, user_id, name, query FROM saved_views
+	err := eachRow(ctx, s.db.DB, `SELECT id, user_id, name, query FROM saved_views
 		WHERE account_id = ? AND (user_id IS NULL OR user_id = ?) ORDER BY user_id IS NOT NULL, position, id`,
 		[]any{accountID, userID}, func(rows *sql.Rows) error {
 			v := shop.SavedView{AccountID: accountID}
@@ -28,7 +26,8 @@ func (db *DB) FindSavedViews(ctx context.Context, accountID, userID int64) ([]sh
 }
 
 // CreateSavedView implements shop.SavedViewService.
-func (db *DB) CreateSavedView(ctx context.Context, v shop.SavedView, owner bool) (*shop.SavedView, error) {
+func (s *SavedViewService) CreateSavedView(ctx context.Context, v shop.SavedView, owner bool) (*shop.SavedView, error) {
+	db := s.db
 	name, err := shop.CleanViewName(v.Name)
 	if err != nil {
 		return nil, err
@@ -83,12 +82,12 @@ func lockView(ctx context.Context, tx *sql.Tx, accountID, userID, id int64, owne
 }
 
 // RenameSavedView implements shop.SavedViewService.
-func (db *DB) RenameSavedView(ctx context.Context, accountID, userID, id int64, owner bool, name string) error {
+func (s *SavedViewService) RenameSavedView(ctx context.Context, accountID, userID, id int64, owner bool, name string) error {
 	name, err := shop.CleanViewName(name)
 	if err != nil {
 		return err
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		if _, _, err := lockView(ctx, tx, accountID, userID, id, owner); err != nil {
 			return err
 		}
@@ -98,11 +97,11 @@ func (db *DB) RenameSavedView(ctx context.Context, accountID, userID, id int64, 
 }
 
 // MoveSavedView implements shop.SavedViewService.
-func (db *DB) MoveSavedView(ctx context.Context, accountID, userID, id int64, owner bool, by int) error {
+func (s *SavedViewService) MoveSavedView(ctx context.Context, accountID, userID, id int64, owner bool, by int) error {
 	if by != -1 && by != 1 {
 		return shop.ParamErrorf(shop.EInvalid, "by", "A view moves one place earlier or later.")
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		user, pos, err := lockView(ctx, tx, accountID, userID, id, owner)
 		if err != nil {
 			return err
@@ -133,8 +132,8 @@ func (db *DB) MoveSavedView(ctx context.Context, accountID, userID, id int64, ow
 }
 
 // DeleteSavedView implements shop.SavedViewService.
-func (db *DB) DeleteSavedView(ctx context.Context, accountID, userID, id int64, owner bool) error {
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+func (s *SavedViewService) DeleteSavedView(ctx context.Context, accountID, userID, id int64, owner bool) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		if _, _, err := lockView(ctx, tx, accountID, userID, id, owner); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package mysql_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"storefront/internal/dbtest"
 	"storefront/internal/importer"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
@@ -29,22 +31,20 @@ type event struct {
 // event without a delivery or a delivery without its event.
 func eventsSince(t *testing.T, db *mysql.DB, seen map[string]bool) []event {
 	t.Helper()
-	rows, err := db.Query(`SELECT e.account_id, e.event_id, e.type, e.body,
-		(SELECT GROUP_CONCAT(d.endpoint_id ORDER BY d.endpoint_id) FROM webhook_deliveries d WHERE d.account_id = e.account_id AND d.event_id = e.event_id)
-		FROM webhook_events e ORDER BY e.created_at, e.event_id`)
-	if err != nil {
-		t.Fatal(err)
+	type row struct {
+		event
+		body []byte
+		eps  *string
 	}
-	defer rows.Close()
 	var all []event
-	for rows.Next() {
-		var e event
-		var body []byte
-		var eps *string
-		if err := rows.Scan(&e.account, &e.id, &e.typ, &body, &eps); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(body, &e.body); err != nil {
+	for _, r := range dbtest.Query(t, db.DB, func(rows *sql.Rows) (r row, err error) {
+		err = rows.Scan(&r.account, &r.id, &r.typ, &r.body, &r.eps)
+		return r, err
+	}, `SELECT e.account_id, e.event_id, e.type, e.body,
+		(SELECT GROUP_CONCAT(d.endpoint_id ORDER BY d.endpoint_id) FROM webhook_deliveries d WHERE d.account_id = e.account_id AND d.event_id = e.event_id)
+		FROM webhook_events e ORDER BY e.created_at, e.event_id`) {
+		e, eps := r.event, r.eps
+		if err := json.Unmarshal(r.body, &e.body); err != nil {
 			t.Fatalf("event %s: %v", e.id, err)
 		}
 		if e.body.ID != e.id || e.body.Type != e.typ || e.body.AccountID != e.account {
@@ -92,15 +92,15 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 	if got := eventsSince(t, db, map[string]bool{}); len(got) != 0 {
 		t.Fatalf("an import without endpoints wrote %d events, want 0", len(got))
 	}
-	all, _, err := db.CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/all", nil)
+	all, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/all", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reactOnly, _, err := db.CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/react", []string{shop.EventPurchaseReactivated})
+	reactOnly, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/react", []string{shop.EventPurchaseReactivated})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _, err := db.CreateWebhookEndpoint(ctx, 2, "http://127.0.0.1:9/two", nil)
+	other, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 2, "http://127.0.0.1:9/two", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 			if e.typ == shop.EventPurchaseCreated {
 				want = fresh.ID
 			}
-			doc, err := db.FindPurchaseDocument(ctx, 1, want)
+			doc, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, want)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +162,7 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 	}
 	checkSubscriber := func(t *testing.T, e event, status shop.SubscriptionStatus) {
 		t.Helper()
-		sub, err := db.FindSubscriberByID(ctx, 1, 10, 710)
+		sub, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, 1, 10, 710)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,24 +219,24 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 				refused = p
 			}
 		}
-		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: refused.ID, Actor: "test"}); shop.ErrorCode(err) != shop.EConflict {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: refused.ID, Actor: "test"}); shop.ErrorCode(err) != shop.EConflict {
 			t.Fatalf("reactivate %s purchase: got %v, want a conflict", refused.Status, err)
 		}
 		if got := eventsSince(t, db, seen); len(got) != 0 {
 			t.Fatalf("a refused reactivation wrote %v", types(got))
 		}
-		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: ok.ID, Actor: "test", IdempotencyKey: "k1"}); err != nil {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: ok.ID, Actor: "test", IdempotencyKey: "k1"}); err != nil {
 			t.Fatal(err)
 		}
 		// The idempotent repeat changes nothing, and so writes nothing.
-		if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: ok.ID, Actor: "test", IdempotencyKey: "k1"}); err != nil {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: ok.ID, Actor: "test", IdempotencyKey: "k1"}); err != nil {
 			t.Fatal(err)
 		}
 		got := eventsSince(t, db, seen)
 		if len(got) != 1 || got[0].typ != shop.EventPurchaseReactivated {
 			t.Fatalf("events: got %v, want one purchase.reactivated", types(got))
 		}
-		doc, err := db.FindPurchaseDocument(ctx, 1, ok.ID)
+		doc, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, ok.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,10 +257,10 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 	})
 
 	t.Run("DisabledEndpointGetsNone", func(t *testing.T) {
-		if err := db.SetWebhookEndpointEnabled(ctx, 1, all.ID, false); err != nil {
+		if err := mysql.NewWebhookService(db).SetWebhookEndpointEnabled(ctx, 1, all.ID, false); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.SetWebhookEndpointEnabled(ctx, 1, reactOnly.ID, false); err != nil {
+		if err := mysql.NewWebhookService(db).SetWebhookEndpointEnabled(ctx, 1, reactOnly.ID, false); err != nil {
 			t.Fatal(err)
 		}
 		f.purchases[0].ShippingTrackingNumber = strp("TRACK-2")

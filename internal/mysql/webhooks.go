@@ -25,11 +25,6 @@ const (
 // rotationWindow is how long a replaced secret still signs deliveries.
 const rotationWindow = 24 * time.Hour
 
-var (
-	_ shop.WebhookService = (*DB)(nil)
-	_ webhook.Store       = (*DB)(nil)
-)
-
 func (db *DB) guard() *webhook.Guard {
 	if db.WebhookGuard != nil {
 		return db.WebhookGuard
@@ -55,7 +50,8 @@ func scanEndpoint(rows interface{ Scan(...any) error }, now time.Time) (*shop.We
 }
 
 // CreateWebhookEndpoint implements shop.WebhookService.
-func (db *DB) CreateWebhookEndpoint(ctx context.Context, accountID int64, url string, types []string) (*shop.WebhookEndpoint, string, error) {
+func (s *WebhookService) CreateWebhookEndpoint(ctx context.Context, accountID int64, url string, types []string) (*shop.WebhookEndpoint, string, error) {
+	db := s.db
 	for _, t := range types {
 		if _, err := shop.ParseEventTypes(t); err != nil {
 			return nil, "", err
@@ -75,12 +71,13 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, accountID int64, url st
 	if err != nil {
 		return nil, "", err
 	}
-	e, err := db.FindWebhookEndpoint(ctx, accountID, id)
+	e, err := s.FindWebhookEndpoint(ctx, accountID, id)
 	return e, secret, err
 }
 
 // FindWebhookEndpoints implements shop.WebhookService.
-func (db *DB) FindWebhookEndpoints(ctx context.Context, accountID int64) ([]*shop.WebhookEndpoint, error) {
+func (s *WebhookService) FindWebhookEndpoints(ctx context.Context, accountID int64) ([]*shop.WebhookEndpoint, error) {
+	db := s.db
 	out := []*shop.WebhookEndpoint{}
 	now := db.Now()
 	err := eachRow(ctx, db.DB, "SELECT "+endpointColumns+" FROM webhook_endpoints WHERE account_id = ? ORDER BY id", []any{accountID},
@@ -96,7 +93,8 @@ func (db *DB) FindWebhookEndpoints(ctx context.Context, accountID int64) ([]*sho
 }
 
 // FindWebhookEndpoint implements shop.WebhookService.
-func (db *DB) FindWebhookEndpoint(ctx context.Context, accountID, id int64) (*shop.WebhookEndpoint, error) {
+func (s *WebhookService) FindWebhookEndpoint(ctx context.Context, accountID, id int64) (*shop.WebhookEndpoint, error) {
+	db := s.db
 	row := db.QueryRowContext(ctx, "SELECT "+endpointColumns+" FROM webhook_endpoints WHERE account_id = ? AND id = ?", accountID, id)
 	e, err := scanEndpoint(row, db.Now())
 	if errors.Is(err, sql.ErrNoRows) {
@@ -110,9 +108,9 @@ func (db *DB) FindWebhookEndpoint(ctx context.Context, accountID, id int64) (*sh
 
 // WebhookEndpointAccount returns the account of an endpoint, for the command that
 // deletes one by id alone. Returns ENotFound.
-func (db *DB) WebhookEndpointAccount(ctx context.Context, id int64) (int64, error) {
+func (s *WebhookService) WebhookEndpointAccount(ctx context.Context, id int64) (int64, error) {
 	var account int64
-	err := db.QueryRowContext(ctx, "SELECT account_id FROM webhook_endpoints WHERE id = ?", id).Scan(&account)
+	err := s.db.QueryRowContext(ctx, "SELECT account_id FROM webhook_endpoints WHERE id = ?", id).Scan(&account)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, shop.Errorf(shop.ENotFound, "Webhook endpoint %d was not found.", id)
 	}
@@ -133,7 +131,8 @@ func endpointChanged(res sql.Result, err error, id int64) error {
 
 // SetWebhookEndpointEnabled implements shop.WebhookService. Enabling starts a new run:
 // the failures before it no longer count towards disabling.
-func (db *DB) SetWebhookEndpointEnabled(ctx context.Context, accountID, id int64, enabled bool) error {
+func (s *WebhookService) SetWebhookEndpointEnabled(ctx context.Context, accountID, id int64, enabled bool) error {
+	db := s.db
 	now := db.Now().UTC().Truncate(time.Second)
 	res, err := db.ExecContext(ctx, `UPDATE webhook_endpoints SET enabled = ?, disabled_reason = NULL, failing_since = NULL, updated_at = ?
 		WHERE account_id = ? AND id = ?`, enabled, now, accountID, id)
@@ -141,7 +140,8 @@ func (db *DB) SetWebhookEndpointEnabled(ctx context.Context, accountID, id int64
 }
 
 // RotateWebhookSecret implements shop.WebhookService.
-func (db *DB) RotateWebhookSecret(ctx context.Context, accountID, id int64) (string, error) {
+func (s *WebhookService) RotateWebhookSecret(ctx context.Context, accountID, id int64) (string, error) {
+	db := s.db
 	now := db.Now().UTC().Truncate(time.Second)
 	secret := webhook.NewSecret()
 	res, err := db.ExecContext(ctx, `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?, secret = ?, updated_at = ?
@@ -154,8 +154,8 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, accountID, id int64) (str
 
 // DeleteWebhookEndpoint implements shop.WebhookService. The events stay: other
 // endpoints may have them.
-func (db *DB) DeleteWebhookEndpoint(ctx context.Context, accountID, id int64) error {
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+func (s *WebhookService) DeleteWebhookEndpoint(ctx context.Context, accountID, id int64) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM webhook_endpoints WHERE account_id = ? AND id = ?", accountID, id)
 		if err := endpointChanged(res, err, id); err != nil {
 			return err
@@ -171,8 +171,9 @@ func (db *DB) DeleteWebhookEndpoint(ctx context.Context, accountID, id int64) er
 }
 
 // SendTestEvent implements shop.WebhookService.
-func (db *DB) SendTestEvent(ctx context.Context, accountID, id int64) (string, error) {
-	e, err := db.FindWebhookEndpoint(ctx, accountID, id)
+func (s *WebhookService) SendTestEvent(ctx context.Context, accountID, id int64) (string, error) {
+	db := s.db
+	e, err := s.FindWebhookEndpoint(ctx, accountID, id)
 	if err != nil {
 		return "", err
 	}
@@ -193,8 +194,9 @@ func (db *DB) SendTestEvent(ctx context.Context, accountID, id int64) (string, e
 }
 
 // FindWebhookDeliveries implements shop.WebhookService.
-func (db *DB) FindWebhookDeliveries(ctx context.Context, accountID, endpointID int64, limit int) ([]*shop.WebhookDelivery, error) {
-	if _, err := db.FindWebhookEndpoint(ctx, accountID, endpointID); err != nil {
+func (s *WebhookService) FindWebhookDeliveries(ctx context.Context, accountID, endpointID int64, limit int) ([]*shop.WebhookDelivery, error) {
+	db := s.db
+	if _, err := s.FindWebhookEndpoint(ctx, accountID, endpointID); err != nil {
 		return nil, err
 	}
 	out := []*shop.WebhookDelivery{}
@@ -245,7 +247,8 @@ func (db *DB) FindWebhookDeliveries(ctx context.Context, accountID, endpointID i
 
 // ResendWebhookDelivery implements shop.WebhookService: the delivery is due now, with
 // a new three-day window of retries, its event unchanged.
-func (db *DB) ResendWebhookDelivery(ctx context.Context, accountID, deliveryID int64) error {
+func (s *WebhookService) ResendWebhookDelivery(ctx context.Context, accountID, deliveryID int64) error {
+	db := s.db
 	now := db.Now().UTC().Truncate(time.Second)
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var endpointID int64
@@ -281,14 +284,14 @@ func (db *DB) ResendWebhookDelivery(ctx context.Context, accountID, deliveryID i
 // ClaimDeliveries implements webhook.Store, as ClaimEmails does: one short READ
 // COMMITTED transaction picks due rows with SKIP LOCKED and leases them. The queue is
 // read across accounts (webhook_deliveries_due); everything after names the account.
-func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]webhook.Claimed, error) {
+func (s *WebhookDeliveryStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]webhook.Claimed, error) {
 	now = now.UTC().Truncate(time.Second)
 	leaseUntil = leaseUntil.UTC().Truncate(time.Second)
 	if !leaseUntil.After(now) {
 		return nil, errors.New("claim deliveries: the lease must end after now")
 	}
 	var claimed []webhook.Claimed
-	err := db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sql.Tx) error {
+	err := s.db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sql.Tx) error {
 		claimed = claimed[:0]
 		// A 'sending' row that is due again lost its attempt (its process stopped):
 		// it is attempted again.
@@ -401,7 +404,8 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, li
 // the account's owners. Rows are changed in the order of their keys, deliveries before
 // endpoints, so that deliverers recording at once wait for each other rather than
 // deadlock; a deadlock that happens anyway is run again.
-func (db *DB) RecordAttempts(ctx context.Context, results []webhook.Result) error {
+func (s *WebhookDeliveryStore) RecordAttempts(ctx context.Context, results []webhook.Result) error {
+	db := s.db
 	if len(results) == 0 {
 		return nil
 	}
@@ -575,13 +579,9 @@ func (db *DB) countFailure(ctx context.Context, tx *sql.Tx, c webhook.Claimed, a
 	if err != nil {
 		return false, err
 	}
-	subject := fmt.Sprintf("Webhook endpoint %d was disabled", endpointID)
-	body := fmt.Sprintf("Webhook endpoint %d (%s) was disabled. %s\n", endpointID, url, reason)
-	if db.ComposeWebhookDisabled != nil {
-		subject, body = db.ComposeWebhookDisabled(endpointID, url, reason)
-	}
 	for _, to := range owners {
-		if _, err := enqueueEmail(ctx, tx, accountID, 0, to, subject, body, at); err != nil {
+		if _, err := enqueueEmail(ctx, tx, shop.Email{AccountID: accountID, Kind: shop.EmailWebhookDisabled, To: to,
+			Facts: shop.EmailFacts{EndpointID: endpointID, EndpointURL: url, Reason: reason}}, at); err != nil {
 			return false, err
 		}
 	}

@@ -37,6 +37,9 @@ type UserService interface {
 	FindSession(ctx context.Context, token string) (*User, error)
 	// DeleteSession ends one session.
 	DeleteSession(ctx context.Context, token string) error
+	// FindUserByID returns a user of the account. Returns ENotFound for a user not in
+	// the account.
+	FindUserByID(ctx context.Context, accountID, id int64) (*User, error)
 	// ChangePassword checks the user's current password, sets next, ends all of the
 	// user's sessions and returns the token of a new one. Returns EInvalid with param
 	// current_password (a wrong password) or new_password.

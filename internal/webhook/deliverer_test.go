@@ -3,6 +3,8 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -76,7 +78,7 @@ func deliverer(db *mysql.DB, clk *clock, opt webhook.Options) *webhook.Deliverer
 		opt.Guard = &webhook.Guard{AllowPrivate: true}
 	}
 	opt.Log = quiet
-	return webhook.NewDeliverer(db, opt)
+	return webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(db), opt)
 }
 
 func deliverDue(t *testing.T, d *webhook.Deliverer) int {
@@ -98,19 +100,16 @@ type delivery struct {
 
 func deliveries(t *testing.T, db *mysql.DB) map[int64]delivery {
 	t.Helper()
-	out := map[int64]delivery{}
-	rows, err := db.Query("SELECT id, status, attempts, next_attempt_at, COALESCE(last_error, '') FROM webhook_deliveries WHERE account_id = 1")
-	if err != nil {
-		t.Fatal(err)
+	type row struct {
+		id int64
+		delivery
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var d delivery
-		if err := rows.Scan(&id, &d.status, &d.attempts, &d.next, &d.lastErr); err != nil {
-			t.Fatal(err)
-		}
-		out[id] = d
+	out := map[int64]delivery{}
+	for _, r := range dbtest.Query(t, db.DB, func(rows *sql.Rows) (r row, err error) {
+		err = rows.Scan(&r.id, &r.status, &r.attempts, &r.next, &r.lastErr)
+		return r, err
+	}, "SELECT id, status, attempts, next_attempt_at, COALESCE(last_error, '') FROM webhook_deliveries WHERE account_id = 1") {
+		out[r.id] = r.delivery
 	}
 	return out
 }
@@ -130,7 +129,7 @@ func only(t *testing.T, db *mysql.DB) delivery {
 func TestDeliverer_EventTypes(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:1/placeholder", nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:1/placeholder", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,13 +144,13 @@ func TestDeliverer_EventTypes(t *testing.T) {
 	importDoc(t, db, purchaseJSON(1, "PND", "B"))
 	importDoc(t, db, `{"subscribers":[{"id":7,"storefront_id":10,"created_at":1,"updated_at":1,"username":"s@example.com","last_login_at":null,`+
 		`"subscription":{"id":70,"status":"PAST_DUE","price":"1.00","period":1,"unit":"M","tax_amount":"0.00","created_at":1,"updated_at":1,"next_payment_at":1}}]}`)
-	if _, err := db.Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 1, Actor: "test"}); err != nil {
+	if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 1, Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := db.ClosePastDue(ctx); err != nil || n != 1 {
 		t.Fatalf("close past due: %d, %v", n, err)
 	}
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := deliverDue(t, deliverer(db, clk, webhook.Options{})); n != 6 {
@@ -179,7 +178,7 @@ func TestDeliverer_EventTypes(t *testing.T) {
 		t.Fatalf("types: got %v, want %v", count, want)
 	}
 	// The log keeps each attempt with its request and the response.
-	log, err := db.FindWebhookDeliveries(ctx, 1, ep.ID, 50)
+	log, err := mysql.NewWebhookService(db).FindWebhookDeliveries(ctx, 1, ep.ID, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,12 +194,12 @@ func TestDeliverer_RetriesAfter500(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv.set(func(r *receiver) { r.secrets, r.fail, r.status = []string{secret}, 2, 500 })
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	d := deliverer(db, clk, webhook.Options{})
@@ -231,7 +230,7 @@ func TestDeliverer_RetriesAfter500(t *testing.T) {
 	if events, total := rcv.accepted(); events != 1 || total != 1 {
 		t.Fatalf("accepted %d events %d times", events, total)
 	}
-	log, err := db.FindWebhookDeliveries(ctx, 1, ep.ID, 10)
+	log, err := mysql.NewWebhookService(db).FindWebhookDeliveries(ctx, 1, ep.ID, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +250,7 @@ func TestDeliverer_RetriesAfterTimeout(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +258,7 @@ func TestDeliverer_RetriesAfterTimeout(t *testing.T) {
 	rcv.set(func(r *receiver) {
 		r.secrets, r.fail, r.status, r.delay = []string{secret}, 1, 503, 600*time.Millisecond
 	})
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	d := deliverer(db, clk, webhook.Options{Timeout: 150 * time.Millisecond})
@@ -283,14 +282,14 @@ func TestDeliverer_ReceiverDownThenBack(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv.set(func(r *receiver) { r.secrets = []string{secret} })
 	const n = 20
 	for range n {
-		if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+		if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -323,11 +322,11 @@ func TestDeliverer_Rotation(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	ep, oldSecret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, oldSecret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	newSecret, err := db.RotateWebhookSecret(ctx, 1, ep.ID)
+	newSecret, err := mysql.NewWebhookService(db).RotateWebhookSecret(ctx, 1, ep.ID)
 	if err != nil || newSecret == oldSecret || !strings.HasPrefix(newSecret, "whsec_") {
 		t.Fatalf("rotate: %q, %v", newSecret, err)
 	}
@@ -336,7 +335,7 @@ func TestDeliverer_Rotation(t *testing.T) {
 	// secret alone accepts.
 	for _, known := range []string{oldSecret, newSecret} {
 		rcv.set(func(r *receiver) { r.secrets, r.wantV1 = []string{known}, 2 })
-		if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+		if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 			t.Fatal(err)
 		}
 		if n := deliverDue(t, d); n != 1 {
@@ -346,7 +345,7 @@ func TestDeliverer_Rotation(t *testing.T) {
 	// A day later the old secret signs no more.
 	clk.Add(24*time.Hour + time.Second)
 	rcv.set(func(r *receiver) { r.secrets, r.wantV1 = []string{newSecret}, 1 })
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := deliverDue(t, d); n != 1 {
@@ -354,7 +353,7 @@ func TestDeliverer_Rotation(t *testing.T) {
 	}
 	rcv.accepted()
 	rcv.set(func(r *receiver) { r.secrets, r.wantV1 = []string{oldSecret}, 0 })
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := deliverDue(t, d); n != 0 {
@@ -365,19 +364,19 @@ func TestDeliverer_Rotation(t *testing.T) {
 func TestDeliverer_GivesUpAndDisables(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
-	if _, err := db.CreateUser(ctx, 1, "owner@example.com", shop.RoleOwner, "correct horse battery"); err != nil {
+	if _, err := mysql.NewAdminService(db).CreateUser(ctx, 1, "owner@example.com", shop.RoleOwner, "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CreateUser(ctx, 1, "staff@example.com", shop.RoleStaff, "correct horse battery"); err != nil {
+	if _, err := mysql.NewAdminService(db).CreateUser(ctx, 1, "staff@example.com", shop.RoleStaff, "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv.set(func(r *receiver) { r.secrets, r.fail, r.status = []string{secret}, 1<<30, 503 })
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	start := clk.Now()
@@ -401,7 +400,7 @@ func TestDeliverer_GivesUpAndDisables(t *testing.T) {
 	if last.Sub(start) > 72*time.Hour || last.Sub(start) < 66*time.Hour {
 		t.Fatalf("the last attempt was %v after the event; want within 3 days, and within 6 hours of them", last.Sub(start))
 	}
-	e, err := db.FindWebhookEndpoint(ctx, 1, ep.ID)
+	e, err := mysql.NewWebhookService(db).FindWebhookEndpoint(ctx, 1, ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,14 +408,19 @@ func TestDeliverer_GivesUpAndDisables(t *testing.T) {
 		t.Fatalf("after 3 days of failures the endpoint is %+v, want disabled with a reason", e)
 	}
 	var to []string
-	rows, err := db.Query("SELECT to_address FROM email_outbox WHERE account_id = 1 AND subject LIKE 'Webhook endpoint % was disabled'")
+	rows, err := db.Query("SELECT to_address, facts FROM email_outbox WHERE account_id = 1 AND kind = 'webhook_disabled'")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for rows.Next() {
-		var a string
-		rows.Scan(&a)
+		var a, facts string
+		rows.Scan(&a, &facts)
 		to = append(to, a)
+		// What internal/mail writes the e-mail from when it sends it.
+		want, _ := json.Marshal(shop.EmailFacts{EndpointID: ep.ID, EndpointURL: e.URL, Reason: e.DisabledReason})
+		if facts != string(want) {
+			t.Errorf("facts of the e-mail: got %s, want %s", facts, want)
+		}
 	}
 	rows.Close()
 	if fmt.Sprint(to) != "[owner@example.com]" {
@@ -433,21 +437,21 @@ func TestDeliverer_ResendIsTheSameEvent(t *testing.T) {
 	db, clk := setup(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv.set(func(r *receiver) { r.secrets = []string{secret} })
-	if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+	if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	d := deliverer(db, clk, webhook.Options{})
 	deliverDue(t, d)
-	log, err := db.FindWebhookDeliveries(ctx, 1, ep.ID, 10)
+	log, err := mysql.NewWebhookService(db).FindWebhookDeliveries(ctx, 1, ep.ID, 10)
 	if err != nil || len(log) != 1 {
 		t.Fatalf("deliveries: %v, %v", log, err)
 	}
-	if err := db.ResendWebhookDelivery(ctx, 1, log[0].ID); err != nil {
+	if err := mysql.NewWebhookService(db).ResendWebhookDelivery(ctx, 1, log[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := deliverDue(t, d); n != 1 {
@@ -456,7 +460,7 @@ func TestDeliverer_ResendIsTheSameEvent(t *testing.T) {
 	if events, total := rcv.accepted(); events != 1 || total != 2 {
 		t.Fatalf("accepted %d events %d times, want one event twice", events, total)
 	}
-	if err := db.ResendWebhookDelivery(ctx, 2, log[0].ID); shop.ErrorCode(err) != shop.ENotFound {
+	if err := mysql.NewWebhookService(db).ResendWebhookDelivery(ctx, 2, log[0].ID); shop.ErrorCode(err) != shop.ENotFound {
 		t.Fatalf("resend from another account: got %v, want not found", err)
 	}
 }
@@ -490,7 +494,7 @@ func TestGuard_RefusesPrivateAddresses(t *testing.T) {
 		}
 		db := dbtest.New(t)
 		importDoc(t, db, account)
-		if _, _, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil); shop.ErrorCode(err) != shop.EInvalid {
+		if _, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil); shop.ErrorCode(err) != shop.EInvalid {
 			t.Errorf("saving a loopback endpoint by default: got %v, want invalid", err)
 		}
 	})
@@ -509,15 +513,15 @@ func TestGuard_RefusesPrivateAddresses(t *testing.T) {
 		// refused at each connection by a deliverer that does not allow it.
 		db, clk := setup(t)
 		for _, u := range []string{rcv.url(), "http://localhost:" + port + "/hooks"} {
-			ep, _, err := db.CreateWebhookEndpoint(ctx, 1, u, nil)
+			ep, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, u, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+			if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
-		d := webhook.NewDeliverer(db, webhook.Options{Now: clk.Now, Log: quiet})
+		d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(db), webhook.Options{Now: clk.Now, Log: quiet})
 		if n := deliverDue(t, d); n != 0 {
 			t.Fatalf("delivered %d to loopback", n)
 		}
@@ -547,14 +551,14 @@ func TestDeliverer_ThreeInstances(t *testing.T) {
 	db := open()
 	importDoc(t, db, account)
 	rcv := newReceiver(t)
-	ep, secret, err := db.CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
+	ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, rcv.url(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv.set(func(r *receiver) { r.secrets = []string{secret} })
 	const n = 300
 	for range n {
-		if _, err := db.SendTestEvent(ctx, 1, ep.ID); err != nil {
+		if _, err := mysql.NewWebhookService(db).SendTestEvent(ctx, 1, ep.ID); err != nil {
 			t.Fatal(err)
 		}
 	}

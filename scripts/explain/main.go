@@ -87,7 +87,7 @@ func run(dsn string, account int64) error {
 	for _, c := range cases {
 		f := c.f
 		f.AccountID, f.Desc, f.PerPage = account, true, 100
-		plan, err := db.ExplainPurchases(ctx, f)
+		plan, err := mysql.NewPurchaseService(db).ExplainPurchases(ctx, f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
@@ -104,7 +104,7 @@ func run(dsn string, account int64) error {
 		var times []time.Duration
 		for range 5 {
 			start := time.Now()
-			if _, err := db.FindPurchases(ctx, f); err != nil {
+			if _, err := mysql.NewPurchaseService(db).FindPurchases(ctx, f); err != nil {
 				return err
 			}
 			times = append(times, time.Since(start))
