@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -180,7 +181,7 @@ func (s *Server) revalidate(c *gin.Context, key string, accountID int64) (notMod
 	if kept == nil && !conditional {
 		return false, nil, nil
 	}
-	v, err := s.Purchases.PurchasesVersion(c.Request.Context(), accountID)
+	v, err := s.versions.read(c.Request.Context(), accountID, s.Purchases.PurchasesVersion)
 	if err != nil {
 		return false, nil, err
 	}
@@ -207,5 +208,93 @@ func validators(c *gin.Context, etag string) {
 func (s *Server) keepAnswer(c *gin.Context, key string, a cachedAnswer) {
 	if !noCache(c) {
 		s.answers.put(key, a)
+	}
+}
+
+// versionReads shares reads of an account's purchases version among the requests that
+// wait for one at the same time, without ever answering a request from a read that
+// began before it arrived: while a read of the account is under way, the requests that
+// arrive wait for the next read, which begins once that one has ended, and share it.
+// So every request is checked against the database, by a read that began after it
+// arrived, and sees every write committed before it arrived, on any instance; 32
+// requests at once cost one or two reads instead of 32.
+type versionReads struct {
+	mu       sync.Mutex
+	accounts map[int64]*versionState
+}
+
+// versionState is one account's reads: whether one is under way, and the one that the
+// requests arriving meanwhile wait for.
+type versionState struct {
+	running int
+	next    *versionRead
+}
+
+// versionReadsAtOnce is how many reads of one account's version may be under way at
+// once: a request that finds fewer starts its own at once, so that it waits for less
+// than a whole read before its own begins.
+const versionReadsAtOnce = 4
+
+// versionRead is one read of a version and the requests sharing it.
+type versionRead struct {
+	done chan struct{}
+	v    int64
+	err  error
+}
+
+// versionReadTimeout bounds a shared read: it runs apart from the requests that wait
+// for it, each of which stops waiting when its own context ends.
+const versionReadTimeout = 30 * time.Second
+
+func (r *versionReads) read(ctx context.Context, accountID int64, read func(context.Context, int64) (int64, error)) (int64, error) {
+	r.mu.Lock()
+	if r.accounts == nil {
+		r.accounts = map[int64]*versionState{}
+	}
+	st := r.accounts[accountID]
+	if st == nil {
+		st = &versionState{}
+		r.accounts[accountID] = st
+	}
+	var call *versionRead
+	if st.running >= versionReadsAtOnce {
+		if st.next == nil {
+			st.next = &versionRead{done: make(chan struct{})}
+		}
+		call = st.next
+		r.mu.Unlock()
+	} else {
+		st.running++
+		call = &versionRead{done: make(chan struct{})}
+		r.mu.Unlock()
+		r.run(context.WithoutCancel(ctx), accountID, st, call, read)
+	}
+	select {
+	case <-call.done:
+		return call.v, call.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// run makes the read of call, then starts the one the requests that arrived during it
+// wait for, if any.
+func (r *versionReads) run(parent context.Context, accountID int64, st *versionState, call *versionRead, read func(context.Context, int64) (int64, error)) {
+	ctx, cancel := context.WithTimeout(parent, versionReadTimeout)
+	call.v, call.err = read(ctx, accountID)
+	cancel()
+	close(call.done)
+	r.mu.Lock()
+	next := st.next
+	st.next = nil
+	if next == nil {
+		st.running--
+		if st.running == 0 {
+			delete(r.accounts, accountID)
+		}
+	}
+	r.mu.Unlock()
+	if next != nil {
+		go r.run(parent, accountID, st, next, read)
 	}
 }

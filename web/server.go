@@ -64,7 +64,9 @@ type Server struct {
 	limiter *limiter
 	keys    *keyCache
 	answers *respCache
-	touched touchThrottle
+	// versions shares the reads of purchases versions among concurrent requests.
+	versions versionReads
+	touched  touchThrottle
 	// background counts the writes started after a request, so that Wait can wait for
 	// them.
 	background sync.WaitGroup
