@@ -70,7 +70,7 @@ func (s *Server) listPurchases(c *gin.Context) error {
 	}
 	*buf = page.Body
 	etag := etagOf(ck, page.Version)
-	if ifNoneMatch(c, etag) {
+	if ifNoneMatch(c, etag, true) {
 		validators(c, etag)
 		c.Status(http.StatusNotModified)
 		return nil
@@ -128,7 +128,7 @@ func (s *Server) getPurchase(c *gin.Context) error {
 	body := append(doc, '\n')
 	*buf = body
 	etag := etagOf(ck, version)
-	if ifNoneMatch(c, etag) {
+	if ifNoneMatch(c, etag, true) {
 		validators(c, etag)
 		c.Status(http.StatusNotModified)
 		return nil

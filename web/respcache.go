@@ -156,12 +156,13 @@ func noCache(c *gin.Context) bool {
 }
 
 // ifNoneMatch reports whether the request's If-None-Match names etag (weak comparison,
-// RFC 9110 13.1.2) or is "*".
-func ifNoneMatch(c *gin.Context, etag string) bool {
+// RFC 9110 13.1.2), or is "*" and exists is true (the answer is known to exist: "*"
+// never turns a 404 into a 304).
+func ifNoneMatch(c *gin.Context, etag string, exists bool) bool {
 	for _, v := range c.Request.Header.Values("If-None-Match") {
 		for _, t := range strings.Split(v, ",") {
 			t = strings.TrimSpace(t)
-			if t == "*" || strings.TrimPrefix(t, "W/") == etag {
+			if t == "*" && exists || strings.TrimPrefix(t, "W/") == etag {
 				return true
 			}
 		}
@@ -185,12 +186,13 @@ func (s *Server) revalidate(c *gin.Context, key string, accountID int64) (notMod
 	if err != nil {
 		return false, nil, err
 	}
-	if etag := etagOf(key, v); conditional && ifNoneMatch(c, etag) {
+	current := kept != nil && kept.version == v
+	if etag := etagOf(key, v); conditional && ifNoneMatch(c, etag, current) {
 		validators(c, etag)
 		c.Status(http.StatusNotModified)
 		return true, nil, nil
 	}
-	if kept == nil || kept.version != v {
+	if !current {
 		return false, nil, nil
 	}
 	return false, kept, nil

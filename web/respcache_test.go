@@ -107,6 +107,10 @@ func TestAPI_ValidatedCache(t *testing.T) {
 			t.Errorf("%s with another ETag: got %d, want 200", path, r.status)
 		}
 	}
+	// "*" matches an answer that exists, never a missing purchase.
+	if r := e.do("GET", "/api/v2/purchases/999999999", e.ro, nil, map[string]string{"If-None-Match": "*"}); r.status != 404 {
+		t.Errorf("an unknown purchase with If-None-Match *: got %d, want 404", r.status)
+	}
 	// Another account's request never shares an answer or an ETag.
 	if r, mine := e.get("/api/v2/purchases?order=desc&per_page=50&include_count=1", e.other), fresh(list); string(r.body) == string(mine.body) || r.header.Get("ETag") == mine.header.Get("ETag") {
 		t.Errorf("another account's list: got the same answer or ETag as account 1's")
