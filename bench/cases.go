@@ -119,10 +119,10 @@ func (b bare) filterOf(q url.Values) (shop.PurchaseFilter, error) {
 	return filter.Purchases(q, b.account, time.Now(), b.loc)
 }
 
-// page sends the page's statements (the plan's counts, the ids, the documents) and
-// returns the number of purchases on it.
+// page sends the page's statements (the plan's counts, then the one statement of the
+// ids joined with their documents) and returns the number of purchases on it.
 func (b bare) page(ctx context.Context, f shop.PurchaseFilter) (int, error) {
-	plan, list, load, err := mysql.PurchasePageStatements(ctx, b.db, f)
+	plan, _, page, err := mysql.PurchasePageStatements(ctx, b.db, f)
 	if err != nil {
 		return 0, err
 	}
@@ -131,28 +131,16 @@ func (b bare) page(ctx context.Context, f shop.PurchaseFilter) (int, error) {
 			return 0, err
 		}
 	}
-	var ids []int64
-	if err := b.each(ctx, list, func(cols []sql.RawBytes) error {
-		var id int64
-		_, err := fmt.Sscan(string(cols[0]), &id)
-		ids = append(ids, id)
-		return err
+	n := 0
+	if err := b.each(ctx, page, func(cols []sql.RawBytes) error {
+		if cols[2] != nil { // the one row of an empty page has no id
+			n++
+		}
+		return nil
 	}); err != nil {
 		return 0, err
 	}
-	if len(ids) == 0 {
-		return 0, nil
-	}
-	stmts, err := load(ids)
-	if err != nil {
-		return 0, err
-	}
-	for _, s := range stmts {
-		if err := b.each(ctx, s, nil); err != nil {
-			return 0, err
-		}
-	}
-	return min(len(ids), f.PerPage), nil
+	return min(n, f.PerPage), nil
 }
 
 func (b bare) each(ctx context.Context, s mysql.Statement, fn func([]sql.RawBytes) error) error {
@@ -202,22 +190,13 @@ func (b bare) time(ctx context.Context, f shop.PurchaseFilter, d time.Duration) 
 }
 
 // getOne sends the statement GET /purchases/{id} sends: one primary-key read of the
-// purchase's stored document.
+// purchase's stored document, with the account's purchases version.
 func (b bare) getOne(ctx context.Context, id int64) error {
-	_, _, load, err := mysql.PurchasePageStatements(ctx, b.db, shop.PurchaseFilter{AccountID: b.account, PerPage: 1})
+	s, err := mysql.PurchaseDocumentStatement(b.account, id)
 	if err != nil {
 		return err
 	}
-	stmts, err := load([]int64{id})
-	if err != nil {
-		return err
-	}
-	for _, s := range stmts {
-		if err := b.each(ctx, s, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return b.each(ctx, s, nil)
 }
 
 // loop calls fn from conc goroutines at once for d and returns the latencies.

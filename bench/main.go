@@ -126,19 +126,21 @@ type report struct {
 	getAPI1, getGin1 stats
 	// The first list page (unfiltered, newest first, 100 a page) at 32 clients, from
 	// the API and from the bare Gin handler serving its bytes.
-	listAPI, listGin      stats
-	getSQL1, getSQL       stats
-	fragments             []fragRow
-	pages                 []fragRow
-	importDur, seedDur    time.Duration
-	importN, seedN        int
-	benchSeedDur          time.Duration
-	peakRSS, hwm, idleRSS int64
-	load1, load5          string
-	started               time.Time
-	benchPurchases        int
-	goVersion, cpus       string
-	commit                string
+	listAPI, listGin stats
+	// The same from the database (Cache-Control: no-cache).
+	listAPIU, getAPIU, getAPIU1 stats
+	getSQL1, getSQL             stats
+	fragments                   []fragRow
+	pages                       []fragRow
+	importDur, seedDur          time.Duration
+	importN, seedN              int
+	benchSeedDur                time.Duration
+	peakRSS, hwm, idleRSS       int64
+	load1, load5                string
+	started                     time.Time
+	benchPurchases              int
+	goVersion, cpus             string
+	commit                      string
 }
 
 type listRow struct {
@@ -236,6 +238,11 @@ func run(ctx context.Context, o options) error {
 	base := "http://" + o.addr
 	client := newClient()
 	apiHeader := http.Header{"Authorization": {"Bearer " + key}}
+	// Every list measurement but the rows marked "validated cache" reads from the
+	// database: Cache-Control: no-cache keeps the server from answering from the
+	// answers it keeps (docs/API.md#conditional-requests).
+	uncached := apiHeader.Clone()
+	uncached.Set("Cache-Control", "no-cache")
 
 	bdb, err := openBare(ctx, o.rootDSN+o.db)
 	if err != nil {
@@ -243,13 +250,13 @@ func run(ctx context.Context, o options) error {
 	}
 	defer bdb.Close()
 	if o.only == "" || o.only == "table" {
-		if err := measureTable(ctx, o, rep, client, base, apiHeader, bdb, dir, email, password); err != nil {
+		if err := measureTable(ctx, o, rep, client, base, apiHeader, uncached, bdb, dir, email, password); err != nil {
 			return err
 		}
 	}
 	var sw *sweepReport
 	if o.only == "" || o.only == "sweep" {
-		if sw, err = runSweep(ctx, o, client, base, apiHeader, bdb); err != nil {
+		if sw, err = runSweep(ctx, o, client, base, uncached, bdb); err != nil {
 			return err
 		}
 	}
@@ -290,7 +297,7 @@ func run(ctx context.Context, o options) error {
 
 // measureTable measures the rows of the one table: the lists, GET of one purchase and
 // the dashboard's fragment.
-func measureTable(ctx context.Context, o options, rep *report, client *http.Client, base string, apiHeader http.Header,
+func measureTable(ctx context.Context, o options, rep *report, client *http.Client, base string, apiHeader, uncached http.Header,
 	bdb *sql.DB, dir, email, password string) error {
 	var tz string
 	if err := bdb.QueryRowContext(ctx, "SELECT timezone FROM accounts WHERE id = 1").Scan(&tz); err != nil {
@@ -359,15 +366,15 @@ func measureTable(ctx context.Context, o options, rep *report, client *http.Clie
 			if row.sql32, err = b.timeConc(ctx, pf, 32, o.sqlDur); err != nil {
 				return fmt.Errorf("%s %s: %w", lc.name, pg.name, err)
 			}
-			row.c1 = load(client, 1, o.dur, getter(base, []string{path}, apiHeader))
-			row.c32 = load(client, 32, o.dur, getter(base, []string{path}, apiHeader))
+			row.c1 = load(client, 1, o.dur, getter(base, []string{path}, uncached))
+			row.c32 = load(client, 32, o.dur, getter(base, []string{path}, uncached))
 			rep.rows = append(rep.rows, row)
 		}
 	}
 
 	// GET one purchase, beside a bare Gin handler serving the same bytes.
 	if o.cases.MatchString("get") || o.cases.String() == "" {
-		if err := measureGet(ctx, o, client, base, apiHeader, bdb, dir, rep); err != nil {
+		if err := measureGet(ctx, o, client, base, apiHeader, uncached, bdb, dir, rep); err != nil {
 			return err
 		}
 	}
@@ -493,7 +500,7 @@ func signIn(client *http.Client, base, email, password string) (string, error) {
 
 // measureGet times GET /api/v2/purchases/:id over a set of ids, then the bare Gin
 // handler serving the bytes the server answered for the same ids.
-func measureGet(ctx context.Context, o options, client *http.Client, base string, h http.Header, bdb *sql.DB, dir string, rep *report) error {
+func measureGet(ctx context.Context, o options, client *http.Client, base string, h, uncached http.Header, bdb *sql.DB, dir string, rep *report) error {
 	rows, err := bdb.QueryContext(ctx, "SELECT id FROM purchases WHERE account_id = 1 AND id % 1999 = 0 ORDER BY id LIMIT 400")
 	if err != nil {
 		return err
@@ -538,9 +545,12 @@ func measureGet(ctx context.Context, o options, client *http.Client, base string
 		return fmt.Errorf("GET %s: %d %v", listPath, resp.StatusCode, err)
 	}
 	bodies["list"] = string(listBody)
-	logf("GET purchase: %d ids", len(paths))
+	logf("GET purchase: %d ids, validated cache, then uncached", len(paths))
 	rep.getAPI1 = load(client, 1, o.dur, get)
 	rep.getAPI = load(client, 32, o.dur, get)
+	getU := getter(base, paths, uncached)
+	rep.getAPIU1 = load(client, 1, o.dur, getU)
+	rep.getAPIU = load(client, 32, o.dur, getU)
 
 	logf("GET purchase: bare SQL")
 	ids := make([]int64, len(paths))
@@ -587,8 +597,9 @@ func measureGet(ctx context.Context, o options, client *http.Client, base string
 	gget := getter(ginBase, paths, nil)
 	rep.getGin1 = load(client, 1, o.dur, gget)
 	rep.getGin = load(client, 32, o.dur, gget)
-	logf("first list page: API and bare Gin at 32 clients")
+	logf("first list page: API (validated cache, uncached) and bare Gin at 32 clients")
 	rep.listAPI = load(client, 32, o.dur, listGet)
+	rep.listAPIU = load(client, 32, o.dur, getter(base, []string{listPath}, uncached))
 	rep.listGin = load(client, 32, o.dur, getter(ginBase, []string{listPath}, nil))
 	return nil
 }

@@ -48,15 +48,37 @@ func (s *Server) location(name string) *time.Location {
 func (s *Server) listPurchases(c *gin.Context) error {
 	key := apiKey(c)
 	f, err := filter.Purchases(c.Request.URL.Query(), key.AccountID, s.now(), s.location(key.Timezone))
-	var page *shop.DocumentPage
-	if err == nil {
-		page, err = s.Purchases.FindPurchaseDocuments(c.Request.Context(), f)
-	}
 	if err != nil {
 		return err
 	}
+	ck := listKey(f)
+	notModified, kept, err := s.revalidate(c, ck, key.AccountID)
+	if err != nil || notModified {
+		return err
+	}
+	if kept != nil {
+		s.listHeaders(c, kept.next, filter.KindPurchase, f.Desc, kept.total)
+		validators(c, kept.etag)
+		c.Data(http.StatusOK, jsonType, kept.body)
+		return nil
+	}
+	buf := getBody()
+	defer putBody(buf)
+	page, err := s.Purchases.FindPurchaseDocuments(c.Request.Context(), f, (*buf)[:0])
+	if err != nil {
+		return err
+	}
+	*buf = page.Body
+	etag := etagOf(ck, page.Version)
+	if ifNoneMatch(c, etag, true) {
+		validators(c, etag)
+		c.Status(http.StatusNotModified)
+		return nil
+	}
+	s.keepAnswer(c, ck, cachedAnswer{version: page.Version, etag: etag, body: page.Body, next: page.Next, total: page.Total})
 	s.listHeaders(c, page.Next, filter.KindPurchase, f.Desc, page.Total)
-	writeDocuments(c, page.Documents)
+	validators(c, etag)
+	c.Data(http.StatusOK, jsonType, page.Body)
 	return nil
 }
 
@@ -86,11 +108,34 @@ func (s *Server) getPurchase(c *gin.Context) error {
 	if err := noParams(c); err != nil {
 		return err
 	}
-	doc, err := s.Purchases.FindPurchaseDocument(c.Request.Context(), apiKey(c).AccountID, id)
+	account := apiKey(c).AccountID
+	ck := purchaseKey(account, id)
+	notModified, kept, err := s.revalidate(c, ck, account)
+	if err != nil || notModified {
+		return err
+	}
+	if kept != nil {
+		validators(c, kept.etag)
+		c.Data(http.StatusOK, jsonType, kept.body)
+		return nil
+	}
+	buf := getBody()
+	defer putBody(buf)
+	doc, version, err := s.Purchases.FindPurchaseDocument(c.Request.Context(), account, id, (*buf)[:0])
 	if err != nil {
 		return err
 	}
-	c.Data(http.StatusOK, jsonType, append(doc, '\n'))
+	body := append(doc, '\n')
+	*buf = body
+	etag := etagOf(ck, version)
+	if ifNoneMatch(c, etag, true) {
+		validators(c, etag)
+		c.Status(http.StatusNotModified)
+		return nil
+	}
+	s.keepAnswer(c, ck, cachedAnswer{version: version, etag: etag, body: body})
+	validators(c, etag)
+	c.Data(http.StatusOK, jsonType, body)
 	return nil
 }
 

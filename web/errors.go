@@ -149,25 +149,6 @@ type apiErrorObj struct {
 // jsonType is the Content-Type of every JSON answer.
 const jsonType = "application/json; charset=utf-8"
 
-// writeDocuments answers 200 with a JSON array of stored documents, the bytes that
-// writeJSON would write for the objects they hold.
-func writeDocuments(c *gin.Context, docs [][]byte) {
-	n := 3
-	for _, d := range docs {
-		n += len(d) + 1
-	}
-	buf := make([]byte, 0, n)
-	buf = append(buf, '[')
-	for i, d := range docs {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, d...)
-	}
-	buf = append(buf, ']', '\n')
-	c.Data(http.StatusOK, jsonType, buf)
-}
-
 // writeJSON encodes v into a buffer, then writes status and body: an encoding error
 // never leaves half an answer.
 func writeJSON(c *gin.Context, status int, v any) error {

@@ -55,9 +55,18 @@ type Server struct {
 	// that the sign-in throttle holds across instances; nil keeps them in this process.
 	SignInStore shop.SignInThrottleStore
 
+	// ResponseCacheBytes bounds the answers of the purchase list and of GET of one
+	// purchase that this instance keeps, validated against the database on every
+	// request (respcache.go); 0 means DefaultResponseCacheBytes, a negative value keeps
+	// none.
+	ResponseCacheBytes int64
+
 	limiter *limiter
 	keys    *keyCache
-	touched touchThrottle
+	answers *respCache
+	// versions shares the reads of purchases versions among concurrent requests.
+	versions versionReads
+	touched  touchThrottle
 	// background counts the writes started after a request, so that Wait can wait for
 	// them.
 	background sync.WaitGroup
@@ -108,6 +117,12 @@ func (s *Server) engine() *gin.Engine {
 		}
 	}
 	s.keys = newKeyCache(KeyCacheTTL, s.now)
+	switch {
+	case s.ResponseCacheBytes == 0:
+		s.answers = newRespCache(DefaultResponseCacheBytes)
+	case s.ResponseCacheBytes > 0:
+		s.answers = newRespCache(s.ResponseCacheBytes)
+	}
 	s.touched.now = s.now
 	s.store = s.sessionStore()
 	s.throttle.now = s.now

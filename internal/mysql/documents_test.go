@@ -61,7 +61,7 @@ func TestDocuments_RebuiltEqual(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDerived(t, db, "a re-import that renames a customer")
-	other, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, 9007199254740993)
+	other, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, 9007199254740993, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestDocuments_RebuiltEqual(t *testing.T) {
 		}
 		checkDerived(t, db, "a reactivation")
 	}
-	got, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, 4)
+	got, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, 4, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,4 +105,62 @@ func TestDocuments_Backfill(t *testing.T) {
 		t.Errorf("backfilled: got %d, want 2", n)
 	}
 	checkDerived(t, db, "a backfill")
+}
+
+// TestFindPurchaseDocuments_Missing reads a page, and a purchase, whose stored
+// documents are gone: they are built from the rows, in their places, and the answer is
+// the same bytes, with the same next page and count.
+func TestFindPurchaseDocuments_Missing(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 200, Subscribers: 20, Seed: 7}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, desc := range []bool{false, true} {
+		f := shop.PurchaseFilter{AccountID: 1, PerPage: 20, Desc: desc, IncludeCount: true}
+		want, err := mysql.NewPurchaseService(db).FindPurchaseDocuments(ctx, f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []json.RawMessage
+		if err := json.Unmarshal(want.Body, &docs); err != nil || len(docs) != 20 || want.Next == nil || want.Total < 21 {
+			t.Fatalf("the page: %d documents, next %v, total %d, %v", len(docs), want.Next, want.Total, err)
+		}
+		var ids []int64
+		for _, i := range []int{0, 7, 19} {
+			var p struct{ ID int64 }
+			if err := json.Unmarshal(docs[i], &p); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, p.ID)
+		}
+		one, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, ids[1], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("DELETE FROM purchase_documents WHERE account_id = 1 AND purchase_id IN (?, ?, ?)", ids[0], ids[1], ids[2]); err != nil {
+			t.Fatal(err)
+		}
+		got, err := mysql.NewPurchaseService(db).FindPurchaseDocuments(ctx, f, []byte("kept"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got.Body) != string(want.Body) || *got.Next != *want.Next || got.Total != want.Total {
+			t.Errorf("desc=%v, documents %v missing: got %d bytes, next %v, total %d; want %d bytes, next %v, total %d",
+				desc, ids, len(got.Body), got.Next, got.Total, len(want.Body), want.Next, want.Total)
+		}
+		again, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, ids[1], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(again) != string(one) {
+			t.Errorf("purchase %d without its document: got %s, want %s", ids[1], again, one)
+		}
+		if _, err := db.BackfillDocuments(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, 999999999, nil); shop.ErrorCode(err) != shop.ENotFound {
+		t.Errorf("an unknown purchase: got %v, want not found", err)
+	}
 }

@@ -106,6 +106,15 @@ func (t *importTx) Commit() error {
 			return fmt.Errorf("accounts of the imported subscribers: %w", err)
 		}
 	}
+	// Last: the accounts' API answers change with this commit (versions.go).
+	accounts := make([]int64, 0, len(t.accounts))
+	for id := range t.accounts {
+		accounts = append(accounts, id)
+	}
+	if err := bumpPurchaseVersions(ctx, t.tx, accounts...); err != nil {
+		_ = t.Rollback()
+		return err
+	}
 	if err := t.end(t.tx.Commit); err != nil {
 		return err
 	}

@@ -271,10 +271,10 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 
 // purchaseListQuery builds the statement that selects the ids (and creation times) of
 // one page of purchases on the path: n+1 of them, so that the caller knows whether
-// more follow.
+// more follow, as columns id and created_at whatever table the path walks.
 func purchaseListQuery(f shop.PurchaseFilter, n int, path accessPath) (string, []any, error) {
 	pl := planSelect(f, path)
-	sel := pl.sel.Columns(pl.idCol, pl.createdAt)
+	sel := pl.sel.Columns(pl.idCol+" AS id", pl.createdAt+" AS created_at")
 	if f.After != nil {
 		sel = sel.Where(keysetCondition(pl.createdAt, pl.idCol, f.After, f.Desc))
 	}

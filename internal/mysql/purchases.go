@@ -340,32 +340,39 @@ type Statement struct {
 // PurchasePageStatements returns the statements that the API sends for one page of
 // the filter (FindPurchaseDocuments), for a benchmark to send the same SQL: plan counts
 // the matches of the filter's range conditions when the plan rule needs them (it has
-// been run once here to choose the path); list selects the n+1 ids of the page; load,
-// given those ids, returns the statement reading the first n documents.
-func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilter) (plan []Statement, list Statement, load func(ids []int64) ([]Statement, error), err error) {
+// been run once here to choose the path); page is the one statement that reads the
+// page (its ids joined with their stored documents, and the account's purchases
+// version); list selects the page's n+1 ids alone, as page does inside, for counting
+// the index entries a page reads.
+func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilter) (plan []Statement, list, page Statement, err error) {
 	n := perPage(f.PerPage)
 	path, err := planPurchases(ctx, db, f)
 	if err != nil {
-		return nil, list, nil, err
+		return nil, list, page, err
 	}
 	if needsCounts(f) {
 		for _, p := range rangePaths(f) {
 			var s Statement
 			if s.Query, s.Args, err = rangeCount(f, p); err != nil {
-				return nil, list, nil, err
+				return nil, list, page, err
 			}
 			plan = append(plan, s)
 		}
 	}
-	list.Query, list.Args, err = purchaseListQuery(f, n, path)
-	load = func(ids []int64) ([]Statement, error) {
-		var docs Statement
-		var err error
-		docs.Query, docs.Args, err = sq.Select("purchase_id", "document").From("purchase_documents").
-			Where(sq.And{sq.Eq{"account_id": f.AccountID}, sq.Eq{"purchase_id": ids[:min(len(ids), n)]}}).ToSql()
-		return []Statement{docs}, err
+	if list.Query, list.Args, err = purchaseListQuery(f, n, path); err != nil {
+		return nil, list, page, err
 	}
-	return plan, list, load, err
+	page.Query, page.Args, err = documentPageQuery(f, n, path)
+	return plan, list, page, err
+}
+
+// PurchaseDocumentStatement returns the one statement GET /purchases/{id} sends
+// (FindPurchaseDocument), for a benchmark to send the same SQL.
+func PurchaseDocumentStatement(accountID, id int64) (Statement, error) {
+	var s Statement
+	var err error
+	s.Query, s.Args, err = documentQuery(accountID, id)
+	return s, err
 }
 
 // collectionQueries builds the statements that read the nested collections of the

@@ -244,6 +244,10 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	if err := addActivity(ctx, tx, req.AccountID, req.PurchaseID, "system", "email_queued", string(details), now); err != nil {
 		return nil, err
 	}
+	// Last: the account's API answers change with this commit (versions.go).
+	if err := bumpPurchaseVersions(ctx, tx, req.AccountID); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

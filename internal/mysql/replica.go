@@ -288,18 +288,25 @@ func (r *ReadRouter) FindPurchases(ctx context.Context, f shop.PurchaseFilter) (
 }
 
 // FindPurchaseDocument implements shop.PurchaseService.
-func (r *ReadRouter) FindPurchaseDocument(ctx context.Context, accountID, id int64) (doc []byte, err error) {
+func (r *ReadRouter) FindPurchaseDocument(ctx context.Context, accountID, id int64, buf []byte) (doc []byte, version int64, err error) {
 	err = r.read(ctx, accountID, func(db *DB) error {
-		doc, err = NewPurchaseService(db).FindPurchaseDocument(ctx, accountID, id)
+		doc, version, err = NewPurchaseService(db).FindPurchaseDocument(ctx, accountID, id, buf)
 		return err
 	})
-	return doc, err
+	return doc, version, err
 }
 
 // FindPurchaseDocuments implements shop.PurchaseService.
-func (r *ReadRouter) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter) (page *shop.DocumentPage, err error) {
-	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = NewPurchaseService(db).FindPurchaseDocuments(ctx, f); return err })
+func (r *ReadRouter) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter, buf []byte) (page *shop.DocumentPage, err error) {
+	err = r.read(ctx, f.AccountID, func(db *DB) error { page, err = NewPurchaseService(db).FindPurchaseDocuments(ctx, f, buf); return err })
 	return page, err
+}
+
+// PurchasesVersion implements shop.PurchaseService. It is read where the account's
+// reads go, so that it matches what they answer.
+func (r *ReadRouter) PurchasesVersion(ctx context.Context, accountID int64) (v int64, err error) {
+	err = r.read(ctx, accountID, func(db *DB) error { v, err = db.purchasesVersion(ctx, accountID); return err })
+	return v, err
 }
 
 // CountPurchases implements shop.PurchaseService.

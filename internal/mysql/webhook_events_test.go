@@ -143,7 +143,7 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 			if e.typ == shop.EventPurchaseCreated {
 				want = fresh.ID
 			}
-			doc, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, want)
+			doc, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, want, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +236,7 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 		if len(got) != 1 || got[0].typ != shop.EventPurchaseReactivated {
 			t.Fatalf("events: got %v, want one purchase.reactivated", types(got))
 		}
-		doc, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, ok.ID)
+		doc, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, ok.ID, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -264,6 +266,10 @@ func writeChunk(ctx context.Context, conn *sql.Conn, c *chunk) error {
 		}
 	}
 	if err := writeRollups(ctx, tx, c); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := mysql.BumpPurchaseVersions(ctx, tx, slices.Collect(maps.Keys(c.documents))...); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

@@ -240,11 +240,16 @@ type PurchasePage struct {
 // DocumentPage is one page of purchases as the API answers them: each purchase's stored
 // JSON document (what GET /purchases/{id} answers), in list order.
 type DocumentPage struct {
-	Documents [][]byte
+	// Body is the page's documents as one JSON array followed by a newline: the API's
+	// answer, appended to the buffer given to FindPurchaseDocuments.
+	Body []byte
 	// Next is the position after which the next page starts, nil on the last page.
 	Next *Cursor
 	// Total is the size of the whole filtered set when asked for, else -1.
 	Total int64
+	// Version is the account's purchases version the page was read at
+	// (PurchasesVersion).
+	Version int64
 }
 
 // DefaultPerPage and MaxPerPage bound page sizes (docs/API.md#lists-and-paging).
@@ -260,12 +265,18 @@ type PurchaseService interface {
 	FindPurchaseByID(ctx context.Context, accountID, id int64) (*Purchase, error)
 	// FindPurchases returns one page of the account's purchases matching the filter.
 	FindPurchases(ctx context.Context, f PurchaseFilter) (*PurchasePage, error)
-	// FindPurchaseDocument returns one purchase of the account as its stored JSON
-	// document. Returns ENotFound as FindPurchaseByID does.
-	FindPurchaseDocument(ctx context.Context, accountID, id int64) ([]byte, error)
+	// FindPurchaseDocument appends one purchase of the account as its stored JSON
+	// document to buf and returns what it appended, with the account's purchases
+	// version read with it. Returns ENotFound as FindPurchaseByID does.
+	FindPurchaseDocument(ctx context.Context, accountID, id int64, buf []byte) (doc []byte, version int64, err error)
 	// FindPurchaseDocuments returns one page of the account's purchases matching the
-	// filter as their stored JSON documents.
-	FindPurchaseDocuments(ctx context.Context, f PurchaseFilter) (*DocumentPage, error)
+	// filter as their stored JSON documents, its body appended to buf.
+	FindPurchaseDocuments(ctx context.Context, f PurchaseFilter, buf []byte) (*DocumentPage, error)
+	// PurchasesVersion returns the account's purchases version: a number that changes
+	// with every committed change to what FindPurchaseDocument and
+	// FindPurchaseDocuments answer for the account, on every instance (0 for an
+	// account never written).
+	PurchasesVersion(ctx context.Context, accountID int64) (int64, error)
 	// CountPurchases counts matches up to limit; capped is true when there are more.
 	CountPurchases(ctx context.Context, f PurchaseFilter, limit int64) (n int64, capped bool, err error)
 	// FindPurchaseTimeline returns a purchase's activity, newest first, each e-mail
