@@ -26,7 +26,8 @@ const (
 	// overviewWeekly is the range beyond which the chart shows weeks instead of days.
 	overviewWeekly = 120 * 24 * time.Hour
 	// overviewLongest bounds a range: ten years of weeks still make a readable chart.
-	overviewLongest = 3660 * 24 * time.Hour
+	overviewLongest     = overviewLongestDays * 24 * time.Hour
+	overviewLongestDays = 3660
 	// overviewProducts is how many products the top list shows.
 	overviewProducts = 10
 )
@@ -175,8 +176,12 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	ctx := c.Request.Context()
 	account := currentUser(c).AccountID
 	cur := shop.FigureQuery{AccountID: account, StorefrontID: r.storefront, From: r.from, Before: r.before, Loc: loc}
+	if r.before.Sub(r.from) > overviewWeekly {
+		cur.Step = 7
+	}
+	// The previous range is compared as a whole: one cell per currency and status.
 	prev := cur
-	prev.From, prev.Before = r.prevFrom, r.prevBefore
+	prev.From, prev.Before, prev.Step = r.prevFrom, r.prevBefore, overviewLongestDays+1
 
 	// The five reads are independent: they run at once, on connections of their own,
 	// so that the page waits for the slowest rather than for their sum.
@@ -395,6 +400,7 @@ func formatMoney(r *big.Rat, currency string) string {
 // overviewCharts draws the range's purchases and each currency's revenue by day, or by
 // week when the range is long.
 func overviewCharts(cells []shop.PurchaseCell, currencies []string, r overviewRange, loc *time.Location) []templates.Chart {
+	// The cells come summed by the step (PurchaseFigures, FigureQuery.Step).
 	weekly := r.before.Sub(r.from) > overviewWeekly
 	first := midnightIn(r.from, loc)
 	step := 1

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math/big"
 	"sort"
+	"strings"
 	"time"
 
 	"storefront/internal/shop"
@@ -57,6 +58,18 @@ func splitSpan(from, before time.Time, loc *time.Location) span {
 
 func (s span) hasDays() bool { return s.firstDay.Before(s.endDay) }
 
+// daysFrom counts the calendar days from a's date to b's (both midnights of one zone).
+func daysFrom(a, b time.Time) int {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return int(time.Date(by, bm, bd, 0, 0, 0, 0, time.UTC).Sub(time.Date(ay, am, ad, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
+}
+
+// decimalZero reports whether a DECIMAL read from the database is zero.
+func decimalZero(s string) bool {
+	return strings.Trim(s, "0.-") == ""
+}
+
 func storefrontCond(col string, id int64, args []any) (string, []any) {
 	if id == 0 {
 		return "", args
@@ -73,6 +86,15 @@ func (db *DB) PurchaseFigures(ctx context.Context, q shop.FigureQuery) ([]shop.P
 		status   shop.PurchaseStatus
 	}
 	cells := map[key]*shop.PurchaseCell{}
+	// Cells of q.Step days from the range's first day: the database sums the days of a
+	// step, so that a long range answers a row per week (or one per currency and
+	// status), not one per day.
+	step := max(q.Step, 1)
+	first := midnight(q.From, q.Loc)
+	firstDate := first.Format(time.DateOnly)
+	stepOf := func(day time.Time) time.Time {
+		return first.AddDate(0, 0, daysFrom(first, day)/step*step)
+	}
 	add := func(day time.Time, currency string, status shop.PurchaseStatus, n int64, total string) error {
 		t, err := decimal(total)
 		if err != nil {
@@ -89,24 +111,24 @@ func (db *DB) PurchaseFigures(ctx context.Context, q shop.FigureQuery) ([]shop.P
 		return nil
 	}
 	if sp.hasDays() {
-		args := []any{q.AccountID, sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
+		args := []any{firstDate, step, q.AccountID, sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
 		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		err := eachRow(ctx, db.DB, `SELECT day, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups
-			WHERE account_id = ? AND day >= ? AND day < ?`+cond+` GROUP BY day, currency, status`, args,
+		err := eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ? AS k, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups
+			WHERE account_id = ? AND day >= ? AND day < ?`+cond+` GROUP BY k, currency, status`, args,
 			func(rows *sql.Rows) error {
 				var (
-					day             time.Time
+					k               int
 					currency, total string
 					status          shop.PurchaseStatus
 					n               int64
 				)
-				if err := rows.Scan(&day, &currency, &status, &n, &total); err != nil {
+				if err := rows.Scan(&k, &currency, &status, &n, &total); err != nil {
 					return err
 				}
-				if n == 0 && total == "0.0000" {
+				if n == 0 && decimalZero(total) {
 					return nil
 				}
-				return add(time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, q.Loc), currency, status, n, total)
+				return add(first.AddDate(0, 0, k*step), currency, status, n, total)
 			})
 		if err != nil {
 			return nil, err
@@ -115,7 +137,7 @@ func (db *DB) PurchaseFigures(ctx context.Context, q shop.FigureQuery) ([]shop.P
 	for _, e := range sp.edges {
 		args := []any{q.AccountID, e[0].UTC(), e[1].UTC()}
 		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		day := midnight(e[0], q.Loc)
+		day := stepOf(midnight(e[0], q.Loc))
 		err := eachRow(ctx, db.DB, `SELECT currency, status, COUNT(*), SUM(total) FROM purchases FORCE INDEX (purchases_account_created_total)
 			WHERE account_id = ? AND created_at >= ? AND created_at < ?`+cond+` GROUP BY currency, status`, args,
 			func(rows *sql.Rows) error {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"sort"
@@ -354,6 +355,42 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 				t.Fatal("no purchases in the range")
 			}
 			diffMaps(t, r.name, "purchases", got, want)
+
+			// By weeks from the range's first day, and the range as a whole: the same
+			// purchases summed by step.
+			first := midnightIn(r.from, loc)
+			for _, step := range []int{7, 100000} {
+				q := q
+				q.Step = step
+				cells, err := db.PurchaseFigures(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]string{}
+				for _, c := range cells {
+					got[fmt.Sprintf("%s|%s|%s", c.Day.Format(time.DateOnly), c.Currency, c.Status)] = fmt.Sprintf("%d %s", c.Purchases, c.Total.FloatString(4))
+				}
+				bySteps := map[string]*agg{}
+				for k, a := range sums {
+					day, rest, _ := strings.Cut(k, "|")
+					d, err := time.ParseInLocation(time.DateOnly, day, loc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					days := int(math.Round(float64(d.Sub(first)) / float64(24*time.Hour)))
+					k := first.AddDate(0, 0, days/step*step).Format(time.DateOnly) + "|" + rest
+					if bySteps[k] == nil {
+						bySteps[k] = &agg{t: new(big.Rat)}
+					}
+					bySteps[k].n += a.n
+					bySteps[k].t.Add(bySteps[k].t, a.t)
+				}
+				want := map[string]string{}
+				for k, a := range bySteps {
+					want[k] = fmt.Sprintf("%d %s", a.n, a.t.FloatString(4))
+				}
+				diffMaps(t, r.name, fmt.Sprintf("purchases by %d days", step), got, want)
+			}
 
 			// The top products: whole months, days and ends, against the line items.
 			top, err := db.TopProducts(ctx, q, 1000)
