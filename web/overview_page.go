@@ -57,6 +57,8 @@ func parseOverviewRange(q url.Values, now time.Time, loc *time.Location, storefr
 	if r.before, err = filter.ParseDate("date_max", maxText, now, loc); err != nil {
 		return r, err
 	}
+	// Whole seconds, as the lists that the figures link to read their dates back.
+	r.from, r.before = r.from.Truncate(time.Second), r.before.Truncate(time.Second)
 	if !r.from.Before(r.before) {
 		return r, shop.ParamErrorf(shop.EInvalid, "date_max", "Created before must be later than Created from.")
 	}
@@ -102,7 +104,8 @@ func (s *Server) overviewPage(c *gin.Context) error {
 		return err
 	}
 	loc := s.location(acct.Timezone)
-	now := s.now()
+	// Whole seconds: Churned counts the terms ended until now, and links to them.
+	now := s.now().Truncate(time.Second)
 	q := c.Request.URL.Query()
 	trimFields(q)
 	ctx := c.Request.Context()
@@ -227,27 +230,36 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	refunds.Change, refunds.Trend = change(float64(a.refunds), float64(b.refunds))
 	refunds.Trend = flip(refunds.Trend)
 
-	// The subscribers list filters by subscription status, not by dates: the figures
-	// link to the statuses they count (a storefront's list; the first one's for all).
-	subsURL := func(statuses ...shop.SubscriptionStatus) string {
-		u := "/subscribers"
+	// Subscriber figures link to the subscribers list (a storefront's, or every
+	// storefront's) of what they count: New subscribers the service terms that began in
+	// the range, Churned those that ended in it (until now), by the list's service-term
+	// dates. Active subscribers links to the statuses that receive service.
+	subsURL := func(q url.Values) string {
+		u := allSubscribersURL
 		if r.storefront != 0 {
 			u = subscribersURL(r.storefront)
 		}
-		q := url.Values{}
-		for _, st := range statuses {
-			q.Add("status", string(st))
-		}
 		return u + "?" + q.Encode()
 	}
+	endsBefore := r.before
+	if now.Before(endsBefore) {
+		endsBefore = now
+	}
+	statuses := func(sts ...shop.SubscriptionStatus) url.Values {
+		q := url.Values{}
+		for _, st := range sts {
+			q.Add("status", string(st))
+		}
+		return q
+	}
 	active := templates.FigureValue{Text: templates.FormatCount(a.subs.ActiveAtEnd), Previous: templates.FormatCount(b.subs.ActiveAtEnd),
-		URL: subsURL(shop.SubscriptionActive, shop.SubscriptionTrial, shop.SubscriptionPastDue, shop.SubscriptionCanceled)}
+		URL: subsURL(statuses(shop.SubscriptionActive, shop.SubscriptionTrial, shop.SubscriptionPastDue, shop.SubscriptionCanceled))}
 	active.Change, active.Trend = change(float64(a.subs.ActiveAtEnd), float64(b.subs.ActiveAtEnd))
 	started := templates.FigureValue{Text: templates.FormatCount(a.subs.Started), Previous: templates.FormatCount(b.subs.Started),
-		URL: subsURL(shop.SubscriptionActive, shop.SubscriptionTrial, shop.SubscriptionPastDue, shop.SubscriptionCanceled, shop.SubscriptionClosed)}
+		URL: subsURL(url.Values{"started_min": {linkTime(r.from, loc)}, "started_max": {linkTime(r.before, loc)}})}
 	started.Change, started.Trend = change(float64(a.subs.Started), float64(b.subs.Started))
 	churned := templates.FigureValue{Text: templates.FormatCount(a.subs.Ended), Previous: templates.FormatCount(b.subs.Ended),
-		URL: subsURL(shop.SubscriptionCanceled, shop.SubscriptionClosed)}
+		URL: subsURL(url.Values{"ended_min": {linkTime(r.from, loc)}, "ended_max": {linkTime(endsBefore, loc)}})}
 	churned.Change, churned.Trend = change(float64(a.subs.Ended), float64(b.subs.Ended))
 	churned.Trend = flip(churned.Trend)
 

@@ -68,8 +68,14 @@ func (db *DB) BuiltStatements(ctx context.Context, accountID, storefrontID, purc
 	for _, f := range []shop.SubscriberFilter{
 		{}, {IncludeCount: true}, {Username: "a@b.c"}, {UsernamePrefix: "a"},
 		{Statuses: []shop.SubscriptionStatus{"ACTIVE"}}, {Desc: true, After: cursor}, {Page: 2},
+		{StartedFrom: &day, StartedBefore: &day, IncludeCount: true}, {EndedFrom: &day, EndedBefore: &day},
 	} {
 		f.AccountID, f.StorefrontID = accountID, storefrontID
+		if _, err := db.findSubscribers(ctx, r, f, 0); err != nil {
+			return nil, err
+		}
+		// The dashboard's list of every storefront's subscribers.
+		f.StorefrontID = 0
 		if _, err := db.findSubscribers(ctx, r, f, 0); err != nil {
 			return nil, err
 		}
