@@ -58,6 +58,35 @@ func splitSpan(from, before time.Time, loc *time.Location) span {
 
 func (s span) hasDays() bool { return s.firstDay.Before(s.endDay) }
 
+// complementEnds turns each end of the span that covers more than half of its day into
+// the whole day, added to the span's days, and returns the rest of those days: what the
+// caller subtracts, read from the rows. An end alone in its day (a range within a day,
+// or across one midnight with no whole day) stays as it is.
+func (s *span) complementEnds(loc *time.Location) (less [][2]time.Time) {
+	if !s.hasDays() {
+		return nil
+	}
+	var edges [][2]time.Time
+	for _, e := range s.edges {
+		day := midnight(e[0], loc)
+		next := day.AddDate(0, 0, 1)
+		switch {
+		case e[1].Equal(s.firstDay) && e[1].Sub(e[0]) > next.Sub(day)/2:
+			// The first end, [from, first whole day): the day from its midnight.
+			s.firstDay = day
+			less = append(less, [2]time.Time{day, e[0]})
+		case e[0].Equal(s.endDay) && e[1].Sub(e[0]) > next.Sub(day)/2:
+			// The last end, [last midnight, before): the whole day, less its rest.
+			s.endDay = next
+			less = append(less, [2]time.Time{e[1], next})
+		default:
+			edges = append(edges, e)
+		}
+	}
+	s.edges = edges
+	return less
+}
+
 // daysFrom counts the calendar days from a's date to b's (both midnights of one zone).
 func daysFrom(a, b time.Time) int {
 	ay, am, ad := a.Date()
@@ -175,11 +204,16 @@ func (db *DB) PurchaseFigures(ctx context.Context, q shop.FigureQuery) ([]shop.P
 // TopProducts implements shop.OverviewService.
 func (db *DB) TopProducts(ctx context.Context, q shop.FigureQuery, n int) ([]shop.ProductRevenue, error) {
 	sp := splitSpan(q.From, q.Before, q.Loc)
+	// An end that covers more than half of its day is read as the whole day from the
+	// rollups less the rest of the day from the rows: an end reads at most half a day's
+	// line items.
+	less := sp.complementEnds(q.Loc)
 	type key struct {
 		product  int64
 		currency string
 	}
 	got := map[key]*shop.ProductRevenue{}
+	sign := int64(1)
 	scan := func(rows *sql.Rows) error {
 		var (
 			k     key
@@ -198,7 +232,10 @@ func (db *DB) TopProducts(ctx context.Context, q shop.FigureQuery, n int) ([]sho
 			r = &shop.ProductRevenue{ProductID: k.product, Currency: k.currency, Revenue: new(big.Rat)}
 			got[k] = r
 		}
-		r.Purchases += n
+		if sign < 0 {
+			t.Neg(t)
+		}
+		r.Purchases += sign * n
 		r.Revenue.Add(r.Revenue, t)
 		return nil
 	}
@@ -233,11 +270,15 @@ func (db *DB) TopProducts(ctx context.Context, q shop.FigureQuery, n int) ([]sho
 			}
 		}
 	}
-	for _, e := range sp.edges {
+	for i, e := range append(sp.edges, less...) {
+		if i >= len(sp.edges) {
+			sign = -1
+		}
 		args := []any{q.AccountID, string(shop.PurchaseActive), e[0].UTC(), e[1].UTC()}
 		cond, args := storefrontCond("p.storefront_id", q.StorefrontID, args)
 		if err := eachRow(ctx, db.DB, `SELECT li.product_id, p.currency, COUNT(DISTINCT p.id), SUM(li.total)
-			FROM purchases p FORCE INDEX (purchases_account_status_created) JOIN line_items li ON li.purchase_id = p.id
+			FROM purchases p FORCE INDEX (purchases_account_status_created)
+			JOIN line_items li ON li.purchase_id = p.id AND li.account_id = p.account_id
 			WHERE p.account_id = ? AND p.status = ? AND p.created_at >= ? AND p.created_at < ?`+cond+`
 			GROUP BY li.product_id, p.currency`, args, scan); err != nil {
 			return nil, err

@@ -308,6 +308,9 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 		{"everything", oldest, newest.Add(time.Second)},
 		{"ragged edges", oldest.Add(span / 3).Add(7*time.Hour + 13*time.Minute), oldest.Add(2 * span / 3).Add(5 * time.Hour)},
 		{"whole days", midnightIn(oldest.Add(span/4), loc), midnightIn(oldest.Add(span/2), loc)},
+		// Ends longer than half their day (read as the day less its rest) and shorter.
+		{"long ends", midnightIn(oldest.Add(span/3), loc).Add(2 * time.Hour), midnightIn(oldest.Add(2*span/3), loc).Add(20 * time.Hour)},
+		{"short ends", midnightIn(oldest.Add(span/3), loc).Add(20 * time.Hour), midnightIn(oldest.Add(2*span/3), loc).Add(3 * time.Hour)},
 		{"within a day", maxTime(day.Add(time.Second), middle.Add(-time.Hour)), middle.Add(time.Second)},
 		{"across one midnight", day.Add(-3 * time.Hour), middle.Add(time.Second)},
 	}
