@@ -151,9 +151,8 @@ var exportColumns = []string{
 }
 
 // exportLineItemColumns are the line item columns of the export, in the order
-// exportRows scans them: the columns of the one read path (collectionQueries).
-const exportLineItemColumns = "id, purchase_id, product_id, price, quantity, subtotal, tax, discount, total, " +
-	"product_name, download_limit, download_count, expires_at, has_all_keys"
+// exportLineItems scans them: those the file shows.
+const exportLineItemColumns = "id, purchase_id, product_id, price, quantity, total, product_name, download_limit, download_count, expires_at"
 
 // dense reports whether ids from lo to hi, n of them wanted, are read as one range.
 func dense(lo, hi int64, n int) bool {
@@ -168,7 +167,7 @@ func dense(lo, hi int64, n int) bool {
 //   - the purchases: the range from the least to the greatest id, or the id list;
 //   - the line items: where they lie is found first from line_items_purchase
 //     (purchase_id, account_id, id) alone, the least and greatest id and how many;
-//     then the range, or the list's statement of the one read path (collectionQueries).
+//     then the range, or the line items of the id list by that index.
 //
 // Every statement names the account. Rows of a range that the batch does not hold
 // (another filter's, another account's) are dropped here.
@@ -253,19 +252,19 @@ func exportLineItems(ctx context.Context, q queryer, accountID int64, found []in
 	if n == 0 {
 		return nil
 	}
+	// Either way in the order of ids, which is each purchase's recorded order.
 	if dense(first.Int64, last.Int64, n) {
-		// In the order of the primary key, which is each purchase's recorded order.
 		query, args = "SELECT "+exportLineItemColumns+" FROM line_items FORCE INDEX (PRIMARY) WHERE account_id = ? AND id >= ? AND id <= ?",
 			[]any{accountID, first.Int64, last.Int64}
-	} else {
-		items := collectionQueries([]int64{accountID}, found)[0]
-		query, args = items.Query, items.Args
+	} else if query, args, err = sq.Select(exportLineItemColumns).From("line_items FORCE INDEX (line_items_purchase)").
+		Where(in).OrderBy("purchase_id", "id").ToSql(); err != nil {
+		return err
 	}
 	return eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
 		var li shop.LineItem
-		var price, subtotal, tax, discount, total string
-		if err := rows.Scan(&li.ID, &li.PurchaseID, &li.ProductID, &price, &li.Quantity, &subtotal, &tax, &discount, &total,
-			&li.ProductName, &li.DownloadLimit, &li.DownloadCount, &li.ExpiresAt, &li.HasAllKeys); err != nil {
+		var price, total string
+		if err := rows.Scan(&li.ID, &li.PurchaseID, &li.ProductID, &price, &li.Quantity, &total,
+			&li.ProductName, &li.DownloadLimit, &li.DownloadCount, &li.ExpiresAt); err != nil {
 			return err
 		}
 		p := byID[li.PurchaseID]
