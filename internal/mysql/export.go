@@ -47,9 +47,20 @@ func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, fn f
 	pending := make(chan chan exportBatch, exportReaders)
 	var readers sync.WaitGroup
 	walked := make(chan error, 1)
+	// The first batch is read and written alone: the file's first bytes wait for
+	// nothing else.
+	first := make(chan struct{})
 	go func() {
 		defer close(pending)
+		batches := 0
 		walked <- walkExportIDs(ctx, q, f, func(ids []int64) error {
+			if batches++; batches == 2 {
+				select {
+				case <-first:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
 			res := make(chan exportBatch, 1)
 			select {
 			case pending <- res:
@@ -65,22 +76,24 @@ func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, fn f
 			return nil
 		})
 	}()
+	release := sync.OnceFunc(func() { close(first) })
+	defer release()
 	var err error
 	for res := range pending {
 		b := <-res
-		if err != nil {
-			continue // draining after a failure
+		if err == nil { // else draining after a failure
+			err = b.err
+			if err == nil {
+				err = ctx.Err()
+			}
+			if err == nil && len(b.ps) > 0 {
+				err = fn(b.ps)
+			}
+			if err != nil {
+				cancel()
+			}
 		}
-		err = b.err
-		if err == nil {
-			err = ctx.Err()
-		}
-		if err == nil && len(b.ps) > 0 {
-			err = fn(b.ps)
-		}
-		if err != nil {
-			cancel()
-		}
+		release()
 	}
 	readers.Wait()
 	if werr := <-walked; err == nil {
