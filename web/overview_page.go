@@ -233,7 +233,8 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	// Subscriber figures link to the subscribers list (a storefront's, or every
 	// storefront's) of what they count: New subscribers the service terms that began in
 	// the range, Churned those that ended in it (until now), by the list's service-term
-	// dates. Active subscribers links to the statuses that receive service.
+	// dates; Active subscribers those whose term holds the end of the range (now, when
+	// it ends later).
 	subsURL := func(q url.Values) string {
 		u := allSubscribersURL
 		if r.storefront != 0 {
@@ -245,15 +246,8 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	if now.Before(endsBefore) {
 		endsBefore = now
 	}
-	statuses := func(sts ...shop.SubscriptionStatus) url.Values {
-		q := url.Values{}
-		for _, st := range sts {
-			q.Add("status", string(st))
-		}
-		return q
-	}
 	active := templates.FigureValue{Text: templates.FormatCount(a.subs.ActiveAtEnd), Previous: templates.FormatCount(b.subs.ActiveAtEnd),
-		URL: subsURL(statuses(shop.SubscriptionActive, shop.SubscriptionTrial, shop.SubscriptionPastDue, shop.SubscriptionCanceled))}
+		URL: subsURL(url.Values{"receiving_at": {linkTime(endsBefore, loc)}})}
 	active.Change, active.Trend = change(float64(a.subs.ActiveAtEnd), float64(b.subs.ActiveAtEnd))
 	started := templates.FigureValue{Text: templates.FormatCount(a.subs.Started), Previous: templates.FormatCount(b.subs.Started),
 		URL: subsURL(url.Values{"started_min": {linkTime(r.from, loc)}, "started_max": {linkTime(r.before, loc)}})}

@@ -78,6 +78,7 @@ var subscriberDates = []struct{ name, label, placeholder string }{
 	{"started_max", "Service started before", "e.g. tomorrow"},
 	{"ended_min", "Service ended from", "e.g. first day of last month"},
 	{"ended_max", "Service ended before", "e.g. now"},
+	{"receiving_at", "Receiving service at", "e.g. now, 2024-03-31 23:59"},
 }
 
 // subscribersList answers the subscribers list of one storefront, or of all of them
@@ -143,7 +144,7 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 // fillSubscriberResults loads one page of subscribers, newest first, with the count and
 // the paging links.
 func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, listURL string, sfs []*shop.Storefront, f shop.SubscriberFilter, backwards bool, q url.Values) error {
-	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0 || f.StartedFrom != nil || f.StartedBefore != nil || f.EndedFrom != nil || f.EndedBefore != nil
+	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0 || f.StartedFrom != nil || f.StartedBefore != nil || f.EndedFrom != nil || f.EndedBefore != nil || f.ReceivingAt != nil
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err

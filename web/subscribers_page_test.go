@@ -153,7 +153,7 @@ func TestSubscribersPage(t *testing.T) {
 		if n := len(p.all("input", "type=checkbox", "name=status")); n != 6 {
 			t.Errorf("status checkboxes: got %d, want 6", n)
 		}
-		for _, d := range []string{"started_min", "started_max", "ended_min", "ended_max"} {
+		for _, d := range []string{"started_min", "started_max", "ended_min", "ended_max", "receiving_at"} {
 			if len(p.all("input", "name="+d, "id=f-"+d)) != 1 || len(p.all("label", "for=f-"+d)) != 1 {
 				t.Errorf("no labelled %s field", d)
 			}
@@ -395,6 +395,16 @@ func TestSubscribersPage(t *testing.T) {
 		q := url.Values{"ended_min": {from.In(loc).Format(time.DateTime)}, "ended_max": {before.In(loc).Format(time.DateTime)}}
 		if got := count("/subscribers/all?" + q.Encode()); got != ended || ended == 0 {
 			t.Errorf("ended: got %d subscribers, want %d (and some)", got, ended)
+		}
+		// Receiving service at an instant: the terms begun before it and not ended
+		// before it.
+		var receiving int64
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM subscriber_terms WHERE account_id = 1 AND start_at < ? AND (end_at IS NULL OR end_at >= ?)",
+			before.Truncate(time.Second).UTC(), before.Truncate(time.Second).UTC()).Scan(&receiving); err != nil {
+			t.Fatal(err)
+		}
+		if got := count("/subscribers/all?" + url.Values{"receiving_at": {before.In(loc).Format(time.DateTime)}}.Encode()); got != receiving || receiving == 0 {
+			t.Errorf("receiving at %v: got %d subscribers, want %d (and some)", before, got, receiving)
 		}
 		// All storefronts list more than one storefront's.
 		var all int64

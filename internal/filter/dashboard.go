@@ -11,7 +11,7 @@ import (
 )
 
 // SubscriberSearchParams are the parameters of the dashboard's subscriber list.
-var SubscriberSearchParams = []string{"email", "status", "started_min", "started_max", "ended_min", "ended_max", "cursor", "before"}
+var SubscriberSearchParams = []string{"email", "status", "started_min", "started_max", "ended_min", "ended_max", "receiving_at", "cursor", "before"}
 
 // Before reads the "before" link of a dashboard list, which shows newest first: the
 // position of the first row of a page, whose newer rows the previous page shows.
@@ -54,7 +54,8 @@ func PurchasesBefore(f *shop.PurchaseFilter, before string) (backwards bool, err
 // storefront of the account): email (a prefix of the user name, blanks around it
 // ignored), status (several, or comma-separated, any letter case), started_min and
 // started_max (the service term began in [started_min, started_max)), ended_min and
-// ended_max (it ended in that range), each free-form as the purchases' date_min is read
+// ended_max (it ended in that range), receiving_at (the term holds that instant), each
+// free-form as the purchases' date_min is read
 // (ParseDate, relative to now in loc), and one paging link, cursor (older rows) or
 // before (newer rows). The filter lists newest first, with the count; after a before
 // link it reads the newer rows oldest first, and backwards is true (the caller shows
@@ -89,7 +90,7 @@ func SubscriberSearch(q url.Values, accountID, storefrontID int64, now time.Time
 	for _, d := range []struct {
 		name string
 		dst  **time.Time
-	}{{"started_min", &f.StartedFrom}, {"started_max", &f.StartedBefore}, {"ended_min", &f.EndedFrom}, {"ended_max", &f.EndedBefore}} {
+	}{{"started_min", &f.StartedFrom}, {"started_max", &f.StartedBefore}, {"ended_min", &f.EndedFrom}, {"ended_max", &f.EndedBefore}, {"receiving_at", &f.ReceivingAt}} {
 		if vs := v[d.name]; len(vs) > 0 {
 			t, err := ParseDate(d.name, vs[0], now, loc)
 			if err != nil {

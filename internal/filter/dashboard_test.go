@@ -48,7 +48,10 @@ func TestSubscriberSearch(t *testing.T) {
 				t.Errorf("date %d: got %v, want %v", i, got, want[i])
 			}
 		}
-		if f, _, err := read(t, "started_min=2026-01-01"); err != nil || f.StartedBefore != nil || f.EndedFrom != nil || f.EndedBefore != nil {
+		if f, _, err := read(t, "receiving_at=2026-01-01+12:00"); err != nil || f.ReceivingAt == nil || !f.ReceivingAt.Equal(time.Date(2026, 1, 1, 12, 0, 0, 0, ny)) {
+			t.Errorf("receiving_at: got %+v, %v", f.ReceivingAt, err)
+		}
+		if f, _, err := read(t, "started_min=2026-01-01"); err != nil || f.StartedBefore != nil || f.EndedFrom != nil || f.EndedBefore != nil || f.ReceivingAt != nil {
 			t.Errorf("got %+v, %v: want only started_min", f, err)
 		}
 	})
@@ -74,6 +77,7 @@ func TestSubscriberSearch(t *testing.T) {
 		"ErrUnknown":     "username=ann",
 		"ErrStartedMin":  "started_min=not+a+date",
 		"ErrEndedMax":    "ended_max=2024-13-01",
+		"ErrReceivingAt": "receiving_at=soonish",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, _, err := read(t, q); shop.ErrorCode(err) != shop.EInvalid && shop.ErrorCode(err) != shop.EUnknownParam {

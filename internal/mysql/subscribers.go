@@ -122,6 +122,11 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 			where = append(where, sq.Expr(b.col+" "+b.op+" ?", clampTime(b.t.UTC())))
 		}
 	}
+	if f.ReceivingAt != nil {
+		terms = true
+		at := clampTime(f.ReceivingAt.UTC())
+		where = append(where, sq.Expr("st.start_at < ? AND (st.end_at IS NULL OR st.end_at >= ?)", at, at))
+	}
 	from := func(sel sq.SelectBuilder) sq.SelectBuilder {
 		sel = sel.From("subscribers sb").
 			Join("storefronts sf ON sf.account_id = sb.account_id AND sf.id = sb.storefront_id").

@@ -68,7 +68,7 @@ func (db *DB) BuiltStatements(ctx context.Context, accountID, storefrontID, purc
 	for _, f := range []shop.SubscriberFilter{
 		{}, {IncludeCount: true}, {Username: "a@b.c"}, {UsernamePrefix: "a"},
 		{Statuses: []shop.SubscriptionStatus{"ACTIVE"}}, {Desc: true, After: cursor}, {Page: 2},
-		{StartedFrom: &day, StartedBefore: &day, IncludeCount: true}, {EndedFrom: &day, EndedBefore: &day},
+		{StartedFrom: &day, StartedBefore: &day, IncludeCount: true}, {EndedFrom: &day, EndedBefore: &day}, {ReceivingAt: &day},
 	} {
 		f.AccountID, f.StorefrontID = accountID, storefrontID
 		if _, err := db.findSubscribers(ctx, r, f, 0); err != nil {
