@@ -24,6 +24,9 @@ type exportRow struct {
 	ttfb, jsonTTFB time.Duration // medians
 	rssBefore      int64
 	rssPeak, hwm   int64
+	// cpu is the server's CPU time during the whole file: what the export costs the
+	// server itself, which the machine's other load changes less than the time.
+	cpu time.Duration
 }
 
 // exportCases are the exports measured: every purchase of the bench account, per
@@ -84,9 +87,11 @@ func measureExports(ctx context.Context, o options, base string, h http.Header, 
 		time.Sleep(2 * time.Second)
 		row.rssBefore = procStatus(pid, "VmRSS")
 		rss := startRSS(pid)
+		cpu0 := procCPU(pid)
 		start := time.Now()
 		n, size, err := readExport(ctx, client, base+csvPath, h)
 		row.dur = time.Since(start)
+		row.cpu = procCPU(pid) - cpu0
 		row.rssPeak, row.hwm = rss.Stop()
 		if err != nil {
 			return nil, fmt.Errorf("export %s: %w", c.name, err)
@@ -187,15 +192,16 @@ func median(ds []time.Duration) time.Duration {
 // printExports writes the export table, in markdown.
 func printExports(w io.Writer, rows []exportRow) {
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| export (GET /api/v2/purchases.csv) | rows | MB | time | rows/s | first byte p50 | first JSON page p50 | ratio | server RSS before / peak (MB) |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| export (GET /api/v2/purchases.csv) | rows | MB | time | rows/s | server CPU | server µs/row | first byte p50 | first JSON page p50 | ratio | server RSS before / peak (MB) |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		q := r.query
 		if q == "" {
 			q = "(no parameters)"
 		}
-		fmt.Fprintf(w, "| %s: `%s` | %d | %.0f | %s | %.0f | %s ms | %s ms | %.2f | %d / %d |\n",
+		fmt.Fprintf(w, "| %s: `%s` | %d | %.0f | %s | %.0f | %s | %.1f | %s ms | %s ms | %.2f | %d / %d |\n",
 			r.name, q, r.rows, float64(r.bytes)/1e6, r.dur.Round(time.Millisecond), float64(r.rows)/r.dur.Seconds(),
+			r.cpu.Round(10*time.Millisecond), float64(r.cpu.Microseconds())/float64(max(r.rows, 1)),
 			ms(r.ttfb), ms(r.jsonTTFB), float64(r.ttfb)/float64(r.jsonTTFB), r.rssBefore/1024, r.rssPeak/1024)
 	}
 }

@@ -727,7 +727,9 @@ func TestBrowser_Dashboard(t *testing.T) {
 		// The second search starts while the first is on its way (both within one
 		// task of the page): only the second reaches the table and the address bar,
 		// in one swap, one new history entry, and no error in the console.
-		before := eval[int](t, owner, `(window.__swaps = 0, document.addEventListener('htmx:afterSwap', ev => { if (ev.detail.target.id === 'results') window.__swaps++ }), history.length)`)
+		// htmx fires afterSwap on each element swapped, the date hints swapped out of
+		// band too (with the same detail): the table's swaps are those fired on it.
+		before := eval[int](t, owner, `(window.__swaps = 0, document.addEventListener('htmx:afterSwap', ev => { if (ev.target.id === 'results') window.__swaps++ }), history.length)`)
 		eval[bool](t, owner, `(() => { const i = byLabel('E-mail');
 			for (const v of [`+js(short)+`, `+js(long)+`]) { i.value = v; i.dispatchEvent(new Event('change', {bubbles: true})); }
 			return !!document.querySelector('.htmx-request'); })()`)

@@ -428,11 +428,11 @@ func (s *Server) exportSubscribersPage(c *gin.Context) error {
 	q := c.Request.URL.Query()
 	q.Del("cursor")
 	q.Del("before")
-	f, _, err := filter.SubscriberSearch(q, acct.ID, sf.ID)
+	loc, now := s.location(acct.Timezone), s.now()
+	f, _, err := filter.SubscriberSearch(q, acct.ID, sf.ID, now, loc)
 	if err != nil {
 		return err
 	}
-	loc, now := s.location(acct.Timezone), s.now()
 	job := &exportJob{accountID: acct.ID, loc: loc, now: now, actor: currentUser(c).Email, filters: q.Encode(),
 		storefrontID: sf.ID, filename: exportName("subscribers", now, loc)}
 	return s.streamSubscribers(c, job, f)

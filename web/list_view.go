@@ -75,7 +75,8 @@ var paramLabels = map[string]map[string]string{
 		"customer_first_name": "First name", "customer_last_name": "Last name", "date_min": "Created from",
 		"date_max": "Created before", "total": "Total", "total_op": "Total", "ship": "Unshipped only",
 	},
-	"subscribers": {"email": "E-mail", "status": "Subscription status"},
+	"subscribers": {"email": "E-mail", "status": "Subscription status", "started_min": "Service started from",
+		"started_max": "Service started before", "ended_min": "Service ended from", "ended_max": "Service ended before", "receiving_at": "Receiving service at"},
 }
 
 // paramLabel begins an error message about a parameter of a list with its label.

@@ -27,7 +27,8 @@ const (
 	// overviewWeekly is the range beyond which the chart shows weeks instead of days.
 	overviewWeekly = 120 * 24 * time.Hour
 	// overviewLongest bounds a range: ten years of weeks still make a readable chart.
-	overviewLongest = 3660 * 24 * time.Hour
+	overviewLongest     = overviewLongestDays * 24 * time.Hour
+	overviewLongestDays = 3660
 	// overviewProducts is how many products the top list shows.
 	overviewProducts = 10
 )
@@ -57,6 +58,8 @@ func parseOverviewRange(q url.Values, now time.Time, loc *time.Location, storefr
 	if r.before, err = filter.ParseDate("date_max", maxText, now, loc); err != nil {
 		return r, err
 	}
+	// Whole seconds, as the lists that the figures link to read their dates back.
+	r.from, r.before = r.from.Truncate(time.Second), r.before.Truncate(time.Second)
 	if !r.from.Before(r.before) {
 		return r, shop.ParamErrorf(shop.EInvalid, "date_max", "Created before must be later than Created from.")
 	}
@@ -102,7 +105,8 @@ func (s *Server) overviewPage(c *gin.Context) error {
 		return err
 	}
 	loc := s.location(acct.Timezone)
-	now := s.now()
+	// Whole seconds: Churned counts the terms ended until now, and links to them.
+	now := s.now().Truncate(time.Second)
 	q := c.Request.URL.Query()
 	trimFields(q)
 	ctx := c.Request.Context()
@@ -176,8 +180,12 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	ctx := c.Request.Context()
 	account := currentUser(c).AccountID
 	cur := shop.FigureQuery{AccountID: account, StorefrontID: r.storefront, From: r.from, Before: r.before, Loc: loc}
+	if r.before.Sub(r.from) > overviewWeekly {
+		cur.Step = 7
+	}
+	// The previous range is compared as a whole: one cell per currency and status.
 	prev := cur
-	prev.From, prev.Before = r.prevFrom, r.prevBefore
+	prev.From, prev.Before, prev.Step = r.prevFrom, r.prevBefore, overviewLongestDays+1
 
 	// The five reads are independent: they run at once, on connections of their own,
 	// so that the page waits for the slowest rather than for their sum.
@@ -223,27 +231,30 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	refunds.Change, refunds.Trend = change(float64(a.refunds), float64(b.refunds))
 	refunds.Trend = flip(refunds.Trend)
 
-	// The subscribers list filters by subscription status, not by dates: the figures
-	// link to the statuses they count (a storefront's list; the first one's for all).
-	subsURL := func(statuses ...shop.SubscriptionStatus) string {
-		u := "/subscribers"
+	// Subscriber figures link to the subscribers list (a storefront's, or every
+	// storefront's) of what they count: New subscribers the service terms that began in
+	// the range, Churned those that ended in it (until now), by the list's service-term
+	// dates; Active subscribers those whose term holds the end of the range (now, when
+	// it ends later).
+	subsURL := func(q url.Values) string {
+		u := allSubscribersURL
 		if r.storefront != 0 {
 			u = subscribersURL(r.storefront)
 		}
-		q := url.Values{}
-		for _, st := range statuses {
-			q.Add("status", string(st))
-		}
 		return u + "?" + q.Encode()
 	}
+	endsBefore := r.before
+	if now.Before(endsBefore) {
+		endsBefore = now
+	}
 	active := templates.FigureValue{Text: templates.FormatCount(a.subs.ActiveAtEnd), Previous: templates.FormatCount(b.subs.ActiveAtEnd),
-		URL: subsURL(shop.SubscriptionActive, shop.SubscriptionTrial, shop.SubscriptionPastDue, shop.SubscriptionCanceled)}
+		URL: subsURL(url.Values{"receiving_at": {linkTime(endsBefore, loc)}})}
 	active.Change, active.Trend = change(float64(a.subs.ActiveAtEnd), float64(b.subs.ActiveAtEnd))
 	started := templates.FigureValue{Text: templates.FormatCount(a.subs.Started), Previous: templates.FormatCount(b.subs.Started),
-		URL: subsURL(shop.SubscriptionActive, shop.SubscriptionTrial, shop.SubscriptionPastDue, shop.SubscriptionCanceled, shop.SubscriptionClosed)}
+		URL: subsURL(url.Values{"started_min": {linkTime(r.from, loc)}, "started_max": {linkTime(r.before, loc)}})}
 	started.Change, started.Trend = change(float64(a.subs.Started), float64(b.subs.Started))
 	churned := templates.FigureValue{Text: templates.FormatCount(a.subs.Ended), Previous: templates.FormatCount(b.subs.Ended),
-		URL: subsURL(shop.SubscriptionCanceled, shop.SubscriptionClosed)}
+		URL: subsURL(url.Values{"ended_min": {linkTime(r.from, loc)}, "ended_max": {linkTime(endsBefore, loc)}})}
 	churned.Change, churned.Trend = change(float64(a.subs.Ended), float64(b.subs.Ended))
 	churned.Trend = flip(churned.Trend)
 
@@ -391,6 +402,7 @@ func formatMoney(r *big.Rat, currency string) string {
 // overviewCharts draws the range's purchases and each currency's revenue by day, or by
 // week when the range is long.
 func overviewCharts(cells []shop.PurchaseCell, currencies []string, r overviewRange, loc *time.Location) []templates.Chart {
+	// The cells come summed by the step (PurchaseFigures, FigureQuery.Step).
 	weekly := r.before.Sub(r.from) > overviewWeekly
 	first := midnightIn(r.from, loc)
 	step := 1

@@ -47,39 +47,87 @@ func (s *Server) storefrontOf(c *gin.Context) (*shop.Storefront, []*shop.Storefr
 	return pathRecord(c, "storefront_id", "Storefront", s.Accounts.FindStorefronts, func(sf *shop.Storefront) int64 { return sf.ID })
 }
 
-// subscribersPage lists a storefront's subscribers with the e-mail search and the
-// status filter. An htmx request gets the results fragment, anything else the page.
+// subscribersPage lists a storefront's subscribers with the e-mail search, the status
+// filter and the service-term dates. An htmx request gets the results fragment,
+// anything else the page.
 func (s *Server) subscribersPage(c *gin.Context) error {
 	sf, sfs, err := s.storefrontOf(c)
 	if err != nil {
 		return err
 	}
+	return s.subscribersList(c, sf, sfs)
+}
+
+// allSubscribersPage lists the subscribers of every storefront of the account, with the
+// same search: what the overview's subscriber figures count when no storefront is
+// chosen.
+func (s *Server) allSubscribersPage(c *gin.Context) error {
+	sfs, err := s.Accounts.FindStorefronts(c.Request.Context(), currentAccount(c).ID)
+	if err != nil {
+		return err
+	}
+	return s.subscribersList(c, nil, sfs)
+}
+
+// allSubscribersURL is the list of every storefront's subscribers.
+const allSubscribersURL = "/subscribers/all"
+
+// subscriberDates are the service-term date fields of the subscribers search.
+var subscriberDates = []struct{ name, label, placeholder string }{
+	{"started_min", "Service started from", "e.g. -30 days, 2024-03-01"},
+	{"started_max", "Service started before", "e.g. tomorrow"},
+	{"ended_min", "Service ended from", "e.g. first day of last month"},
+	{"ended_max", "Service ended before", "e.g. now"},
+	{"receiving_at", "Receiving service at", "e.g. now, 2024-03-31 23:59"},
+}
+
+// subscribersList answers the subscribers list of one storefront, or of all of them
+// when sf is nil.
+func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*shop.Storefront) error {
 	acct := currentAccount(c)
-	listURL := subscribersURL(sf.ID)
+	now, loc := s.now(), s.zone(c)
+	listURL, title, name, sfID := allSubscribersURL, "Subscribers · All storefronts", "All storefronts", int64(0)
+	if sf != nil {
+		listURL, title, name, sfID = subscribersURL(sf.ID), "Subscribers · "+sf.Name, sf.Name, sf.ID
+	}
 	q := c.Request.URL.Query()
 
+	var dates []templates.DateField
+	for _, d := range subscriberDates {
+		dates = append(dates, templates.DateField{Name: d.name, Label: d.label, Value: q.Get(d.name), Placeholder: d.placeholder,
+			Hint: dateHint(q.Get(d.name), now, loc)})
+	}
 	res := templates.SubscriberResults{ClearURL: listURL}
 	show := func(fragment bool) (templ.Component, error) {
 		if fragment {
 			c.Header("HX-Push-Url", cleanURL(listURL, q))
+			res.DateHints = dates
 			return templates.SubscriberResultsFragment(res), nil
 		}
+		form := subscriberForm(listURL, q)
+		form.Dates = dates
 		v := templates.SubscribersView{
-			Chrome:         s.chrome(c, "Subscribers · "+sf.Name, "subscribers"),
-			StorefrontName: sf.Name,
-			Form:           subscriberForm(listURL, q),
+			Chrome:         s.chrome(c, title, "subscribers"),
+			StorefrontName: name,
+			Form:           form,
 			Results:        res,
 		}
+		if len(sfs) > 1 {
+			v.Storefronts = append(v.Storefronts, templates.StorefrontTab{Name: "All storefronts", URL: allSubscribersURL, Current: sf == nil})
+		}
 		for _, other := range sfs {
-			v.Storefronts = append(v.Storefronts, templates.StorefrontTab{Name: other.Name, URL: subscribersURL(other.ID), Current: other.ID == sf.ID})
+			v.Storefronts = append(v.Storefronts, templates.StorefrontTab{Name: other.Name, URL: subscribersURL(other.ID), Current: sf != nil && other.ID == sf.ID})
 		}
 		return templates.Subscribers(v), nil
 	}
-	f, backwards, serr := filter.SubscriberSearch(q, acct.ID, sf.ID)
+	f, backwards, serr := filter.SubscriberSearch(q, acct.ID, sfID, now, loc)
 	return answerList(c, "subscribers", serr, &res.Error, func() error {
 		f.PerPage = dashboardPageSize
-		if err := s.fillSubscriberResults(c, &res, sf, f, backwards, q); err != nil {
+		if err := s.fillSubscriberResults(c, &res, listURL, sfs, f, backwards, q); err != nil {
 			return err
+		}
+		if sf == nil {
+			return nil // the CSV export is a storefront's
 		}
 		// The Export CSV menu: the same search, every page of it.
 		x := url.Values{}
@@ -95,8 +143,8 @@ func (s *Server) subscribersPage(c *gin.Context) error {
 
 // fillSubscriberResults loads one page of subscribers, newest first, with the count and
 // the paging links.
-func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, sf *shop.Storefront, f shop.SubscriberFilter, backwards bool, q url.Values) error {
-	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0
+func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, listURL string, sfs []*shop.Storefront, f shop.SubscriberFilter, backwards bool, q url.Values) error {
+	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0 || f.StartedFrom != nil || f.StartedBefore != nil || f.EndedFrom != nil || f.EndedBefore != nil || f.ReceivingAt != nil
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err
@@ -107,14 +155,22 @@ func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.Subscriber
 	}
 	res.Count = templates.FormatCount(page.Total)
 	now, loc := s.now(), s.zone(c)
+	byID := map[int64]*shop.Storefront{}
+	for _, sf := range sfs {
+		byID[sf.ID] = sf
+	}
 	for _, sb := range subs {
+		sf := byID[sb.StorefrontID]
+		if sf == nil {
+			sf = &shop.Storefront{ID: sb.StorefrontID}
+		}
 		res.Rows = append(res.Rows, subscriberRow(sb, sf, now, loc))
 	}
 	if len(subs) == 0 {
 		return nil
 	}
 	first, last := subs[0], subs[len(subs)-1]
-	res.OlderURL, res.NewerURL = pageLinks(subscribersURL(sf.ID), q, filter.KindSubscriber, cursorAt(first.CreatedAt, first.ID), cursorAt(last.CreatedAt, last.ID),
+	res.OlderURL, res.NewerURL = pageLinks(listURL, q, filter.KindSubscriber, cursorAt(first.CreatedAt, first.ID), cursorAt(last.CreatedAt, last.ID),
 		page.Next != nil, f.After != nil, backwards)
 	return nil
 }

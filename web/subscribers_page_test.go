@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,16 +153,22 @@ func TestSubscribersPage(t *testing.T) {
 		if n := len(p.all("input", "type=checkbox", "name=status")); n != 6 {
 			t.Errorf("status checkboxes: got %d, want 6", n)
 		}
-		// The switcher names the account's storefronts and marks the current one.
+		for _, d := range []string{"started_min", "started_max", "ended_min", "ended_max", "receiving_at"} {
+			if len(p.all("input", "name="+d, "id=f-"+d)) != 1 || len(p.all("label", "for=f-"+d)) != 1 {
+				t.Errorf("no labelled %s field", d)
+			}
+		}
+		// The switcher names all storefronts together, then the account's storefronts,
+		// and marks the current one.
 		sw := p.all("nav", "aria-label=Storefronts")
 		if len(sw) != 1 {
 			t.Fatal("no storefront switcher")
 		}
 		links := subsAll(sw[0], "a")
-		if len(links) != 3 || blockText(links[0]) != "Pixel Fonts" || blockText(links[1]) != "Sound Packs" || blockText(links[2]) != "Color Picker" {
+		if len(links) != 4 || blockText(links[0]) != "All storefronts" || blockText(links[1]) != "Pixel Fonts" || blockText(links[2]) != "Sound Packs" || blockText(links[3]) != "Color Picker" {
 			t.Fatalf("switcher: got %q", blockText(sw[0]))
 		}
-		if _, cur := subsAttr(links[0], "aria-current"); !cur {
+		if _, cur := subsAttr(links[1], "aria-current"); !cur {
 			t.Error("the current storefront is not marked")
 		}
 		if strings.Contains(string(r.body), "Nordic Games") {
@@ -330,6 +337,82 @@ func TestSubscribersPage(t *testing.T) {
 			if r := u.get("/storefronts/1/subscribers?"+q, false); r.status != http.StatusBadRequest {
 				t.Errorf("%s: got %d, want 400", q, r.status)
 			}
+		}
+	})
+
+	t.Run("BadDate", func(t *testing.T) {
+		r := u.get("/storefronts/1/subscribers?ended_max=2024-13-01", false)
+		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "Service ended before: ") || !strings.Contains(string(r.body), `id="filters"`) {
+			t.Fatalf("got %d %s", r.status, r.body)
+		}
+		// The text is read as typed, and the hint says what it was not.
+		r = u.get("/subscribers/all?started_min=not+a+date", true)
+		if r.status != 200 || !strings.Contains(string(r.body), `role="alert"`) || !strings.Contains(string(r.body), "Service started from: ") {
+			t.Fatalf("htmx: got %d %s", r.status, r.body)
+		}
+	})
+
+	// The service-term dates select the subscribers whose term (subscriber_terms) began,
+	// or ended, in the range; every storefront's together on /subscribers/all.
+	t.Run("ServiceDates", func(t *testing.T) {
+		var zone string
+		if err := e.db.QueryRow("SELECT timezone FROM accounts WHERE id = 1").Scan(&zone); err != nil {
+			t.Fatal(err)
+		}
+		loc, _ := time.LoadLocation(zone)
+		from, before := now.AddDate(0, -6, 0), now.AddDate(0, 0, -3)
+		count := func(path string) int64 {
+			r := u.get(path, false)
+			c := regexp.MustCompile(`id="result-count"><span[^>]*>([^<]+)</span>`).FindSubmatch(r.body)
+			if r.status != 200 || c == nil {
+				t.Fatalf("GET %s: %d, no count", path, r.status)
+			}
+			var n int64
+			fmt.Sscan(strings.ReplaceAll(string(c[1]), ",", ""), &n)
+			return n
+		}
+		dates := url.Values{"started_min": {from.In(loc).Format(time.DateTime)}, "started_max": {before.In(loc).Format(time.DateTime)}}
+		for _, c := range []struct{ path, col, sf string }{
+			{"/subscribers/all", "start_at", ""}, {"/storefronts/1/subscribers", "start_at", " AND storefront_id = 1"},
+		} {
+			var want int64
+			if err := e.db.QueryRow("SELECT COUNT(*) FROM subscriber_terms WHERE account_id = 1 AND "+c.col+" >= ? AND "+c.col+" < ?"+c.sf,
+				from.Truncate(time.Second).UTC(), before.Truncate(time.Second).UTC()).Scan(&want); err != nil {
+				t.Fatal(err)
+			}
+			if want == 0 {
+				t.Fatalf("%s: no service term began in the range", c.path)
+			}
+			if got := count(c.path + "?" + dates.Encode()); got != want {
+				t.Errorf("%s: got %d subscribers, want %d", c.path, got, want)
+			}
+		}
+		var ended int64
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM subscriber_terms WHERE account_id = 1 AND end_at >= ? AND end_at < ?",
+			from.Truncate(time.Second).UTC(), before.Truncate(time.Second).UTC()).Scan(&ended); err != nil {
+			t.Fatal(err)
+		}
+		q := url.Values{"ended_min": {from.In(loc).Format(time.DateTime)}, "ended_max": {before.In(loc).Format(time.DateTime)}}
+		if got := count("/subscribers/all?" + q.Encode()); got != ended || ended == 0 {
+			t.Errorf("ended: got %d subscribers, want %d (and some)", got, ended)
+		}
+		// Receiving service at an instant: the terms begun before it and not ended
+		// before it.
+		var receiving int64
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM subscriber_terms WHERE account_id = 1 AND start_at < ? AND (end_at IS NULL OR end_at >= ?)",
+			before.Truncate(time.Second).UTC(), before.Truncate(time.Second).UTC()).Scan(&receiving); err != nil {
+			t.Fatal(err)
+		}
+		if got := count("/subscribers/all?" + url.Values{"receiving_at": {before.In(loc).Format(time.DateTime)}}.Encode()); got != receiving || receiving == 0 {
+			t.Errorf("receiving at %v: got %d subscribers, want %d (and some)", before, got, receiving)
+		}
+		// All storefronts list more than one storefront's.
+		var all int64
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM subscribers WHERE account_id = 1").Scan(&all); err != nil {
+			t.Fatal(err)
+		}
+		if got := count("/subscribers/all"); got != all || all <= int64(total1) {
+			t.Errorf("/subscribers/all: got %d, want the account's %d (storefront 1 has %d)", got, all, total1)
 		}
 	})
 

@@ -138,6 +138,7 @@ func TestTenancy(t *testing.T) {
 		"GET /account/password":     func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/password", false), 200)) },
 		"POST /account/password":    func(t *testing.T) { passwordChangesOnlyOwn(t, e.with(t)) },
 		"GET /subscribers":          func(t *testing.T) { subscribersHomeIsOwn(t, owner2, ids) },
+		"GET /subscribers/all":      func(t *testing.T) { allSubscribersAreOwn(t, e.with(t), owner2) },
 		"POST /purchases/views":     func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "") },
 		"GET /purchases/reactivate": func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "confirm") },
 		"POST /jobs":                func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "create") },
@@ -391,6 +392,29 @@ func subscribersHomeIsOwn(t *testing.T, owner2 *dashUser, ids tenancyIDs) {
 	r := mustStatus(t, owner2.get("/subscribers", false), 303)
 	if want := fmt.Sprintf("/storefronts/%d/subscribers", ids.ownStorefront); r.header.Get("Location") != want {
 		t.Fatalf("account 2's subscribers: sent to %q, want %q", r.header.Get("Location"), want)
+	}
+}
+
+// allSubscribersAreOwn: every storefront's subscribers are the account's own, whatever
+// the dates.
+func allSubscribersAreOwn(t *testing.T, e *apiEnv, owner2 *dashUser) {
+	var own, other int64
+	e.db.QueryRow(`SELECT COUNT(*) FROM subscribers WHERE account_id = 2`).Scan(&own)
+	e.db.QueryRow(`SELECT COUNT(*) FROM subscribers WHERE account_id = 1`).Scan(&other)
+	for _, q := range []string{"", "?started_min=-10+years&started_max=%2B1+year"} {
+		r := mustStatus(t, owner2.get("/subscribers/all"+q, false), 200)
+		noAccount1(t, r)
+		c := regexp.MustCompile(`id="result-count"><span[^>]*>([^<]+)</span>`).FindSubmatch(r.body)
+		var n int64
+		if c != nil {
+			fmt.Sscan(strings.ReplaceAll(string(c[1]), ",", ""), &n)
+		}
+		if q == "" && n != own {
+			t.Fatalf("account 2's subscribers of all storefronts: got %d, want its %d (account 1 has %d)", n, own, other)
+		}
+		if n > own {
+			t.Fatalf("%s: account 2 sees %d subscribers, it has %d", q, n, own)
+		}
 	}
 }
 

@@ -4,13 +4,14 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"storefront/internal/shop"
 )
 
 // SubscriberSearchParams are the parameters of the dashboard's subscriber list.
-var SubscriberSearchParams = []string{"email", "status", "cursor", "before"}
+var SubscriberSearchParams = []string{"email", "status", "started_min", "started_max", "ended_min", "ended_max", "receiving_at", "cursor", "before"}
 
 // Before reads the "before" link of a dashboard list, which shows newest first: the
 // position of the first row of a page, whose newer rows the previous page shows.
@@ -49,13 +50,17 @@ func PurchasesBefore(f *shop.PurchaseFilter, before string) (backwards bool, err
 	return true, nil
 }
 
-// SubscriberSearch reads the dashboard's subscriber search of one storefront: email (a
-// prefix of the user name, blanks around it ignored), status (several, or
-// comma-separated, any letter case) and one paging link, cursor (older rows) or before
-// (newer rows). The filter lists newest first, with the count; after a before link it
-// reads the newer rows oldest first, and backwards is true (the caller shows them
-// reversed).
-func SubscriberSearch(q url.Values, accountID, storefrontID int64) (f shop.SubscriberFilter, backwards bool, err error) {
+// SubscriberSearch reads the dashboard's subscriber search of one storefront (0: every
+// storefront of the account): email (a prefix of the user name, blanks around it
+// ignored), status (several, or comma-separated, any letter case), started_min and
+// started_max (the service term began in [started_min, started_max)), ended_min and
+// ended_max (it ended in that range), receiving_at (the term holds that instant), each
+// free-form as the purchases' date_min is read
+// (ParseDate, relative to now in loc), and one paging link, cursor (older rows) or
+// before (newer rows). The filter lists newest first, with the count; after a before
+// link it reads the newer rows oldest first, and backwards is true (the caller shows
+// them reversed).
+func SubscriberSearch(q url.Values, accountID, storefrontID int64, now time.Time, loc *time.Location) (f shop.SubscriberFilter, backwards bool, err error) {
 	f = shop.SubscriberFilter{AccountID: accountID, StorefrontID: storefrontID, Desc: true, IncludeCount: true}
 	v, err := Check(q, SubscriberSearchParams)
 	if err != nil {
@@ -80,6 +85,18 @@ func SubscriberSearch(q url.Values, accountID, storefrontID int64) (f shop.Subsc
 			if !slices.Contains(f.Statuses, st) {
 				f.Statuses = append(f.Statuses, st)
 			}
+		}
+	}
+	for _, d := range []struct {
+		name string
+		dst  **time.Time
+	}{{"started_min", &f.StartedFrom}, {"started_max", &f.StartedBefore}, {"ended_min", &f.EndedFrom}, {"ended_max", &f.EndedBefore}, {"receiving_at", &f.ReceivingAt}} {
+		if vs := v[d.name]; len(vs) > 0 {
+			t, err := ParseDate(d.name, vs[0], now, loc)
+			if err != nil {
+				return f, false, err
+			}
+			*d.dst = &t
 		}
 	}
 	cursor, before := v["cursor"], v["before"]

@@ -3,60 +3,108 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"sync"
 
 	sq "github.com/Masterminds/squirrel"
 
 	"storefront/internal/shop"
 )
 
+// exportReaders is how many batches of an export are read at once, each on a
+// connection of its own, while the walk of the ids goes on ahead and the caller
+// writes the batch before them: a batch's rows and line items cost several times the
+// walk's step, and MariaDB runs each statement on one thread.
+const exportReaders = 2
+
+// exportDense is how sparse a batch may be and still be read as one range of the
+// primary key: when the ids it needs span at most exportDense times their number, the
+// range (and the rows of it the batch does not need, dropped here) costs less than a
+// lookup per row. Past it, the batch is read by its id list. A variable for the tests,
+// which read both ways.
+var exportDense int64 = 3
+
 // ExportPurchases implements shop.PurchaseService. It walks the filter's access path
 // as the API's pages do (planPurchases once, then purchaseListQuery with a keyset
 // cursor), so that an export holds exactly the purchases the JSON list pages through,
-// in the same order; each batch is one read of the ids from the plan's index, one
-// primary-key read of their rows and one read of their line items. At most three
-// batches are held at a time, however many purchases match.
+// in the same order. Each batch of ids is read, while the walk goes on, by exportRows:
+// the purchases' rows and their line items. At most exportReaders+2 batches are held
+// at a time, however many purchases match.
 func (s *PurchaseService) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
 	return exportPurchases(ctx, s.db.DB, f, fn)
 }
 
+// exportBatch is a batch being read: its purchases, or why they could not be read.
+type exportBatch struct {
+	ps  []*shop.Purchase
+	err error
+}
+
 func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
-	// The next batch is read while fn writes this one: the database and the client
-	// wait on each other less. At most three batches are held: one read, one waiting,
-	// one written.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan []*shop.Purchase, 1)
-	done := make(chan error, 1)
+	// pending holds the batches being read, in list order; each is filled by a reader
+	// of its own. Its capacity bounds how many are read at once.
+	pending := make(chan chan exportBatch, exportReaders)
+	var readers sync.WaitGroup
+	walked := make(chan error, 1)
+	// The first batch is read and written alone: the file's first bytes wait for
+	// nothing else.
+	first := make(chan struct{})
 	go func() {
-		defer close(batches)
-		done <- readExportBatches(ctx, q, f, func(ps []*shop.Purchase) error {
+		defer close(pending)
+		batches := 0
+		walked <- walkExportIDs(ctx, q, f, func(ids []int64) error {
+			if batches++; batches == 2 {
+				select {
+				case <-first:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			res := make(chan exportBatch, 1)
 			select {
-			case batches <- ps:
-				return nil
+			case pending <- res:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
+			readers.Add(1)
+			go func() {
+				defer readers.Done()
+				ps, err := exportRows(ctx, q, f.AccountID, ids)
+				res <- exportBatch{ps, err}
+			}()
+			return nil
 		})
 	}()
-	for ps := range batches {
-		err := ctx.Err()
-		if err == nil {
-			err = fn(ps)
-		}
-		if err != nil {
-			cancel()
-			for range batches {
+	release := sync.OnceFunc(func() { close(first) })
+	defer release()
+	var err error
+	for res := range pending {
+		b := <-res
+		if err == nil { // else draining after a failure
+			err = b.err
+			if err == nil {
+				err = ctx.Err()
 			}
-			<-done
-			return err
+			if err == nil && len(b.ps) > 0 {
+				err = fn(b.ps)
+			}
+			if err != nil {
+				cancel()
+			}
 		}
+		release()
 	}
-	return <-done
+	readers.Wait()
+	if werr := <-walked; err == nil {
+		err = werr
+	}
+	return err
 }
 
-// readExportBatches reads the batches of an export in list order and hands each to
-// emit.
-func readExportBatches(ctx context.Context, q queryer, f shop.PurchaseFilter, emit func([]*shop.Purchase) error) error {
+// walkExportIDs walks the filter's access path in list order and hands the ids of each
+// batch to emit.
+func walkExportIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, emit func([]int64) error) error {
 	batch := f.PerPage
 	if batch <= 0 {
 		batch = shop.ExportBatch
@@ -91,12 +139,8 @@ func readExportBatches(ctx context.Context, q queryer, f shop.PurchaseFilter, em
 		}
 		more := len(ids) > n
 		ids = ids[:min(len(ids), n)]
-		ps, err := exportRows(ctx, q, f.AccountID, ids)
-		if err != nil {
-			return err
-		}
-		if len(ps) > 0 {
-			if err := emit(ps); err != nil {
+		if len(ids) > 0 {
+			if err := emit(ids); err != nil {
 				return err
 			}
 		}
@@ -119,23 +163,49 @@ var exportColumns = []string{
 	"p.buyer_email", "p.buyer_firstname", "p.buyer_lastname", "p.customer_id", "p.subscriber_id", "p.tangibles_to_ship",
 }
 
+// exportLineItemColumns are the line item columns of the export, in the order
+// exportLineItems scans them: those the file shows.
+const exportLineItemColumns = "id, purchase_id, product_id, price, quantity, total, product_name, download_limit, download_count, expires_at"
+
+// dense reports whether ids from lo to hi, n of them wanted, are read as one range.
+func dense(lo, hi int64, n int) bool {
+	return n > 0 && hi-lo < exportDense*int64(n)
+}
+
 // exportRows reads the export's fields of the account's purchases with the given ids,
-// and their line items in recorded order, and returns them in the order of ids: the
-// rows by primary key, then the line items by the statement of the one read path
-// (collectionQueries), both on the account. Two statements are several times quicker
-// than one joining the two tables by the id list.
+// and their line items in recorded order, and returns them in the order of ids. Both
+// are read as one range of their table's primary key when the batch is dense there
+// (ids given out in the order purchases are made, as import and seed write them), else
+// by one lookup per row:
+//   - the purchases: the range from the least to the greatest id, or the id list;
+//   - the line items: where they lie is found first from line_items_purchase
+//     (purchase_id, account_id, id) alone, the least and greatest id and how many;
+//     then the range, or the line items of the id list by that index.
+//
+// Every statement names the account. Rows of a range that the batch does not hold
+// (another filter's, another account's) are dropped here.
 func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64) ([]*shop.Purchase, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	byID := make(map[int64]*shop.Purchase, len(ids))
+	lo, hi := ids[0], ids[0]
+	for _, id := range ids {
+		byID[id] = nil
+		lo, hi = min(lo, id), max(hi, id)
+	}
 	// PRIMARY is forced: left to itself the optimiser estimates the id list's ranges on
 	// every index that holds id, which costs several times the read itself.
-	query, args, err := sq.Select(exportColumns...).From("purchases p FORCE INDEX (PRIMARY)").
-		Where(sq.And{sq.Eq{"p.account_id": accountID}, sq.Eq{"p.id": ids}}).ToSql()
+	sel := sq.Select(exportColumns...).From("purchases p FORCE INDEX (PRIMARY)")
+	if dense(lo, hi, len(ids)) {
+		sel = sel.Where("p.account_id = ? AND p.id >= ? AND p.id <= ?", accountID, lo, hi)
+	} else {
+		sel = sel.Where(sq.And{sq.Eq{"p.account_id": accountID}, sq.Eq{"p.id": ids}})
+	}
+	query, args, err := sel.ToSql()
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[int64]*shop.Purchase, len(ids))
 	found := make([]int64, 0, len(ids))
 	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
 		var (
@@ -147,6 +217,9 @@ func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64) ([
 			&subtotal, &discount, &tax, &ship, &total,
 			&p.BuyerEmail, &p.BuyerFirstname, &p.BuyerLastname, &customerID, &p.SubscriberID, &p.TangiblesToShip); err != nil {
 			return err
+		}
+		if had, want := byID[p.ID]; !want || had != nil {
+			return nil
 		}
 		d := currencyDigits(p.Currency)
 		p.AccountID = accountID
@@ -163,12 +236,48 @@ func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64) ([
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
-	items := collectionQueries([]int64{accountID}, found)[0]
-	err = eachRow(ctx, q, items.Query, items.Args, func(rows *sql.Rows) error {
+	if err := exportLineItems(ctx, q, accountID, found, byID); err != nil {
+		return nil, err
+	}
+	out := make([]*shop.Purchase, 0, len(ids))
+	for _, id := range ids {
+		if p := byID[id]; p != nil {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// exportLineItems adds their line items, in recorded order, to the purchases found.
+func exportLineItems(ctx context.Context, q queryer, accountID int64, found []int64, byID map[int64]*shop.Purchase) error {
+	in := sq.And{sq.Eq{"account_id": accountID}, sq.Eq{"purchase_id": found}}
+	query, args, err := sq.Select("MIN(id)", "MAX(id)", "COUNT(*)").From("line_items FORCE INDEX (line_items_purchase)").Where(in).ToSql()
+	if err != nil {
+		return err
+	}
+	var (
+		first, last sql.NullInt64
+		n           int
+	)
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&first, &last, &n); err != nil {
+		return translate(err)
+	}
+	if n == 0 {
+		return nil
+	}
+	// Either way in the order of ids, which is each purchase's recorded order.
+	if dense(first.Int64, last.Int64, n) {
+		query, args = "SELECT "+exportLineItemColumns+" FROM line_items FORCE INDEX (PRIMARY) WHERE account_id = ? AND id >= ? AND id <= ?",
+			[]any{accountID, first.Int64, last.Int64}
+	} else if query, args, err = sq.Select(exportLineItemColumns).From("line_items FORCE INDEX (line_items_purchase)").
+		Where(in).OrderBy("purchase_id", "id").ToSql(); err != nil {
+		return err
+	}
+	return eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
 		var li shop.LineItem
-		var price, subtotal, tax, discount, total string
-		if err := rows.Scan(&li.ID, &li.PurchaseID, &li.ProductID, &price, &li.Quantity, &subtotal, &tax, &discount, &total,
-			&li.ProductName, &li.DownloadLimit, &li.DownloadCount, &li.ExpiresAt, &li.HasAllKeys); err != nil {
+		var price, total string
+		if err := rows.Scan(&li.ID, &li.PurchaseID, &li.ProductID, &price, &li.Quantity, &total,
+			&li.ProductName, &li.DownloadLimit, &li.DownloadCount, &li.ExpiresAt); err != nil {
 			return err
 		}
 		p := byID[li.PurchaseID]
@@ -180,14 +289,4 @@ func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64) ([
 		p.LineItems = append(p.LineItems, li)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*shop.Purchase, 0, len(ids))
-	for _, id := range ids {
-		if p, ok := byID[id]; ok {
-			out = append(out, p)
-		}
-	}
-	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math/big"
 	"sort"
+	"strings"
 	"time"
 
 	"storefront/internal/shop"
@@ -55,6 +56,47 @@ func splitSpan(from, before time.Time, loc *time.Location) span {
 
 func (s span) hasDays() bool { return s.firstDay.Before(s.endDay) }
 
+// complementEnds turns each end of the span that covers more than half of its day into
+// the whole day, added to the span's days, and returns the rest of those days: what the
+// caller subtracts, read from the rows. An end alone in its day (a range within a day,
+// or across one midnight with no whole day) stays as it is.
+func (s *span) complementEnds(loc *time.Location) (less [][2]time.Time) {
+	if !s.hasDays() {
+		return nil
+	}
+	var edges [][2]time.Time
+	for _, e := range s.edges {
+		day := midnight(e[0], loc)
+		next := day.AddDate(0, 0, 1)
+		switch {
+		case e[1].Equal(s.firstDay) && e[1].Sub(e[0]) > next.Sub(day)/2:
+			// The first end, [from, first whole day): the day from its midnight.
+			s.firstDay = day
+			less = append(less, [2]time.Time{day, e[0]})
+		case e[0].Equal(s.endDay) && e[1].Sub(e[0]) > next.Sub(day)/2:
+			// The last end, [last midnight, before): the whole day, less its rest.
+			s.endDay = next
+			less = append(less, [2]time.Time{e[1], next})
+		default:
+			edges = append(edges, e)
+		}
+	}
+	s.edges = edges
+	return less
+}
+
+// daysFrom counts the calendar days from a's date to b's (both midnights of one zone).
+func daysFrom(a, b time.Time) int {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return int(time.Date(by, bm, bd, 0, 0, 0, 0, time.UTC).Sub(time.Date(ay, am, ad, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
+}
+
+// decimalZero reports whether a DECIMAL read from the database is zero.
+func decimalZero(s string) bool {
+	return strings.Trim(s, "0.-") == ""
+}
+
 func storefrontCond(col string, id int64, args []any) (string, []any) {
 	if id == 0 {
 		return "", args
@@ -72,6 +114,15 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 		status   shop.PurchaseStatus
 	}
 	cells := map[key]*shop.PurchaseCell{}
+	// Cells of q.Step days from the range's first day: the database sums the days of a
+	// step, so that a long range answers a row per week (or one per currency and
+	// status), not one per day.
+	step := max(q.Step, 1)
+	first := midnight(q.From, q.Loc)
+	firstDate := first.Format(time.DateOnly)
+	stepOf := func(day time.Time) time.Time {
+		return first.AddDate(0, 0, daysFrom(first, day)/step*step)
+	}
 	add := func(day time.Time, currency string, status shop.PurchaseStatus, n int64, total string) error {
 		t, err := decimal(total)
 		if err != nil {
@@ -88,24 +139,24 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 		return nil
 	}
 	if sp.hasDays() {
-		args := []any{q.AccountID, sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
+		args := []any{firstDate, step, q.AccountID, sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
 		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		err := eachRow(ctx, db.DB, `SELECT day, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups
-			WHERE account_id = ? AND day >= ? AND day < ?`+cond+` GROUP BY day, currency, status`, args,
+		err := eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ? AS k, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups
+			WHERE account_id = ? AND day >= ? AND day < ?`+cond+` GROUP BY k, currency, status`, args,
 			func(rows *sql.Rows) error {
 				var (
-					day             time.Time
+					k               int
 					currency, total string
 					status          shop.PurchaseStatus
 					n               int64
 				)
-				if err := rows.Scan(&day, &currency, &status, &n, &total); err != nil {
+				if err := rows.Scan(&k, &currency, &status, &n, &total); err != nil {
 					return err
 				}
-				if n == 0 && total == "0.0000" {
+				if n == 0 && decimalZero(total) {
 					return nil
 				}
-				return add(time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, q.Loc), currency, status, n, total)
+				return add(first.AddDate(0, 0, k*step), currency, status, n, total)
 			})
 		if err != nil {
 			return nil, err
@@ -114,7 +165,7 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 	for _, e := range sp.edges {
 		args := []any{q.AccountID, e[0].UTC(), e[1].UTC()}
 		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		day := midnight(e[0], q.Loc)
+		day := stepOf(midnight(e[0], q.Loc))
 		err := eachRow(ctx, db.DB, `SELECT currency, status, COUNT(*), SUM(total) FROM purchases FORCE INDEX (purchases_account_created_total)
 			WHERE account_id = ? AND created_at >= ? AND created_at < ?`+cond+` GROUP BY currency, status`, args,
 			func(rows *sql.Rows) error {
@@ -153,11 +204,16 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n int) ([]shop.ProductRevenue, error) {
 	db := s.db
 	sp := splitSpan(q.From, q.Before, q.Loc)
+	// An end that covers more than half of its day is read as the whole day from the
+	// rollups less the rest of the day from the rows: an end reads at most half a day's
+	// line items.
+	less := sp.complementEnds(q.Loc)
 	type key struct {
 		product  int64
 		currency string
 	}
 	got := map[key]*shop.ProductRevenue{}
+	sign := int64(1)
 	scan := func(rows *sql.Rows) error {
 		var (
 			k     key
@@ -176,7 +232,10 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 			r = &shop.ProductRevenue{ProductID: k.product, Currency: k.currency, Revenue: new(big.Rat)}
 			got[k] = r
 		}
-		r.Purchases += n
+		if sign < 0 {
+			t.Neg(t)
+		}
+		r.Purchases += sign * n
 		r.Revenue.Add(r.Revenue, t)
 		return nil
 	}
@@ -211,11 +270,15 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 			}
 		}
 	}
-	for _, e := range sp.edges {
+	for i, e := range append(sp.edges, less...) {
+		if i >= len(sp.edges) {
+			sign = -1
+		}
 		args := []any{q.AccountID, string(shop.PurchaseActive), e[0].UTC(), e[1].UTC()}
 		cond, args := storefrontCond("p.storefront_id", q.StorefrontID, args)
 		if err := eachRow(ctx, db.DB, `SELECT li.product_id, p.currency, COUNT(DISTINCT p.id), SUM(li.total)
-			FROM purchases p FORCE INDEX (purchases_account_status_created) JOIN line_items li ON li.purchase_id = p.id
+			FROM purchases p FORCE INDEX (purchases_account_status_created)
+			JOIN line_items li ON li.purchase_id = p.id AND li.account_id = p.account_id
 			WHERE p.account_id = ? AND p.status = ? AND p.created_at >= ? AND p.created_at < ?`+cond+`
 			GROUP BY li.product_id, p.currency`, args, scan); err != nil {
 			return nil, err

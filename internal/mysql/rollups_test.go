@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"sort"
@@ -306,6 +307,9 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 		{"everything", oldest, newest.Add(time.Second)},
 		{"ragged edges", oldest.Add(span / 3).Add(7*time.Hour + 13*time.Minute), oldest.Add(2 * span / 3).Add(5 * time.Hour)},
 		{"whole days", midnightIn(oldest.Add(span/4), loc), midnightIn(oldest.Add(span/2), loc)},
+		// Ends longer than half their day (read as the day less its rest) and shorter.
+		{"long ends", midnightIn(oldest.Add(span/3), loc).Add(2 * time.Hour), midnightIn(oldest.Add(2*span/3), loc).Add(20 * time.Hour)},
+		{"short ends", midnightIn(oldest.Add(span/3), loc).Add(20 * time.Hour), midnightIn(oldest.Add(2*span/3), loc).Add(3 * time.Hour)},
 		{"within a day", maxTime(day.Add(time.Second), middle.Add(-time.Hour)), middle.Add(time.Second)},
 		{"across one midnight", day.Add(-3 * time.Hour), middle.Add(time.Second)},
 	}
@@ -353,6 +357,42 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 				t.Fatal("no purchases in the range")
 			}
 			diffMaps(t, r.name, "purchases", got, want)
+
+			// By weeks from the range's first day, and the range as a whole: the same
+			// purchases summed by step.
+			first := midnightIn(r.from, loc)
+			for _, step := range []int{7, 100000} {
+				q := q
+				q.Step = step
+				cells, err := mysql.NewOverviewService(db).PurchaseFigures(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]string{}
+				for _, c := range cells {
+					got[fmt.Sprintf("%s|%s|%s", c.Day.Format(time.DateOnly), c.Currency, c.Status)] = fmt.Sprintf("%d %s", c.Purchases, c.Total.FloatString(4))
+				}
+				bySteps := map[string]*agg{}
+				for k, a := range sums {
+					day, rest, _ := strings.Cut(k, "|")
+					d, err := time.ParseInLocation(time.DateOnly, day, loc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					days := int(math.Round(float64(d.Sub(first)) / float64(24*time.Hour)))
+					k := first.AddDate(0, 0, days/step*step).Format(time.DateOnly) + "|" + rest
+					if bySteps[k] == nil {
+						bySteps[k] = &agg{t: new(big.Rat)}
+					}
+					bySteps[k].n += a.n
+					bySteps[k].t.Add(bySteps[k].t, a.t)
+				}
+				want := map[string]string{}
+				for k, a := range bySteps {
+					want[k] = fmt.Sprintf("%d %s", a.n, a.t.FloatString(4))
+				}
+				diffMaps(t, r.name, fmt.Sprintf("purchases by %d days", step), got, want)
+			}
 
 			// The top products: whole months, days and ends, against the line items.
 			top, err := mysql.NewOverviewService(db).TopProducts(ctx, q, 1000)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -84,11 +85,14 @@ func (s *SubscriberService) FindSubscribers(ctx context.Context, f shop.Subscrib
 }
 
 func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberFilter, id int64) (*shop.SubscriberPage, error) {
-	if err := checkStorefront(ctx, q, f.AccountID, f.StorefrontID); err != nil {
-		return nil, err
+	where := sq.And{sq.Eq{"sb.account_id": f.AccountID}}
+	if f.StorefrontID != 0 || id != 0 {
+		if err := checkStorefront(ctx, q, f.AccountID, f.StorefrontID); err != nil {
+			return nil, err
+		}
+		where = append(where, sq.Eq{"sb.storefront_id": f.StorefrontID})
 	}
 	n := perPage(f.PerPage)
-	where := sq.And{sq.Eq{"sb.account_id": f.AccountID}, sq.Eq{"sb.storefront_id": f.StorefrontID}}
 	if id != 0 {
 		where = append(where, sq.Eq{"sb.id": id})
 	}
@@ -108,11 +112,34 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 		}
 		where = append(where, sq.Eq{"ss.status": st})
 	}
+	// The service terms the overview counts (subscriber_terms), when dates bound them.
+	terms := false
+	for _, b := range []struct {
+		col, op string
+		t       *time.Time
+	}{{"st.start_at", ">=", f.StartedFrom}, {"st.start_at", "<", f.StartedBefore}, {"st.end_at", ">=", f.EndedFrom}, {"st.end_at", "<", f.EndedBefore}} {
+		if b.t != nil {
+			terms = true
+			where = append(where, sq.Expr(b.col+" "+b.op+" ?", clampTime(b.t.UTC())))
+		}
+	}
+	if f.ReceivingAt != nil {
+		terms = true
+		at := clampTime(f.ReceivingAt.UTC())
+		where = append(where, sq.Expr("st.start_at < ? AND (st.end_at IS NULL OR st.end_at >= ?)", at, at))
+	}
+	from := func(sel sq.SelectBuilder) sq.SelectBuilder {
+		sel = sel.From("subscribers sb").
+			Join("storefronts sf ON sf.account_id = sb.account_id AND sf.id = sb.storefront_id").
+			LeftJoin("subscriptions ss ON ss.account_id = sb.account_id AND ss.subscriber_id = sb.id")
+		if terms {
+			sel = sel.Join("subscriber_terms st ON st.account_id = sb.account_id AND st.subscriber_id = sb.id")
+		}
+		return sel
+	}
 	page := &shop.SubscriberPage{Subscribers: []*shop.Subscriber{}, Total: -1}
 	if f.IncludeCount {
-		query, args, err := sq.Select("COUNT(*)").From("subscribers sb").
-			Join("storefronts sf ON sf.account_id = sb.account_id AND sf.id = sb.storefront_id").
-			LeftJoin("subscriptions ss ON ss.account_id = sb.account_id AND ss.subscriber_id = sb.id").Where(where).ToSql()
+		query, args, err := from(sq.Select("COUNT(*)")).Where(where).ToSql()
 		if err != nil {
 			return nil, err
 		}
@@ -123,10 +150,7 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 	if f.After != nil {
 		where = append(where, keysetCondition("sb.created_at", "sb.id", f.After, f.Desc))
 	}
-	sel := sq.Select(subscriberColumns...).
-		From("subscribers sb").
-		Join("storefronts sf ON sf.account_id = sb.account_id AND sf.id = sb.storefront_id").
-		LeftJoin("subscriptions ss ON ss.account_id = sb.account_id AND ss.subscriber_id = sb.id").
+	sel := from(sq.Select(subscriberColumns...)).
 		Where(where).
 		OrderBy(orderBy("sb.created_at", "sb.id", f.Desc)).
 		Limit(uint64(n + 1))

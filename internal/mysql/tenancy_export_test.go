@@ -3,29 +3,38 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"sync"
 	"time"
 
 	"storefront/internal/shop"
 )
 
 // recordingQueryer keeps the text of every statement sent through it.
+// An export reads on several connections at once, hence the lock.
 type recordingQueryer struct {
 	queryer
+	mu    sync.Mutex
 	stmts []string
 }
 
-func (r *recordingQueryer) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+func (r *recordingQueryer) record(q string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.stmts = append(r.stmts, q)
+}
+
+func (r *recordingQueryer) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	r.record(q)
 	return r.queryer.QueryContext(ctx, q, args...)
 }
 
 func (r *recordingQueryer) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	r.stmts = append(r.stmts, q)
+	r.record(q)
 	return r.queryer.QueryRowContext(ctx, q, args...)
 }
 
 func (r *recordingQueryer) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	r.stmts = append(r.stmts, q)
+	r.record(q)
 	return r.queryer.ExecContext(ctx, q, args...)
 }
 
@@ -59,8 +68,14 @@ func (db *DB) BuiltStatements(ctx context.Context, accountID, storefrontID, purc
 	for _, f := range []shop.SubscriberFilter{
 		{}, {IncludeCount: true}, {Username: "a@b.c"}, {UsernamePrefix: "a"},
 		{Statuses: []shop.SubscriptionStatus{"ACTIVE"}}, {Desc: true, After: cursor}, {Page: 2},
+		{StartedFrom: &day, StartedBefore: &day, IncludeCount: true}, {EndedFrom: &day, EndedBefore: &day}, {ReceivingAt: &day},
 	} {
 		f.AccountID, f.StorefrontID = accountID, storefrontID
+		if _, err := db.findSubscribers(ctx, r, f, 0); err != nil {
+			return nil, err
+		}
+		// The dashboard's list of every storefront's subscribers.
+		f.StorefrontID = 0
 		if _, err := db.findSubscribers(ctx, r, f, 0); err != nil {
 			return nil, err
 		}

@@ -13,12 +13,16 @@ type FigureQuery struct {
 	StorefrontID int64 // 0: every storefront
 	From, Before time.Time
 	Loc          *time.Location
+	// Step is how many days a PurchaseCell sums, counted from the range's first day
+	// (midnight of From): 0 or 1 for days, 7 for weeks, and a step longer than the range
+	// for the range's sums alone (one cell per currency and status).
+	Step int
 }
 
 // PurchaseCell is the purchases of one day, currency and status: how many and the sum of
 // their totals.
 type PurchaseCell struct {
-	Day       time.Time // midnight in the account's zone
+	Day       time.Time // midnight in the account's zone: the first day of the cell's step
 	Currency  string
 	Status    PurchaseStatus
 	Purchases int64
@@ -46,8 +50,9 @@ type SubscriberFigures struct {
 
 // OverviewService reads the figures of the dashboard's overview from the rollups.
 type OverviewService interface {
-	// PurchaseFigures returns the range's purchases by day (in the account's zone),
-	// currency and status; a day that is only partly in the range counts the part in it.
+	// PurchaseFigures returns the range's purchases by day (in the account's zone), or by
+	// q.Step days, currency and status; a day that is only partly in the range counts the
+	// part in it.
 	PurchaseFigures(ctx context.Context, q FigureQuery) ([]PurchaseCell, error)
 	// TopProducts returns the n products with the most revenue in the range, most first.
 	TopProducts(ctx context.Context, q FigureQuery, n int) ([]ProductRevenue, error)

@@ -124,10 +124,22 @@ func Entitle(sub *Subscription, now time.Time) Entitlement {
 	return Entitlement{Reason: ReasonNew}
 }
 
-// SubscriberFilter selects subscribers of one storefront.
+// SubscriberFilter selects subscribers of one storefront, or of every storefront of the
+// account (the dashboard's list of all of them).
 type SubscriberFilter struct {
-	AccountID    int64
+	AccountID int64
+	// StorefrontID is the storefront; 0 means every storefront of the account.
 	StorefrontID int64
+	// StartedFrom and StartedBefore select subscribers whose service term (ServiceTerm)
+	// began in [StartedFrom, StartedBefore); EndedFrom and EndedBefore those whose term
+	// ended in [EndedFrom, EndedBefore). Nil: no bound. These are what the overview's
+	// "New subscribers" and "Churned" count.
+	StartedFrom, StartedBefore *time.Time
+	EndedFrom, EndedBefore     *time.Time
+	// ReceivingAt selects subscribers whose service term holds this instant: begun
+	// before it and not ended before it (what the overview's "Active subscribers"
+	// counts at the end of its range). Nil: no condition.
+	ReceivingAt *time.Time
 	// Username is an exact match ignoring letter case and accents; "" for none.
 	Username string
 	// UsernamePrefix is a "starts with" match, for the dashboard's search.
