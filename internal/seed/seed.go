@@ -4,8 +4,8 @@
 // coupons, custom fields and payment transactions, spread over the two years before
 // a given instant.
 //
-// It writes with multi-row INSERTs in one session with foreign-key and unique checks
-// off, committing every few thousand purchases, while the next rows are generated
+// It writes with multi-row INSERTs on two sessions with foreign-key checks off,
+// committing every few thousand purchases, while the next rows are generated
 // concurrently, so that a million purchases take minutes. The same seed on the same
 // database state yields the same data.
 package seed
@@ -221,15 +221,19 @@ func Run(ctx context.Context, db *sql.DB, opt Options, progress io.Writer) (Stat
 	return stats, nil
 }
 
-// openSession takes a connection out of the pool for writing, with foreign-key and
-// unique checks off in its session: the generator guarantees the references and the
-// uniqueness that the checks would verify.
+// openSession takes a connection out of the pool for writing, with foreign-key checks
+// off in its session: the generator guarantees the references that the checks would
+// verify. Unique checks stay on: with both off, MariaDB (10.6 and later) writes a
+// transaction's inserts into an empty table as a bulk load that locks the whole table
+// until the commit, so the first chunk held every table from the other writer, and
+// reading its own rows back (the rollups) took over a minute; the other chunk's insert then
+// timed out waiting for the table lock (error 1205), and a seed of a new database failed.
 func openSession(ctx context.Context, db *sql.DB) (*sql.Conn, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.ExecContext(ctx, "SET SESSION foreign_key_checks = 0, unique_checks = 0"); err != nil {
+	if _, err := conn.ExecContext(ctx, "SET SESSION foreign_key_checks = 0"); err != nil {
 		conn.Close()
 		return nil, err
 	}
@@ -239,7 +243,7 @@ func openSession(ctx context.Context, db *sql.DB) (*sql.Conn, error) {
 // closeSession restores the checks before the connection goes back to the pool (with
 // a fresh context, since the run's may be canceled by now).
 func closeSession(conn *sql.Conn) {
-	_, _ = conn.ExecContext(context.Background(), "SET SESSION foreign_key_checks = 1, unique_checks = 1")
+	_, _ = conn.ExecContext(context.Background(), "SET SESSION foreign_key_checks = 1")
 	conn.Close()
 }
 
