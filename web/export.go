@@ -177,8 +177,12 @@ func (s *Server) streamPurchases(c *gin.Context, job *exportJob, f shop.Purchase
 		job.header, job.what = lineItemCSVHeader, filter.RowsLineItems
 	}
 	f.PerPage = s.ExportBatch
+	lines := shop.ExportProducts
+	if rows == filter.RowsLineItems {
+		lines = shop.ExportLineItems
+	}
 	st := newCSVStream(c, job)
-	err = s.Purchases.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+	err = s.Purchases.ExportPurchases(ctx, f, lines, func(ps []*shop.Purchase) error {
 		if err := st.start(); err != nil {
 			return err
 		}

@@ -573,8 +573,8 @@ type stallingExport struct {
 	done    chan error
 }
 
-func (s *stallingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
-	err := s.PurchaseService.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+func (s *stallingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, lines shop.ExportLines, fn func([]*shop.Purchase) error) error {
+	err := s.PurchaseService.ExportPurchases(ctx, f, lines, func(ps []*shop.Purchase) error {
 		err := fn(ps)
 		if s.batches.Add(1) == 1 {
 			close(s.first)
@@ -654,8 +654,8 @@ type slowExport struct {
 	pause time.Duration
 }
 
-func (s slowExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
-	return s.PurchaseService.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+func (s slowExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, lines shop.ExportLines, fn func([]*shop.Purchase) error) error {
+	return s.PurchaseService.ExportPurchases(ctx, f, lines, func(ps []*shop.Purchase) error {
 		time.Sleep(s.pause)
 		return fn(ps)
 	})
@@ -688,9 +688,9 @@ func TestExportPurchases_OutlastsServerTimeouts(t *testing.T) {
 // failingExport is the database's export failing after its first batch.
 type failingExport struct{ *mysql.PurchaseService }
 
-func (s failingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
+func (s failingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, lines shop.ExportLines, fn func([]*shop.Purchase) error) error {
 	first := true
-	return s.PurchaseService.ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+	return s.PurchaseService.ExportPurchases(ctx, f, lines, func(ps []*shop.Purchase) error {
 		if !first {
 			return errors.New("the database went away")
 		}

@@ -29,8 +29,8 @@ var exportDense int64 = 3
 // in the same order. Each batch of ids is read, while the walk goes on, by exportRows:
 // the purchases' rows and their line items. At most exportReaders+2 batches are held
 // at a time, however many purchases match.
-func (s *PurchaseService) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
-	return exportPurchases(ctx, s.db.DB, f, fn)
+func (s *PurchaseService) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, lines shop.ExportLines, fn func([]*shop.Purchase) error) error {
+	return exportPurchases(ctx, s.db.DB, f, lines, fn)
 }
 
 // exportBatch is a batch being read: its purchases, or why they could not be read.
@@ -39,7 +39,7 @@ type exportBatch struct {
 	err error
 }
 
-func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
+func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, lines shop.ExportLines, fn func([]*shop.Purchase) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// pending holds the batches being read, in list order; each is filled by a reader
@@ -70,7 +70,7 @@ func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, fn f
 			readers.Add(1)
 			go func() {
 				defer readers.Done()
-				ps, err := exportRows(ctx, q, f.AccountID, ids)
+				ps, err := exportRows(ctx, q, f.AccountID, ids, lines)
 				res <- exportBatch{ps, err}
 			}()
 			return nil
@@ -164,8 +164,13 @@ var exportColumns = []string{
 }
 
 // exportLineItemColumns are the line item columns of the export, in the order
-// exportLineItems scans them: those the file shows.
-const exportLineItemColumns = "id, purchase_id, product_id, price, quantity, total, product_name, download_limit, download_count, expires_at"
+// exportLineItems scans them: those the file shows, one row per line item
+// (shop.ExportLineItems) or one per purchase (shop.ExportProducts: a third of the
+// bytes to send and parse).
+var exportLineItemColumns = map[shop.ExportLines]string{
+	shop.ExportLineItems: "id, purchase_id, product_id, price, quantity, total, product_name, download_limit, download_count, expires_at",
+	shop.ExportProducts:  "purchase_id, quantity, product_name",
+}
 
 // dense reports whether ids from lo to hi, n of them wanted, are read as one range.
 func dense(lo, hi int64, n int) bool {
@@ -184,7 +189,7 @@ func dense(lo, hi int64, n int) bool {
 //
 // Every statement names the account. Rows of a range that the batch does not hold
 // (another filter's, another account's) are dropped here.
-func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64) ([]*shop.Purchase, error) {
+func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64, lines shop.ExportLines) ([]*shop.Purchase, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -236,7 +241,7 @@ func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64) ([
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
-	if err := exportLineItems(ctx, q, accountID, found, byID); err != nil {
+	if err := exportLineItems(ctx, q, accountID, found, byID, lines); err != nil {
 		return nil, err
 	}
 	out := make([]*shop.Purchase, 0, len(ids))
@@ -248,8 +253,9 @@ func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64) ([
 	return out, nil
 }
 
-// exportLineItems adds their line items, in recorded order, to the purchases found.
-func exportLineItems(ctx context.Context, q queryer, accountID int64, found []int64, byID map[int64]*shop.Purchase) error {
+// exportLineItems adds their line items, in recorded order, to the purchases found,
+// with the fields that lines names.
+func exportLineItems(ctx context.Context, q queryer, accountID int64, found []int64, byID map[int64]*shop.Purchase, lines shop.ExportLines) error {
 	in := sq.And{sq.Eq{"account_id": accountID}, sq.Eq{"purchase_id": found}}
 	query, args, err := sq.Select("MIN(id)", "MAX(id)", "COUNT(*)").From("line_items FORCE INDEX (line_items_purchase)").Where(in).ToSql()
 	if err != nil {
@@ -266,26 +272,35 @@ func exportLineItems(ctx context.Context, q queryer, accountID int64, found []in
 		return nil
 	}
 	// Either way in the order of ids, which is each purchase's recorded order.
+	cols := exportLineItemColumns[lines]
 	if dense(first.Int64, last.Int64, n) {
-		query, args = "SELECT "+exportLineItemColumns+" FROM line_items FORCE INDEX (PRIMARY) WHERE account_id = ? AND id >= ? AND id <= ?",
+		query, args = "SELECT "+cols+" FROM line_items FORCE INDEX (PRIMARY) WHERE account_id = ? AND id >= ? AND id <= ?",
 			[]any{accountID, first.Int64, last.Int64}
-	} else if query, args, err = sq.Select(exportLineItemColumns).From("line_items FORCE INDEX (line_items_purchase)").
+	} else if query, args, err = sq.Select(cols).From("line_items FORCE INDEX (line_items_purchase)").
 		Where(in).OrderBy("purchase_id", "id").ToSql(); err != nil {
 		return err
 	}
 	return eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
 		var li shop.LineItem
 		var price, total string
-		if err := rows.Scan(&li.ID, &li.PurchaseID, &li.ProductID, &price, &li.Quantity, &total,
-			&li.ProductName, &li.DownloadLimit, &li.DownloadCount, &li.ExpiresAt); err != nil {
+		var err error
+		if lines == shop.ExportProducts {
+			err = rows.Scan(&li.PurchaseID, &li.Quantity, &li.ProductName)
+		} else {
+			err = rows.Scan(&li.ID, &li.PurchaseID, &li.ProductID, &price, &li.Quantity, &total,
+				&li.ProductName, &li.DownloadLimit, &li.DownloadCount, &li.ExpiresAt)
+		}
+		if err != nil {
 			return err
 		}
 		p := byID[li.PurchaseID]
 		if p == nil {
 			return nil
 		}
-		d := currencyDigits(p.Currency)
-		li.Price, li.Total = formatMoney(price, d), formatMoney(total, d)
+		if lines != shop.ExportProducts {
+			d := currencyDigits(p.Currency)
+			li.Price, li.Total = formatMoney(price, d), formatMoney(total, d)
+		}
 		p.LineItems = append(p.LineItems, li)
 		return nil
 	})

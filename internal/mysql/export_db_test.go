@@ -42,31 +42,33 @@ func TestExportPurchases_BothReads(t *testing.T) {
 	for name, f := range filters {
 		t.Run(name, func(t *testing.T) {
 			f.AccountID = account
-			want := listAll(t, mysql.NewPurchaseService(db), f)
-			if len(want) == 0 {
-				t.Fatalf("%s matches nothing: the comparison proves little", name)
-			}
-			for _, dense := range []bool{true, false} {
-				var got []string
-				var err error
-				f.PerPage = 13
-				mysql.ExportDense(dense, func() {
-					err = mysql.NewPurchaseService(db).ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
-						for _, p := range ps {
-							got = append(got, exportedFields(p))
-						}
-						return nil
+			for _, lines := range []shop.ExportLines{shop.ExportLineItems, shop.ExportProducts} {
+				want := listAll(t, mysql.NewPurchaseService(db), f, lines)
+				if len(want) == 0 {
+					t.Fatalf("%s matches nothing: the comparison proves little", name)
+				}
+				for _, dense := range []bool{true, false} {
+					var got []string
+					var err error
+					f.PerPage = 13
+					mysql.ExportDense(dense, func() {
+						err = mysql.NewPurchaseService(db).ExportPurchases(ctx, f, lines, func(ps []*shop.Purchase) error {
+							for _, p := range ps {
+								got = append(got, exportedFields(p, lines))
+							}
+							return nil
+						})
 					})
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(got) != len(want) {
-					t.Fatalf("dense %v: got %d purchases, want %d", dense, len(got), len(want))
-				}
-				for i := range want {
-					if got[i] != want[i] {
-						t.Fatalf("dense %v: purchase %d:\n got %s\nwant %s", dense, i, got[i], want[i])
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(got) != len(want) {
+						t.Fatalf("lines %v, dense %v: got %d purchases, want %d", lines, dense, len(got), len(want))
+					}
+					for i := range want {
+						if got[i] != want[i] {
+							t.Fatalf("lines %v, dense %v: purchase %d:\n got %s\nwant %s", lines, dense, i, got[i], want[i])
+						}
 					}
 				}
 			}
@@ -78,7 +80,7 @@ func TestExportPurchases_BothReads(t *testing.T) {
 // exported fields.
 func listAll(t *testing.T, db interface {
 	FindPurchases(context.Context, shop.PurchaseFilter) (*shop.PurchasePage, error)
-}, f shop.PurchaseFilter) []string {
+}, f shop.PurchaseFilter, lines shop.ExportLines) []string {
 	t.Helper()
 	var out []string
 	f.PerPage = 100
@@ -88,7 +90,7 @@ func listAll(t *testing.T, db interface {
 			t.Fatal(err)
 		}
 		for _, p := range page.Purchases {
-			out = append(out, exportedFields(p))
+			out = append(out, exportedFields(p, lines))
 		}
 		if page.Next == nil {
 			return out
@@ -97,8 +99,9 @@ func listAll(t *testing.T, db interface {
 	}
 }
 
-// exportedFields are the fields of a purchase that the CSV export writes.
-func exportedFields(p *shop.Purchase) string {
+// exportedFields are the fields of a purchase that the CSV export reads for lines: of
+// its line items only the product names and quantities for shop.ExportProducts.
+func exportedFields(p *shop.Purchase, lines shop.ExportLines) string {
 	type item struct {
 		ID, ProductID, Quantity, DownloadCount, DownloadLimit int64
 		Name                                                  string
@@ -122,6 +125,10 @@ func exportedFields(p *shop.Purchase) string {
 		v.Customer = p.Customer.ID
 	}
 	for _, li := range p.LineItems {
+		if lines == shop.ExportProducts {
+			v.Items = append(v.Items, item{Quantity: li.Quantity, Name: li.ProductName})
+			continue
+		}
 		v.Items = append(v.Items, item{li.ID, li.ProductID, li.Quantity, li.DownloadCount, li.DownloadLimit, li.ProductName, li.Price, li.Total, li.ExpiresAt})
 	}
 	b, err := json.Marshal(v)

@@ -420,13 +420,13 @@ func (p gtidPos) String() string {
 // ExportPurchases implements shop.PurchaseService. A replica that fails before the
 // first batch reached fn is replaced by the primary; after that the export fails, as a
 // second start would repeat what was already sent.
-func (r *ReadRouter) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, fn func([]*shop.Purchase) error) error {
+func (r *ReadRouter) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, lines shop.ExportLines, fn func([]*shop.Purchase) error) error {
 	sent := false
 	return r.read(ctx, f.AccountID, func(db *DB) error {
 		if sent {
 			return shop.Errorf(shop.EUnavailable, "The export was interrupted; start it again.")
 		}
-		return NewPurchaseService(db).ExportPurchases(ctx, f, func(ps []*shop.Purchase) error {
+		return NewPurchaseService(db).ExportPurchases(ctx, f, lines, func(ps []*shop.Purchase) error {
 			sent = true
 			return fn(ps)
 		})

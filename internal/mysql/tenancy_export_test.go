@@ -58,8 +58,10 @@ func (db *DB) BuiltStatements(ctx context.Context, accountID, storefrontID, purc
 		}
 		// The CSV export of the same filter, in batches small enough to need several.
 		f.PerPage, f.Page, f.After = 7, 0, nil
-		if err := exportPurchases(ctx, r, f, func([]*shop.Purchase) error { return nil }); err != nil {
-			return nil, err
+		for _, lines := range []shop.ExportLines{shop.ExportLineItems, shop.ExportProducts} {
+			if err := exportPurchases(ctx, r, f, lines, func([]*shop.Purchase) error { return nil }); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if _, err := findPurchaseByID(ctx, r, accountID, purchaseID); err != nil {

@@ -12,6 +12,17 @@ const ExportBatch = 999
 // first bytes leave sooner than a page of the JSON list would.
 const ExportFirstBatch = 25
 
+// ExportLines says which fields of their line items an export's purchases carry.
+type ExportLines int
+
+const (
+	// ExportProducts: each line item's product name and quantity only, what a file of
+	// one row per purchase shows (its products and their summed quantity).
+	ExportProducts ExportLines = iota
+	// ExportLineItems: every field that a file of one row per line item shows.
+	ExportLineItems
+)
+
 // ActionExport is the account activity of a CSV export; its details are JSON
 // {"what","filters","rows","complete"}.
 const ActionExport = "export"

@@ -288,9 +288,10 @@ type PurchaseService interface {
 	// order, a batch at a time, as FindPurchases would page through them. Each purchase
 	// carries the fields of the CSV export (docs/API.md#get-apiv2purchasescsv): its
 	// row's own fields, SubscriberID, Customer with only its ID, and its line items
-	// without product keys; other collections are empty. It stops at the first error of
+	// without product keys, with the fields lines names (only product name and quantity
+	// for ExportProducts); other collections are empty. It stops at the first error of
 	// fn or of the database, and when ctx ends.
-	ExportPurchases(ctx context.Context, f PurchaseFilter, fn func([]*Purchase) error) error
+	ExportPurchases(ctx context.Context, f PurchaseFilter, lines ExportLines, fn func([]*Purchase) error) error
 }
 
 // ReactivateRequest asks to reactivate a purchase (docs/API.md#reactivation).
