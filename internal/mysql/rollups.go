@@ -1,11 +1,14 @@
 package mysql
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,9 +89,13 @@ func bump[K comparable](m map[K]*sums, k K, sign int64, amount *big.Rat) {
 }
 
 // apply writes the gathered changes; rows left at zero stay (they count nothing).
+// Each table's rows are written in the order of its primary key, so that transactions
+// changing the same rows (concurrent reactivations of purchases of one day) lock them
+// in the same order and wait for each other instead of deadlocking.
 func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
 	var args []any
-	for k, s := range d.purchases {
+	for _, k := range slices.SortedFunc(maps.Keys(d.purchases), cmpPurchaseKey) {
+		s := d.purchases[k]
 		if s.n == 0 && s.total.Sign() == 0 {
 			continue
 		}
@@ -101,7 +108,8 @@ func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
 	// The products' days, and their months (the first day of each).
 	months := map[productKey]*sums{}
 	args = args[:0]
-	for k, s := range d.products {
+	for _, k := range slices.SortedFunc(maps.Keys(d.products), cmpProductKey) {
+		s := d.products[k]
 		if s.n == 0 && s.total.Sign() == 0 {
 			continue
 		}
@@ -119,7 +127,8 @@ func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
 		return fmt.Errorf("product rollups: %w", err)
 	}
 	args = args[:0]
-	for k, s := range months {
+	for _, k := range slices.SortedFunc(maps.Keys(months), cmpProductKey) {
+		s := months[k]
 		if s.n == 0 && s.total.Sign() == 0 {
 			continue
 		}
@@ -130,6 +139,21 @@ func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
 		return fmt.Errorf("monthly product rollups: %w", err)
 	}
 	return nil
+}
+
+// cmpPurchaseKey orders purchase_rollups rows as its primary key does: (day,
+// storefront_id, currency, status) within the account.
+func cmpPurchaseKey(a, b rollupKey) int {
+	return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.storefront, b.storefront),
+		cmp.Compare(a.currency, b.currency), cmp.Compare(a.status, b.status))
+}
+
+// cmpProductKey orders product rows as the primary keys of product_rollups and
+// product_rollups_monthly do: (status, day or month, storefront_id, currency,
+// product_id) within the account.
+func cmpProductKey(a, b productKey) int {
+	return cmp.Or(cmp.Compare(a.status, b.status), cmp.Compare(a.day, b.day), cmp.Compare(a.storefront, b.storefront),
+		cmp.Compare(a.currency, b.currency), cmp.Compare(a.product, b.product))
 }
 
 // upsertChunks runs "head VALUES (...),... tail" over args in statements of at most

@@ -1,0 +1,88 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"storefront/internal/shop"
+)
+
+// execRecorder keeps the arguments of every statement executed through it.
+type execRecorder struct {
+	queryer
+	stmts []string
+	args  [][]any
+}
+
+func (r *execRecorder) ExecContext(_ context.Context, q string, args ...any) (sql.Result, error) {
+	r.stmts, r.args = append(r.stmts, q), append(r.args, slices.Clone(args)) // the caller reuses its slice
+	return nil, nil
+}
+
+// TestRollupDelta_WritesInKeyOrder: a transaction's rollup rows are written in the
+// order of each table's primary key, so that concurrent writers of the same rows lock
+// them in one order and wait for each other instead of deadlocking (concurrent
+// reactivations of purchases of one day did, past their retries).
+func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	d := newRollupDelta(7, time.UTC)
+	statuses := []shop.PurchaseStatus{"ACT", "RFD", "CAN", "PND", "HLD"}
+	for range 300 {
+		f := &purchaseFact{
+			storefront: int64(1 + r.IntN(3)), currency: []string{"USD", "EUR", "JPY"}[r.IntN(3)],
+			created: time.Date(2026, time.Month(1+r.IntN(3)), 1+r.IntN(28), 12, 0, 0, 0, time.UTC),
+			status:  statuses[r.IntN(len(statuses))], total: big.NewRat(int64(1+r.IntN(900)), 1),
+			items: map[int64]*big.Rat{int64(1 + r.IntN(5)): big.NewRat(3, 1), int64(6 + r.IntN(5)): big.NewRat(4, 1)},
+		}
+		d.add(f, 1)
+	}
+	rec := &execRecorder{}
+	if err := d.apply(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.stmts) != 3 {
+		t.Fatalf("got %d statements, want 3 (purchases, products, months)", len(rec.stmts))
+	}
+	// The primary key's columns (after the account) in each statement's VALUES rows.
+	for i, tc := range []struct {
+		table string
+		key   []int
+	}{
+		{"purchase_rollups", []int{1, 2, 3, 4}},           // day, storefront, currency, status
+		{"product_rollups", []int{1, 2, 3, 4, 5}},         // status, day, storefront, currency, product
+		{"product_rollups_monthly", []int{1, 2, 3, 4, 5}}, // status, month, storefront, currency, product
+	} {
+		if !strings.Contains(rec.stmts[i], "INSERT INTO "+tc.table+" ") {
+			t.Fatalf("statement %d: got %.60s, want the insert into %s", i, rec.stmts[i], tc.table)
+		}
+		width := 7
+		if i > 0 {
+			width = 8
+		}
+		var keys []string
+		for row := 0; row+width <= len(rec.args[i]); row += width {
+			var parts []string
+			for _, c := range tc.key {
+				v := rec.args[i][row+c]
+				if n, ok := v.(int64); ok {
+					v = fmt.Sprintf("%012d", n) // numbers compare as numbers
+				}
+				parts = append(parts, fmt.Sprint(v))
+			}
+			keys = append(keys, strings.Join(parts, "|"))
+		}
+		if len(keys) < 20 {
+			t.Fatalf("%s: %d rows, too few to show an order", tc.table, len(keys))
+		}
+		if !slices.IsSorted(keys) {
+			t.Errorf("%s: rows not in primary-key order: %v", tc.table, keys[:10])
+		}
+	}
+}
