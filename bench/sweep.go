@@ -198,6 +198,18 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 		return nil, 0, err
 	}
 	add("total_op=gt ~1 %", "total", trimDecimal(total1pc), "total_op", "gt")
+	// The same comparison at other shares: the least 1 % (lt), and half the purchases
+	// either way, where a comparison's matches are dense.
+	var totalLow1pc, totalMedian string
+	if err := one(fmt.Sprintf("SELECT total FROM purchases WHERE account_id = ? ORDER BY total LIMIT 1 OFFSET %d", n/100), &totalLow1pc); err != nil {
+		return nil, 0, err
+	}
+	add("total_op=lt ~1 %", "total", trimDecimal(totalLow1pc), "total_op", "lt")
+	if err := one(fmt.Sprintf("SELECT total FROM purchases WHERE account_id = ? ORDER BY total LIMIT 1 OFFSET %d", n/2), &totalMedian); err != nil {
+		return nil, 0, err
+	}
+	add("total_op=gt ~50 %", "total", trimDecimal(totalMedian), "total_op", "gt")
+	add("total_op=lt ~50 %", "total", trimDecimal(totalMedian), "total_op", "lt")
 	// About 1 % of the purchases, in the days up to 90 days before the newest.
 	var newest, from time.Time
 	if err := one("SELECT MAX(created_at) FROM purchases WHERE account_id = ?", &newest); err != nil {

@@ -78,14 +78,14 @@ func WriteDocuments(ctx context.Context, tx *sql.Tx, accountID int64, ids []int6
 // ids with their creation times (the cursor of the next page) in list order, each with
 // its stored document (NULL when missing). One statement reads one snapshot: the
 // version, the count and the page agree.
-func documentPageQuery(f shop.PurchaseFilter, n int, path accessPath) (string, []any, error) {
-	ids, idArgs, err := purchaseListQuery(f, n, path)
+func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error) {
+	ids, idArgs, err := purchaseListQuery(f, n, pl)
 	if err != nil {
 		return "", nil, err
 	}
 	head := sq.Select().Column(sq.Expr("("+versionQuery+") AS version", f.AccountID))
 	if f.IncludeCount {
-		count, args, err := planSelect(f, path, "COUNT(*)").sel.ToSql()
+		count, args, err := planSelect(f, pl.path, "COUNT(*)").sel.ToSql()
 		if err != nil {
 			return "", nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"storefront/internal/shop"
@@ -206,22 +207,47 @@ func (db *DB) AnalyzeList(ctx context.Context, f shop.PurchaseFilter) (string, f
 		return "", 0, err
 	}
 	read, err := EntriesRead(ctx, db.DB, Statement{query, args})
-	return path.String(), read, err
+	return path.path.String(), read, err
 }
 
 // PathIDs lists every purchase matching the filter, in list order, reading it n at a
 // time by cursor from the named access path (accessPath.String()), whatever the plan
-// rule would choose.
+// rule would choose. The total bands are named "total bands, own sorted" or "total
+// bands, own walked": the own band's matches read either way, whatever their number,
+// and the bands read whatever theirs.
 func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n int) ([]int64, error) {
-	p := pathList
-	for ; p.String() != path; p++ {
-		if p > pathPrefixLast {
-			return nil, fmt.Errorf("no path %q", path)
+	var pl plan
+	if rest, ok := strings.CutPrefix(path, "total bands, own "); ok {
+		var err error
+		if pl, err = planBands(ctx, db.DB, f); err != nil {
+			return nil, err
+		}
+		if pl.path != pathTotalBands { // past maxBandBranches: read the bands all the same
+			query, args, err := bandsStatement(f)
+			if err != nil {
+				return nil, err
+			}
+			var list sql.NullString
+			var sliver int64
+			if err := db.QueryRowContext(ctx, query, args...).Scan(&list, &sliver); err != nil {
+				return nil, err
+			}
+			pl = plan{path: pathTotalBands}
+			if pl.bands, err = parseBands(list); err != nil {
+				return nil, err
+			}
+		}
+		pl.sortOwn = rest == "sorted"
+	} else {
+		for pl.path = pathList; pl.path.String() != path; pl.path++ {
+			if pl.path >= pathTotalBands {
+				return nil, fmt.Errorf("no path %q", path)
+			}
 		}
 	}
 	var out []int64
 	for {
-		query, args, err := purchaseListQuery(f, n, p)
+		query, args, err := purchaseListQuery(f, n, pl)
 		if err != nil {
 			return nil, err
 		}
@@ -261,3 +287,6 @@ func ExportDense(dense bool, fn func()) {
 	}
 	fn()
 }
+
+// TotalBand is totalBand, for the bands' tests.
+var TotalBand = totalBand

@@ -41,7 +41,19 @@ const (
 	pathPrefixEmail
 	pathPrefixFirst
 	pathPrefixLast
+	// A total comparison alone (bands.go): the ordered ranges of the total bands on its
+	// side, and the matches of the band that holds the compared total.
+	pathTotalBands
 )
+
+// plan is the access path of a filter's pages, with what the path needs to know of the
+// data: for pathTotalBands, the non-empty bands on the comparison's side and whether
+// the own band's matches are few enough to sort.
+type plan struct {
+	path    accessPath
+	bands   []int
+	sortOwn bool
+}
 
 // sortLimit is the most matches of a total comparison that are read and sorted rather
 // than found by walking the list order: the cross-over measured in db/README.md.
@@ -62,12 +74,13 @@ var pathIndexes = map[accessPath]string{
 	pathPrefixEmail: "PRIMARY", // of purchase_prefixes
 	pathPrefixFirst: "PRIMARY",
 	pathPrefixLast:  "PRIMARY",
+	pathTotalBands:  "purchases_account_band_created",
 }
 
 func (p accessPath) String() string {
 	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
 		"total range", "walk (total)",
-		"email prefix", "first-name prefix", "last-name prefix"}[p]
+		"email prefix", "first-name prefix", "last-name prefix", "total bands"}[p]
 }
 
 // prefixPaths maps each prefix field to its ordered path.
@@ -162,29 +175,33 @@ func rangeCount(f shop.PurchaseFilter, p accessPath) (string, []any, error) {
 	return "SELECT COUNT(*) FROM (" + inner + ") t", args, err
 }
 
-// planPurchases chooses the access path of the filter, counting the matches of its
+// planPurchases chooses the access path of the filter: for a total comparison alone,
+// from the total bands (planBands); else by the rule, counting the matches of its
 // range conditions from their indexes (at most sortLimit+1 entries each) when the rule
 // needs them.
-func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (accessPath, error) {
+func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
+	if bandable(f) {
+		return planBands(ctx, q, f)
+	}
 	if !needsCounts(f) {
-		return choosePath(f, nil), nil
+		return plan{path: choosePath(f, nil)}, nil
 	}
 	counts := map[accessPath]int64{}
 	for _, p := range rangePaths(f) {
 		query, args, err := rangeCount(f, p)
 		if err != nil {
-			return 0, err
+			return plan{}, err
 		}
 		var n int64
 		if err := q.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
-			return 0, translate(err)
+			return plan{}, translate(err)
 		}
 		counts[p] = n
 		if n == 0 {
 			break // nothing matches: any path answers an empty page at once
 		}
 	}
-	return choosePath(f, counts), nil
+	return plan{path: choosePath(f, counts)}, nil
 }
 
 // planned is a SELECT on the plan's tables with its conditions, and the columns of the
@@ -197,8 +214,13 @@ type planned struct {
 // planSelect builds the SELECT of cols for the filter on the path, without order,
 // keyset or limit. On the product and prefix paths the purchases are read from
 // purchase_products or purchase_prefixes in its order, joined to purchases only when
-// other conditions need their rows.
+// other conditions need their rows. On the total bands (whose pages merge several
+// ranges) it reads the comparison's range of the total's index, in no order: what a
+// count needs.
 func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned {
+	if path == pathTotalBands {
+		path = pathTotalRange
+	}
 	switch path {
 	case pathProduct:
 		rest := f
@@ -270,10 +292,13 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 }
 
 // purchaseListQuery builds the statement that selects the ids (and creation times) of
-// one page of purchases on the path: n+1 of them, so that the caller knows whether
-// more follow, as columns id and created_at whatever table the path walks.
-func purchaseListQuery(f shop.PurchaseFilter, n int, path accessPath) (string, []any, error) {
-	pl := planSelect(f, path)
+// one page of purchases on the plan's path: n+1 of them, so that the caller knows
+// whether more follow, as columns id and created_at whatever table the path walks.
+func purchaseListQuery(f shop.PurchaseFilter, n int, p plan) (string, []any, error) {
+	if p.path == pathTotalBands {
+		return bandsListQuery(f, n, p)
+	}
+	pl := planSelect(f, p.path)
 	sel := pl.sel.Columns(pl.idCol+" AS id", pl.createdAt+" AS created_at")
 	if f.After != nil {
 		sel = sel.Where(keysetCondition(pl.createdAt, pl.idCol, f.After, f.Desc))

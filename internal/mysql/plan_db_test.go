@@ -56,6 +56,11 @@ func TestPlans_BoundedReads(t *testing.T) {
 		GROUP BY LEFT(buyer_email, 5) HAVING COUNT(*) BETWEEN 3 AND 30 ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&rareLong); err != nil {
 		t.Fatal(err)
 	}
+	var total1pc string
+	if err := db.QueryRow(`SELECT total FROM purchases WHERE account_id = 1 ORDER BY total DESC LIMIT 1 OFFSET ?`,
+		one("SELECT COUNT(*) FROM purchases WHERE account_id = 1")/100).Scan(&total1pc); err != nil {
+		t.Fatal(err)
+	}
 	rareLongRange := one("SELECT COUNT(*) FROM purchases WHERE account_id = 1 AND buyer_email LIKE ?", string([]rune(rareLong)[:3])+"%")
 	yes := true
 
@@ -84,6 +89,10 @@ func TestPlans_BoundedReads(t *testing.T) {
 		// A longer prefix walks the range of its first three characters.
 		{"rare long e-mail prefix", shop.PurchaseFilter{EmailPrefix: rareLong}, "email prefix", float64(rareLongRange)},
 		{"e-mail prefix in a storefront", shop.PurchaseFilter{EmailPrefix: denseLetter, StorefrontID: storefront, Desc: true}, "email prefix", 2 * page},
+		// A total comparison alone reads its bands' ordered ranges and the matches of
+		// the band it falls in, not the list order (which passes over every purchase
+		// when fewer than a page match).
+		{"total above the top 1 %", shop.PurchaseFilter{Total: total1pc, TotalOp: shop.TotalGt, Desc: true}, "total bands", 2 * page},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.f.AccountID = 1

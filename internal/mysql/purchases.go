@@ -258,7 +258,7 @@ func pageIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, n int, total
 		return nil, err
 	}
 	if f.IncludeCount {
-		query, args, err := planSelect(f, path, "COUNT(*)").sel.ToSql()
+		query, args, err := planSelect(f, path.path, "COUNT(*)").sel.ToSql()
 		if err != nil {
 			return nil, err
 		}
@@ -350,7 +350,13 @@ func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilt
 	if err != nil {
 		return nil, list, page, err
 	}
-	if needsCounts(f) {
+	if bandable(f) {
+		var s Statement
+		if s.Query, s.Args, err = bandsStatement(f); err != nil {
+			return nil, list, page, err
+		}
+		plan = append(plan, s)
+	} else if needsCounts(f) {
 		for _, p := range rangePaths(f) {
 			var s Statement
 			if s.Query, s.Args, err = rangeCount(f, p); err != nil {
@@ -582,7 +588,7 @@ func (s *PurchaseService) CountPurchases(ctx context.Context, f shop.PurchaseFil
 	if err != nil {
 		return 0, false, err
 	}
-	inner, args, err := planSelect(f, path, "1").sel.Limit(uint64(limit + 1)).ToSql()
+	inner, args, err := planSelect(f, path.path, "1").sel.Limit(uint64(limit + 1)).ToSql()
 	if err != nil {
 		return 0, false, err
 	}

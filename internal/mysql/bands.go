@@ -1,0 +1,203 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"storefront/internal/shop"
+)
+
+// Total bands (db/README.md, "Total bands"): purchases.total_band (migration 00102)
+// puts each total in a band of values by its number of integer digits and its first
+// digit, and purchases_account_band_created (account_id, total_band, created_at, id,
+// total) reads one band in list order. A total comparison matches every purchase of the
+// bands wholly on its side of the compared total, and some of the band that holds it
+// (its "own" band). A page of such a comparison is then one ordered range per
+// non-empty band on its side, each read up to the page's size, and the own band's
+// matches, merged: a bounded number of index entries whatever the number of matches,
+// where walking the list order read 100 ÷ (the share of purchases that match) of them.
+
+// bandSortLimit is the most matches in the own band of a total comparison that are
+// read from the total's index and sorted rather than found by walking the own band in
+// list order: the same cross-over as sortLimit's, on the band instead of the account.
+const bandSortLimit = sortLimit
+
+// maxBandBranches is the most non-empty bands on a comparison's side that a page reads
+// one by one. Past it the comparison reaches most totals the account has (its total is
+// low for "gt", high for "lt"): its matches are dense, and walking the list order finds
+// a page sooner than a range per band would.
+const maxBandBranches = 8
+
+// totalBand is the band of a decimal number (shop.IsDecimal), computed exactly as the
+// column total_band is from a total: 0 below 1, else ten times the number of integer
+// digits plus the first digit.
+func totalBand(x string) int {
+	if strings.HasPrefix(x, "-") {
+		return 0
+	}
+	whole, _, _ := strings.Cut(x, ".")
+	whole = strings.TrimLeft(whole, "0")
+	if whole == "" {
+		return 0
+	}
+	return 10*len(whole) + int(whole[0]-'0')
+}
+
+// bandBounds returns the least total of band b and the least total above it, as
+// decimal strings; band 0 has no least total (lo is "").
+func bandBounds(b int) (lo, hi string) {
+	if b < 10 {
+		return "", "1"
+	}
+	digits, first := b/10, b%10
+	zeros := strings.Repeat("0", digits-1)
+	lo = strconv.Itoa(first) + zeros
+	if first == 9 {
+		return lo, "1" + zeros + "0"
+	}
+	return lo, strconv.Itoa(first+1) + zeros
+}
+
+// bandable reports whether the filter is a total comparison alone (dates aside): the
+// filters whose pages the total bands serve.
+func bandable(f shop.PurchaseFilter) bool {
+	return f.IDs == nil && f.CustomerID == 0 && f.SubscriberID == 0 && f.ProductID == 0 &&
+		f.EmailPrefix == "" && f.FirstPrefix == "" && f.LastPrefix == "" && len(f.Statuses) == 0 &&
+		f.StorefrontID == 0 && f.Unshipped == nil && f.Total != "" &&
+		(f.TotalOp == shop.TotalGt || f.TotalOp == shop.TotalLt)
+}
+
+// sliverCondition is the part of the own band that a total comparison matches, as a
+// range of the total: above the compared total up to the band's end for "gt", from the
+// band's start up to it for "lt".
+func sliverCondition(f shop.PurchaseFilter) sq.And {
+	lo, hi := bandBounds(totalBand(f.Total))
+	c := sq.And{totalCondition(f)}
+	if f.TotalOp == shop.TotalGt {
+		return append(c, sq.Expr("p.total < CAST(? AS DECIMAL(65,30))", hi))
+	}
+	if lo != "" {
+		c = append(c, sq.Expr("p.total >= CAST(? AS DECIMAL(65,30))", lo))
+	}
+	return c
+}
+
+// bandsStatement builds the plan's one statement for a total comparison: the non-empty
+// bands wholly on its side of the compared total, in order, comma-separated (a loose
+// scan of the bands' index: one entry per band), and the matches in the own band,
+// counted from the total's index up to bandSortLimit+1.
+func bandsStatement(f shop.PurchaseFilter) (string, []any, error) {
+	own := totalBand(f.Total)
+	var beyond sq.Sqlizer = sq.Gt{"p.total_band": own}
+	if f.TotalOp == shop.TotalLt {
+		beyond = sq.Lt{"p.total_band": own}
+	}
+	bands, bandArgs, err := sq.Select("p.total_band AS b").From("purchases p FORCE INDEX (purchases_account_band_created)").
+		Where(sq.And{sq.Eq{"p.account_id": f.AccountID}, beyond}).GroupBy("p.total_band").ToSql()
+	if err != nil {
+		return "", nil, err
+	}
+	sliver, sliverArgs, err := sq.Select("1").From("purchases p FORCE INDEX (purchases_account_total)").
+		Where(append(sq.And{sq.Eq{"p.account_id": f.AccountID}}, sliverCondition(f)...)).Limit(bandSortLimit + 1).ToSql()
+	if err != nil {
+		return "", nil, err
+	}
+	return sq.Select().
+		Column(sq.Expr("(SELECT GROUP_CONCAT(t.b ORDER BY t.b) FROM ("+bands+") t) AS bands", bandArgs...)).
+		Column(sq.Expr("(SELECT COUNT(*) FROM ("+sliver+") s) AS sliver", sliverArgs...)).ToSql()
+}
+
+// planBands runs bandsStatement and chooses: the bands' ranges, with the own band's
+// matches sorted from the total's index when they are few or walked in list order
+// when not; or, past maxBandBranches bands, the list order's walk.
+func planBands(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
+	query, args, err := bandsStatement(f)
+	if err != nil {
+		return plan{}, err
+	}
+	var (
+		list   sql.NullString
+		sliver int64
+	)
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&list, &sliver); err != nil {
+		return plan{}, translate(err)
+	}
+	bands, err := parseBands(list)
+	if err != nil {
+		return plan{}, err
+	}
+	if len(bands) > maxBandBranches {
+		return plan{path: pathWalkTotal}, nil
+	}
+	return plan{path: pathTotalBands, bands: bands, sortOwn: sliver <= bandSortLimit}, nil
+}
+
+// parseBands reads bandsStatement's list of bands.
+func parseBands(list sql.NullString) ([]int, error) {
+	if !list.Valid || list.String == "" {
+		return nil, nil
+	}
+	var bands []int
+	for _, s := range strings.Split(list.String, ",") {
+		b, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("bands %q: %w", list.String, err)
+		}
+		bands = append(bands, b)
+	}
+	return bands, nil
+}
+
+// bandsListQuery builds the ids statement of a page on the total bands: each non-empty
+// band on the comparison's side read as an ordered range up to the page's end, the own
+// band's matches (sorted from the total's index, or walked in list order), all checked
+// against the filter's conditions and merged in list order.
+func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error) {
+	limit := uint64(n + 1)
+	var offset uint64
+	if f.Page > 1 {
+		offset = uint64(f.Page-1) * uint64(n)
+	}
+	var (
+		parts []string
+		args  []any
+	)
+	branch := func(index string, extra sq.Sqlizer) error {
+		sel := sq.Select("p.id AS id", "p.created_at AS created_at").From("purchases p FORCE INDEX (" + index + ")").
+			Where(purchaseConditions(f)).Where(extra)
+		if f.After != nil {
+			sel = sel.Where(keysetCondition("p.created_at", "p.id", f.After, f.Desc))
+		}
+		query, a, err := sel.OrderBy(orderBy("p.created_at", "p.id", f.Desc)).Limit(offset + limit).ToSql()
+		if err != nil {
+			return err
+		}
+		parts, args = append(parts, "("+query+")"), append(args, a...)
+		return nil
+	}
+	for _, b := range pl.bands {
+		if err := branch("purchases_account_band_created", sq.Eq{"p.total_band": b}); err != nil {
+			return "", nil, err
+		}
+	}
+	var err error
+	if pl.sortOwn {
+		err = branch("purchases_account_total", sliverCondition(f))
+	} else {
+		err = branch("purchases_account_band_created", sq.Eq{"p.total_band": totalBand(f.Total)})
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	query := "SELECT u.id, u.created_at FROM (" + strings.Join(parts, " UNION ALL ") + ") u ORDER BY " +
+		orderBy("u.created_at", "u.id", f.Desc) + " LIMIT " + strconv.FormatUint(limit, 10)
+	if offset > 0 {
+		query += " OFFSET " + strconv.FormatUint(offset, 10)
+	}
+	return query, args, nil
+}

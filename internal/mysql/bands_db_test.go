@@ -1,0 +1,129 @@
+package mysql_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"storefront/internal/dbtest"
+	"storefront/internal/mysql"
+	"storefront/internal/seed"
+	"storefront/internal/shop"
+)
+
+// bandTotals are totals at and beside the bands' bounds, given to some purchases so
+// that every comparison meets them.
+var bandTotals = []string{"0", "0.0001", "0.9999", "1", "1.0001", "1.9999", "2", "9.9999", "10", "10.0001",
+	"19.9999", "20", "99.9999", "100", "100.0001", "199.99", "650", "652.5", "652.5001", "999.9999", "1000",
+	"9999.9999", "10000", "123456789.1234"}
+
+// TestTotalBands_MatchComparison checks the total bands against the plain comparison:
+// the virtual column's band is the one the code computes for every total; and for
+// compared totals at the bands' bounds, beside them and random, each way of reading
+// the bands (the own band's matches sorted or walked), the list order's walk and the
+// plan's own choice (FindPurchases, first and second page by offset, with and without
+// dates) answer exactly the plain query's purchases in list order, in both orders.
+func TestTotalBands_MatchComparison(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.New(t)
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 3000, Subscribers: 100, Seed: 9}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ids := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 ORDER BY id")
+	for i, id := range ids[:len(ids)/2] {
+		if i%11 == 0 {
+			if _, err := db.Exec("UPDATE purchases SET total = ? WHERE id = ?", bandTotals[(i/11)%len(bandTotals)], id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	rows, err := db.Query("SELECT total, total_band FROM purchases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		var total string
+		var band int
+		if err := rows.Scan(&total, &band); err != nil {
+			t.Fatal(err)
+		}
+		if got := mysql.TotalBand(total); got != band {
+			t.Errorf("total %s: the column's band is %d, the code's %d", total, band, got)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil || n < 3000 {
+		t.Fatalf("read %d totals: %v", n, err)
+	}
+
+	var from, before time.Time
+	if err := db.QueryRow(`SELECT (SELECT created_at FROM purchases WHERE account_id = 1 ORDER BY created_at LIMIT 1 OFFSET 600),
+		(SELECT created_at FROM purchases WHERE account_id = 1 ORDER BY created_at LIMIT 1 OFFSET 1800)`).Scan(&from, &before); err != nil {
+		t.Fatal(err)
+	}
+	var median string
+	if err := db.QueryRow("SELECT total FROM purchases WHERE account_id = 1 ORDER BY total LIMIT 1 OFFSET 1200").Scan(&median); err != nil {
+		t.Fatal(err)
+	}
+	compared := append(slices.Clone(bandTotals), "-3", "0.00001", "5.5", "35", median, "100000000000000000000")
+	svc := mysql.NewPurchaseService(db)
+	for _, x := range compared {
+		for _, op := range []shop.TotalOp{shop.TotalGt, shop.TotalLt} {
+			for _, desc := range []bool{true, false} {
+				for _, dates := range []bool{false, true} {
+					if dates && !desc { // dates are the same ranges in either order
+						continue
+					}
+					sqlOp, order := ">", "ASC"
+					if op == shop.TotalLt {
+						sqlOp = "<"
+					}
+					if desc {
+						order = "DESC"
+					}
+					f := shop.PurchaseFilter{AccountID: 1, Total: x, TotalOp: op, Desc: desc}
+					query := "SELECT id FROM purchases WHERE account_id = 1 AND total " + sqlOp + " CAST(? AS DECIMAL(65,30))"
+					args := []any{x}
+					if dates {
+						f.CreatedFrom, f.CreatedBefore = &from, &before
+						query += " AND created_at >= ? AND created_at < ?"
+						args = append(args, from, before)
+					}
+					want := naiveIDs(t, db, query+" ORDER BY created_at "+order+", id "+order, args...)
+					name := func(how string) string {
+						return "total " + sqlOp + " " + x + " " + order + map[bool]string{true: " with dates", false: ""}[dates] + " on " + how
+					}
+					for _, path := range []string{"total bands, own sorted", "total bands, own walked", "walk (total)"} {
+						got, err := db.PathIDs(ctx, f, path, 61)
+						if err != nil {
+							t.Fatalf("%s: %v", name(path), err)
+						}
+						if !slices.Equal(got, want) {
+							t.Errorf("%s: got %d purchases %v, want %d %v", name(path), len(got), head(got), len(want), head(want))
+						}
+					}
+					for page := 1; page <= 2; page++ {
+						f.PerPage, f.Page = 50, page
+						res, err := svc.FindPurchases(ctx, f)
+						if err != nil {
+							t.Fatalf("%s: %v", name("the plan"), err)
+						}
+						var got []int64
+						for _, p := range res.Purchases {
+							got = append(got, p.ID)
+						}
+						wantPage := want[min(len(want), 50*(page-1)):min(len(want), 50*page)]
+						if !slices.Equal(got, wantPage) {
+							t.Errorf("%s, page %d: got %v, want %v", name("the plan"), page, head(got), head(wantPage))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func head(ids []int64) []int64 { return ids[:min(len(ids), 8)] }

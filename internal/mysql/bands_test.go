@@ -1,0 +1,48 @@
+package mysql
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTotalBand(t *testing.T) {
+	for _, tc := range []struct {
+		x    string
+		want int
+	}{
+		{"0", 0}, {"0.9999", 0}, {"-5", 0}, {"-0.5", 0}, {"000.5", 0},
+		{"1", 11}, {"1.0000", 11}, {"0001.5", 11}, {"1.99999", 11}, {"2", 12}, {"9.9999", 19},
+		{"10", 21}, {"19.99", 21}, {"20", 22}, {"99.9999", 29}, {"100", 31}, {"652.5", 36},
+		{"999999999999999.9999", 159}, {strings.Repeat("9", 30), 309},
+	} {
+		if got := totalBand(tc.x); got != tc.want {
+			t.Errorf("totalBand(%q): got %d, want %d", tc.x, got, tc.want)
+		}
+	}
+}
+
+// TestBandBounds: each band's least total is in it, the least total above it is in a
+// greater band, and the band just below ends where it begins.
+func TestBandBounds(t *testing.T) {
+	lo0, hi0 := bandBounds(0)
+	if lo0 != "" || hi0 != "1" {
+		t.Errorf("band 0: got [%q, %q), want [\"\", \"1\")", lo0, hi0)
+	}
+	prevHi := hi0
+	for d := 1; d <= 15; d++ {
+		for f := 1; f <= 9; f++ {
+			b := 10*d + f
+			lo, hi := bandBounds(b)
+			if got := totalBand(lo); got != b {
+				t.Errorf("band %d: its least total %s is in band %d", b, lo, got)
+			}
+			if got := totalBand(hi); got <= b {
+				t.Errorf("band %d: the total %s above it is in band %d", b, hi, got)
+			}
+			if lo != prevHi {
+				t.Errorf("band %d begins at %s, the band below ends at %s", b, lo, prevHi)
+			}
+			prevHi = hi
+		}
+	}
+}
