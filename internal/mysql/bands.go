@@ -3,7 +3,6 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -17,8 +16,8 @@ import (
 // digit, and purchases_account_band_created (account_id, total_band, created_at, id,
 // total) reads one band in list order. A total comparison matches every purchase of the
 // bands wholly on its side of the compared total, and some of the band that holds it
-// (its "own" band). A page of such a comparison is then one ordered range per
-// non-empty band on its side, each read up to the page's size, and the own band's
+// (its "own" band). A page of such a comparison is then one ordered range per band on
+// its side (up to the account's last), each read up to the page's size, and the own band's
 // matches, merged: a bounded number of index entries whatever the number of matches,
 // where walking the list order read 100 ÷ (the share of purchases that match) of them.
 
@@ -27,10 +26,10 @@ import (
 // list order: the same cross-over as sortLimit's, on the band instead of the account.
 const bandSortLimit = sortLimit
 
-// maxBandBranches is the most non-empty bands on a comparison's side that a page reads
-// one by one. Past it the comparison reaches most totals the account has (its total is
-// low for "gt", high for "lt"): its matches are dense, and walking the list order finds
-// a page sooner than a range per band would.
+// maxBandBranches is the most bands on a comparison's side (up to the account's
+// greatest or least) that a page reads one by one. Past it the comparison reaches most
+// totals the account has (its total is low for "gt", high for "lt"): its matches are
+// dense, and walking the list order finds a page sooner than a range per band would.
 const maxBandBranches = 8
 
 // totalBand is the band of a decimal number (shop.IsDecimal), computed exactly as the
@@ -87,18 +86,20 @@ func sliverCondition(f shop.PurchaseFilter) sq.And {
 	return c
 }
 
-// bandsStatement builds the plan's one statement for a total comparison: the non-empty
-// bands wholly on its side of the compared total, in order, comma-separated (a loose
-// scan of the bands' index: one entry per band), and the matches in the own band,
-// counted from the total's index up to bandSortLimit+1.
+// bandsStatement builds the plan's one statement for a total comparison: the account's
+// greatest band for "gt" (least for "lt"), one probe of the bands' index, and the
+// matches in the compared total's own band, counted from the total's index up to
+// bandSortLimit+1. (MariaDB 10.11 reads the distinct bands of this virtual column by
+// walking every entry of the range, not by a loose scan of the index; rather than that,
+// or a recursive query for each next band, the bands that can exist between the own
+// band and the edge are named, each an empty range when no purchase is in it.)
 func bandsStatement(f shop.PurchaseFilter) (string, []any, error) {
-	own := totalBand(f.Total)
-	var beyond sq.Sqlizer = sq.Gt{"p.total_band": own}
+	edge := "MAX(p.total_band)"
 	if f.TotalOp == shop.TotalLt {
-		beyond = sq.Lt{"p.total_band": own}
+		edge = "MIN(p.total_band)"
 	}
-	bands, bandArgs, err := sq.Select("p.total_band AS b").From("purchases p FORCE INDEX (purchases_account_band_created)").
-		Where(sq.And{sq.Eq{"p.account_id": f.AccountID}, beyond}).GroupBy("p.total_band").ToSql()
+	edgeQuery, edgeArgs, err := sq.Select(edge).From("purchases p FORCE INDEX (purchases_account_band_created)").
+		Where(sq.Eq{"p.account_id": f.AccountID}).ToSql()
 	if err != nil {
 		return "", nil, err
 	}
@@ -108,8 +109,28 @@ func bandsStatement(f shop.PurchaseFilter) (string, []any, error) {
 		return "", nil, err
 	}
 	return sq.Select().
-		Column(sq.Expr("(SELECT GROUP_CONCAT(t.b ORDER BY t.b) FROM ("+bands+") t) AS bands", bandArgs...)).
+		Column(sq.Expr("("+edgeQuery+") AS edge", edgeArgs...)).
 		Column(sq.Expr("(SELECT COUNT(*) FROM ("+sliver+") s) AS sliver", sliverArgs...)).ToSql()
+}
+
+// bandsBeyond lists the bands that can hold a total, strictly between the own band and
+// the edge (the account's greatest band for "gt", least for "lt") and the edge itself,
+// in ascending order: 0, then ten times a number of digits plus a first digit of 1 to 9.
+func bandsBeyond(own int, edge sql.NullInt64, gt bool) []int {
+	if !edge.Valid {
+		return nil // no purchases
+	}
+	lo, hi := own+1, int(edge.Int64)
+	if !gt {
+		lo, hi = int(edge.Int64), own-1
+	}
+	var out []int
+	for b := lo; b <= hi; b++ {
+		if b == 0 || (b > 10 && b%10 != 0) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // planBands runs bandsStatement and chooses: the bands' ranges, with the own band's
@@ -121,40 +142,21 @@ func planBands(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, err
 		return plan{}, err
 	}
 	var (
-		list   sql.NullString
+		edge   sql.NullInt64
 		sliver int64
 	)
-	if err := q.QueryRowContext(ctx, query, args...).Scan(&list, &sliver); err != nil {
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&edge, &sliver); err != nil {
 		return plan{}, translate(err)
 	}
-	bands, err := parseBands(list)
-	if err != nil {
-		return plan{}, err
-	}
+	bands := bandsBeyond(totalBand(f.Total), edge, f.TotalOp == shop.TotalGt)
 	if len(bands) > maxBandBranches {
 		return plan{path: pathWalkTotal}, nil
 	}
 	return plan{path: pathTotalBands, bands: bands, sortOwn: sliver <= bandSortLimit}, nil
 }
 
-// parseBands reads bandsStatement's list of bands.
-func parseBands(list sql.NullString) ([]int, error) {
-	if !list.Valid || list.String == "" {
-		return nil, nil
-	}
-	var bands []int
-	for _, s := range strings.Split(list.String, ",") {
-		b, err := strconv.Atoi(s)
-		if err != nil {
-			return nil, fmt.Errorf("bands %q: %w", list.String, err)
-		}
-		bands = append(bands, b)
-	}
-	return bands, nil
-}
-
-// bandsListQuery builds the ids statement of a page on the total bands: each non-empty
-// band on the comparison's side read as an ordered range up to the page's end, the own
+// bandsListQuery builds the ids statement of a page on the total bands: each band on
+// the comparison's side (up to the account's last) read as an ordered range up to the page's end, the own
 // band's matches (sorted from the total's index, or walked in list order), all checked
 // against the filter's conditions and merged in list order.
 func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error) {

@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"database/sql"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,6 +45,27 @@ func TestBandBounds(t *testing.T) {
 				t.Errorf("band %d begins at %s, the band below ends at %s", b, lo, prevHi)
 			}
 			prevHi = hi
+		}
+	}
+}
+
+func TestBandsBeyond(t *testing.T) {
+	edge := func(b int64) sql.NullInt64 { return sql.NullInt64{Int64: b, Valid: true} }
+	for _, tc := range []struct {
+		name string
+		own  int
+		edge sql.NullInt64
+		gt   bool
+		want []int
+	}{
+		{"above, across a decade", 36, edge(41), true, []int{37, 38, 39, 41}},
+		{"above, none", 41, edge(41), true, nil},
+		{"below, down to band 0", 13, edge(0), false, []int{0, 11, 12}},
+		{"below, from the edge", 36, edge(29), false, []int{29, 31, 32, 33, 34, 35}},
+		{"no purchases", 36, sql.NullInt64{}, true, nil},
+	} {
+		if got := bandsBeyond(tc.own, tc.edge, tc.gt); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

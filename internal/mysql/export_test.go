@@ -227,15 +227,12 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 			if err != nil {
 				return nil, err
 			}
-			var list sql.NullString
+			var edge sql.NullInt64
 			var sliver int64
-			if err := db.QueryRowContext(ctx, query, args...).Scan(&list, &sliver); err != nil {
+			if err := db.QueryRowContext(ctx, query, args...).Scan(&edge, &sliver); err != nil {
 				return nil, err
 			}
-			pl = plan{path: pathTotalBands}
-			if pl.bands, err = parseBands(list); err != nil {
-				return nil, err
-			}
+			pl = plan{path: pathTotalBands, bands: bandsBeyond(totalBand(f.Total), edge, f.TotalOp == shop.TotalGt)}
 		}
 		pl.sortOwn = rest == "sorted"
 	} else {

@@ -47,7 +47,7 @@ const (
 )
 
 // plan is the access path of a filter's pages, with what the path needs to know of the
-// data: for pathTotalBands, the non-empty bands on the comparison's side and whether
+// data: for pathTotalBands, the bands on the comparison's side and whether
 // the own band's matches are few enough to sort.
 type plan struct {
 	path    accessPath
