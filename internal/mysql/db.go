@@ -136,6 +136,12 @@ func (db *DB) migrations() (*goose.Provider, error) {
 		// its row by the statement that writes them, in batches of their own
 		// transactions (resumable).
 		goose.NewGoMigration(33, &goose.GoFunc{RunDB: backfillPrefixes}, noop),
+		// Every existing purchase gets its initials' prefix row (the first letters of
+		// its first and last names together), as 33 did the others.
+		goose.NewGoMigration(103, &goose.GoFunc{RunDB: backfillInitials}, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
+			_, err := sqlDB.ExecContext(ctx, "DELETE FROM purchase_prefixes WHERE field = 4")
+			return err
+		}}),
 		// 84 summed the rollups of 00080-00083; the rebuild now also writes the monthly
 		// table of 00088, so 90 does it instead, after every rollup table exists.
 		goose.NewGoMigration(84, noop, noop),

@@ -127,7 +127,8 @@ func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
 }
 
 // prefixMismatches rebuilds in Go, from the purchases' rows, the prefix rows each
-// should have (its first 1 to 3 characters of e-mail, first and last name, as runes)
+// should have (its first 1 to 3 characters of e-mail, first and last name, as runes,
+// and the initials of its names)
 // and lists those missing, different or extra in purchase_prefixes.
 func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 	type key struct {
@@ -153,6 +154,10 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 				for n := 1; n <= 3 && n <= len(runes); n++ {
 					want[key{account, id, i + 1, n, string(runes[:n]), created.UTC().Format(time.DateTime)}] = row{v.String, storefront}
 				}
+			}
+			// The initials: both names' first characters, when both have one.
+			if first, last := []rune(vals[1].String), []rune(vals[2].String); len(first) > 0 && len(last) > 0 {
+				want[key{account, id, 4, 2, string(first[:1]) + string(last[:1]), created.UTC().Format(time.DateTime)}] = row{"", storefront}
 			}
 			return nil
 		})
@@ -237,7 +242,7 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 		pl.sortOwn = rest == "sorted"
 	} else {
 		for pl.path = pathList; pl.path.String() != path; pl.path++ {
-			if pl.path >= pathTotalBands {
+			if pl.path >= pathPrefixInitials {
 				return nil, fmt.Errorf("no path %q", path)
 			}
 		}

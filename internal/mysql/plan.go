@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -44,6 +45,10 @@ const (
 	// A total comparison alone (bands.go): the ordered ranges of the total bands on its
 	// side, and the matches of the band that holds the compared total.
 	pathTotalBands
+	// One letter of the first name and one of the last name: the ordered range of
+	// those initials together (purchase_prefixes, field 4), each name checked by a
+	// probe of its own prefix rows.
+	pathPrefixInitials
 )
 
 // plan is the access path of a filter's pages, with what the path needs to know of the
@@ -61,26 +66,27 @@ const sortLimit = 6000
 
 // pathIndexes names the index each path forces.
 var pathIndexes = map[accessPath]string{
-	pathList:        "purchases_account_created_total",
-	pathCustomer:    "purchases_customer_created",
-	pathSubscriber:  "purchases_subscriber_created",
-	pathTotalEq:     "purchases_account_total",
-	pathStatus:      "purchases_account_status_created",
-	pathStorefront:  "purchases_storefront_created",
-	pathShip:        "purchases_account_to_ship_created",
-	pathTotalRange:  "purchases_account_total",
-	pathProduct:     "PRIMARY", // of purchase_products
-	pathWalkTotal:   "purchases_account_created_total",
-	pathPrefixEmail: "PRIMARY", // of purchase_prefixes
-	pathPrefixFirst: "PRIMARY",
-	pathPrefixLast:  "PRIMARY",
-	pathTotalBands:  "purchases_account_band_created",
+	pathList:           "purchases_account_created_total",
+	pathCustomer:       "purchases_customer_created",
+	pathSubscriber:     "purchases_subscriber_created",
+	pathTotalEq:        "purchases_account_total",
+	pathStatus:         "purchases_account_status_created",
+	pathStorefront:     "purchases_storefront_created",
+	pathShip:           "purchases_account_to_ship_created",
+	pathTotalRange:     "purchases_account_total",
+	pathProduct:        "PRIMARY", // of purchase_products
+	pathWalkTotal:      "purchases_account_created_total",
+	pathPrefixEmail:    "PRIMARY", // of purchase_prefixes
+	pathPrefixFirst:    "PRIMARY",
+	pathPrefixLast:     "PRIMARY",
+	pathTotalBands:     "purchases_account_band_created",
+	pathPrefixInitials: "PRIMARY",
 }
 
 func (p accessPath) String() string {
 	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
 		"total range", "walk (total)",
-		"email prefix", "first-name prefix", "last-name prefix", "total bands"}[p]
+		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix"}[p]
 }
 
 // prefixPaths maps each prefix field to its ordered path.
@@ -107,9 +113,10 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //     (for people) short.
 //   - Else a total comparison matching at most sortLimit is read and sorted.
 //   - Else the first ordered path the filter has, in this order: product, a prefix (the
-//     longest first; one longer than maxPrefixLen walks the range of its first
-//     characters), one status, storefront, unshipped; the remaining conditions filter
-//     as its range is walked.
+//     initials of both names when the filter is one letter of each and no e-mail;
+//     else the longest first; one longer than maxPrefixLen walks the range of its
+//     first characters), one status, storefront, unshipped; the remaining conditions
+//     filter as its range is walked.
 //   - Else the list order is walked: a dense total comparison is checked on the
 //     entries of a covering index; with no condition left, the list is the path.
 func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
@@ -136,6 +143,9 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 		return pathProduct
 	}
 	if pfs := prefixFilters(f); len(pfs) > 0 {
+		if initialsOnly(f) {
+			return pathPrefixInitials
+		}
 		return prefixPaths[pfs[0].field]
 	}
 	switch {
@@ -149,6 +159,12 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 		return pathWalkTotal
 	}
 	return pathList
+}
+
+// initialsOnly reports whether the filter's prefixes are one letter of the first name
+// and one of the last name, without an e-mail prefix: those the initials' rows serve.
+func initialsOnly(f shop.PurchaseFilter) bool {
+	return f.EmailPrefix == "" && utf8.RuneCountInString(f.FirstPrefix) == 1 && utf8.RuneCountInString(f.LastPrefix) == 1
 }
 
 // needsCounts reports whether choosePath would read counts for f.
@@ -241,6 +257,17 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 		where := sq.And{
 			sq.Eq{"x.account_id": f.AccountID}, sq.Eq{"x.field": int(pp.field)}, sq.Eq{"x.prefix_len": pp.length},
 			sq.Eq{"x.prefix": pp.prefix}, sq.Expr("x.value LIKE ?", pp.like),
+		}
+		if rest.StorefrontID != 0 { // held by the prefix row
+			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
+		}
+		return leadSelect(f, rest, "purchase_prefixes x", "x", where, cols)
+	case pathPrefixInitials:
+		// Both names stay in rest: each is checked by a probe of its own prefix rows.
+		rest := f
+		where := sq.And{
+			sq.Eq{"x.account_id": f.AccountID}, sq.Eq{"x.field": int(prefixInitials)}, sq.Eq{"x.prefix_len": 2},
+			sq.Eq{"x.prefix": f.FirstPrefix + f.LastPrefix},
 		}
 		if rest.StorefrontID != 0 { // held by the prefix row
 			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0

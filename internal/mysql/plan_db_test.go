@@ -121,6 +121,26 @@ func TestPlans_BoundedReads(t *testing.T) {
 			t.Errorf("path: got %s, want email prefix", path)
 		}
 	})
+	// One letter of each name, the densest of both: the initials' range, each entry a
+	// match (the collation's equality aside), and a probe of each name's rows.
+	t.Run("densest first-name and last-name letters", func(t *testing.T) {
+		var denseFirst string
+		if err := db.QueryRow(`SELECT LEFT(buyer_firstname, 1) FROM purchases WHERE account_id = 1 GROUP BY LEFT(buyer_firstname, 1)
+			ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&denseFirst); err != nil {
+			t.Fatal(err)
+		}
+		path, read, err := db.AnalyzeList(ctx, shop.PurchaseFilter{AccountID: 1, FirstPrefix: denseFirst, LastPrefix: denseLast, Desc: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %v entries", path, read)
+		if path != "initials prefix" {
+			t.Errorf("path: got %s, want initials prefix", path)
+		}
+		if read > 4*page {
+			t.Errorf("entries read: got %v, want at most %v", read, 4*page)
+		}
+	})
 	// The product path with another condition joins purchases: still one entry of the
 	// path and one row per purchase looked at, in order.
 	t.Run("product with a storefront", func(t *testing.T) {

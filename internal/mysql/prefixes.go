@@ -25,42 +25,61 @@ const (
 	prefixEmail prefixField = 1
 	prefixFirst prefixField = 2
 	prefixLast  prefixField = 3
+	// prefixInitials holds one row per purchase with both names: its prefix is the
+	// first name's first character followed by the last name's, of length 2, for a
+	// filter of one letter of each (the densest combination there is: walking one
+	// letter's range and probing the other's passed over eight entries a match).
+	prefixInitials prefixField = 4
 )
 
 // maxPrefixLen is the longest prefix with rows of its own. A longer filter walks the
 // range of its first maxPrefixLen characters and checks the whole prefix on each entry.
 const maxPrefixLen = 3
 
-// prefixKinds is a derived table of every (field, prefix_len) pair.
-var prefixKinds = func() string {
-	var parts []string
-	for f := prefixEmail; f <= prefixLast; f++ {
-		for n := 1; n <= maxPrefixLen; n++ {
-			parts = append(parts, fmt.Sprintf("SELECT %d AS field, %d AS prefix_len", f, n))
+// prefixKinds is a derived table of every (field, prefix_len) pair; initialsKinds of
+// the initials' alone (the backfill of migration 00103).
+var (
+	prefixKinds = func() string {
+		var parts []string
+		for f := prefixEmail; f <= prefixLast; f++ {
+			for n := 1; n <= maxPrefixLen; n++ {
+				parts = append(parts, fmt.Sprintf("SELECT %d AS field, %d AS prefix_len", f, n))
+			}
 		}
-	}
-	return "(" + strings.Join(parts, " UNION ALL ") + ")"
-}()
+		parts = append(parts, fmt.Sprintf("SELECT %d AS field, 2 AS prefix_len", prefixInitials))
+		return "(" + strings.Join(parts, " UNION ALL ") + ")"
+	}()
+	initialsKinds = fmt.Sprintf("(SELECT %d AS field, 2 AS prefix_len)", prefixInitials)
+)
 
 // prefixValue is the purchases column of the field k.field, for a join of purchases p
-// with prefixKinds k.
-const prefixValue = "CASE k.field WHEN 1 THEN p.buyer_email WHEN 2 THEN p.buyer_firstname ELSE p.buyer_lastname END"
+// with prefixKinds k; the initials' row keeps no value (its filter checks each name
+// on that name's own rows).
+const prefixValue = "CASE k.field WHEN 1 THEN p.buyer_email WHEN 2 THEN p.buyer_firstname WHEN 3 THEN p.buyer_lastname ELSE '' END"
+
+// prefixOf is the prefix of the row of kind k: the value's first k.prefix_len
+// characters, or for the initials the first name's first character and the last
+// name's.
+const prefixOf = "CASE k.field WHEN 4 THEN CONCAT(LEFT(p.buyer_firstname, 1), LEFT(p.buyer_lastname, 1)) ELSE LEFT(" + prefixValue + ", k.prefix_len) END"
+
+// prefixHas tells whether a purchase has a row of kind k: a value of at least
+// k.prefix_len characters (no LIKE pattern of as many literal characters matches a
+// shorter one), or for the initials both names of at least one.
+const prefixHas = "CASE k.field WHEN 4 THEN CHAR_LENGTH(p.buyer_firstname) >= 1 AND CHAR_LENGTH(p.buyer_lastname) >= 1 ELSE CHAR_LENGTH(" + prefixValue + ") >= k.prefix_len END"
 
 // prefixRowsInsert writes the prefix rows of purchases p of one account: the format's
-// arguments are prefixValue, prefixKinds, the IN list of ids and "" or " IGNORE". A
-// value shorter than a length has no row of that length: no LIKE pattern of as many
-// literal characters can match it.
-const prefixRowsInsert = `INSERT%[4]s INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)
-	SELECT p.account_id, k.field, k.prefix_len, LEFT(%[1]s, k.prefix_len), p.created_at, p.id, %[1]s, p.storefront_id
-	FROM purchases p JOIN %[2]s k ON CHAR_LENGTH(%[1]s) >= k.prefix_len WHERE p.account_id = ? AND p.id IN %[3]s`
+// arguments are the kinds (prefixKinds), the IN list of ids and "" or " IGNORE".
+var prefixRowsInsert = `INSERT%[3]s INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)
+	SELECT p.account_id, k.field, k.prefix_len, ` + prefixOf + `, p.created_at, p.id, ` + prefixValue + `, p.storefront_id
+	FROM purchases p JOIN %[1]s k ON ` + prefixHas + ` WHERE p.account_id = ? AND p.id IN %[2]s`
 
 // prefixRowsDelete deletes the prefix rows of purchases p of one account, found by
-// the keys their rows give: the format's arguments are prefixValue, prefixKinds and
-// the IN list of ids.
-const prefixRowsDelete = `DELETE x FROM purchases p JOIN %[2]s k JOIN purchase_prefixes x
+// the keys their rows give: the format's arguments are the kinds and the IN list of
+// ids.
+var prefixRowsDelete = `DELETE x FROM purchases p JOIN %[1]s k JOIN purchase_prefixes x
 	ON x.account_id = p.account_id AND x.field = k.field AND x.prefix_len = k.prefix_len
-	AND x.prefix = LEFT(%[1]s, k.prefix_len) AND x.created_at = p.created_at AND x.purchase_id = p.id
-	WHERE p.account_id = ? AND p.id IN %[3]s`
+	AND x.prefix = ` + prefixOf + ` AND x.created_at = p.created_at AND x.purchase_id = p.id
+	WHERE p.account_id = ? AND p.id IN %[2]s`
 
 // prefixBatch bounds the purchases whose prefix rows one statement writes or deletes.
 const prefixBatch = 5000
@@ -68,15 +87,15 @@ const prefixBatch = 5000
 // writePrefixes writes the prefix rows of the given purchases of an account from their
 // rows, as the transaction q sees them. The purchases have none yet.
 func writePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64) error {
-	return insertPrefixes(ctx, q, "", accountID, ids)
+	return insertPrefixes(ctx, q, prefixKinds, "", accountID, ids)
 }
 
-// insertPrefixes writes the prefix rows of the given purchases; with ignore " IGNORE",
-// rows that exist are kept.
-func insertPrefixes(ctx context.Context, q queryer, ignore string, accountID int64, ids []int64) error {
+// insertPrefixes writes the prefix rows of the given kinds of the given purchases;
+// with ignore " IGNORE", rows that exist are kept.
+func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accountID int64, ids []int64) error {
 	for start := 0; start < len(ids); start += prefixBatch {
 		list, args := importInList(ids[start:min(start+prefixBatch, len(ids))])
-		query := fmt.Sprintf(prefixRowsInsert, prefixValue, prefixKinds, list, ignore)
+		query := fmt.Sprintf(prefixRowsInsert, kinds, list, ignore)
 		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
 			return fmt.Errorf("write prefix rows: %w", translate(err))
 		}
@@ -97,7 +116,7 @@ func WritePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ids []int64
 func deletePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64) error {
 	for start := 0; start < len(ids); start += prefixBatch {
 		list, args := importInList(ids[start:min(start+prefixBatch, len(ids))])
-		query := fmt.Sprintf(prefixRowsDelete, prefixValue, prefixKinds, list)
+		query := fmt.Sprintf(prefixRowsDelete, prefixKinds, list)
 		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
 			return fmt.Errorf("delete prefix rows: %w", translate(err))
 		}
@@ -109,6 +128,17 @@ func deletePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64
 // transactions of their own (migration 00033). Rows that exist are kept, so it is safe
 // to run again and to interrupt.
 func backfillPrefixes(ctx context.Context, sqlDB *sql.DB) error {
+	return backfillPrefixKinds(ctx, sqlDB, prefixKinds)
+}
+
+// backfillInitials writes the initials' rows of every purchase (migration 00103), as
+// backfillPrefixes does every row.
+func backfillInitials(ctx context.Context, sqlDB *sql.DB) error {
+	return backfillPrefixKinds(ctx, sqlDB, initialsKinds)
+}
+
+// backfillPrefixKinds writes the prefix rows of the given kinds of every purchase.
+func backfillPrefixKinds(ctx context.Context, sqlDB *sql.DB, kinds string) error {
 	var afterID int64
 	for {
 		byAccount := map[int64][]int64{}
@@ -132,7 +162,7 @@ func backfillPrefixes(ctx context.Context, sqlDB *sql.DB) error {
 			return translate(err)
 		}
 		for account, ids := range byAccount {
-			if err := insertPrefixes(ctx, tx, " IGNORE", account, ids); err != nil {
+			if err := insertPrefixes(ctx, tx, kinds, " IGNORE", account, ids); err != nil {
 				_ = tx.Rollback()
 				return err
 			}

@@ -171,6 +171,29 @@ func TestPrefixPaths_MatchLike(t *testing.T) {
 			}
 		}
 	}
+	// One letter of each name: the initials' range, each name checked on its own rows,
+	// for letters that differ from the values' in case and accents and for random ones.
+	var letters []string
+	for _, v := range prefixValues {
+		if v != nil && *v != "" {
+			r, _ := utf8.DecodeRuneInString(*v)
+			letters = append(letters, string(r), strings.ToUpper(string(r)), strings.ToLower(string(r)))
+		}
+	}
+	letters = append(letters, "e", "E", "é", "s", "ß", "i", "İ", "ı", "%", "_", "\\", " ", "\u200b")
+	for range 120 {
+		first, last := letters[r.IntN(len(letters))], letters[r.IntN(len(letters))]
+		want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND buyer_firstname LIKE ? AND buyer_lastname LIKE ? ORDER BY created_at DESC, id DESC",
+			likeLiteral(first)+"%", likeLiteral(last)+"%")
+		f := shop.PurchaseFilter{AccountID: 1, Desc: true, FirstPrefix: first, LastPrefix: last}
+		got, err := db.PathIDs(ctx, f, "initials prefix", 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("first %q and last %q on the initials: got %v, want %v", first, last, got, want)
+		}
+	}
 	// A prefix in one storefront: the storefront is checked on the prefix rows.
 	for _, prefix := range prefixes[:40] {
 		want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND storefront_id = 10 AND buyer_lastname LIKE ? ORDER BY created_at DESC, id DESC",
