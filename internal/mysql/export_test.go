@@ -228,13 +228,12 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 			return nil, err
 		}
 		if pl.path != pathTotalBands { // past maxBandBranches: read the bands all the same
-			query, args, err := bandsStatement(f)
+			query, args, err := edgeStatement(f)
 			if err != nil {
 				return nil, err
 			}
 			var edge sql.NullInt64
-			var sliver int64
-			if err := db.QueryRowContext(ctx, query, args...).Scan(&edge, &sliver); err != nil {
+			if err := db.QueryRowContext(ctx, query, args...).Scan(&edge); err != nil {
 				return nil, err
 			}
 			pl = plan{path: pathTotalBands, bands: bandsBeyond(totalBand(f.Total), edge, f.TotalOp == shop.TotalGt)}

@@ -351,11 +351,17 @@ func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilt
 		return nil, list, page, err
 	}
 	if bandable(f) {
-		var s Statement
-		if s.Query, s.Args, err = bandsStatement(f); err != nil {
-			return nil, list, page, err
+		build := []func(shop.PurchaseFilter) (string, []any, error){edgeStatement}
+		if path.path == pathTotalBands {
+			build = append(build, sliverStatement)
 		}
-		plan = append(plan, s)
+		for _, b := range build {
+			var s Statement
+			if s.Query, s.Args, err = b(f); err != nil {
+				return nil, list, page, err
+			}
+			plan = append(plan, s)
+		}
 	} else if needsCounts(f) {
 		for _, p := range rangePaths(f) {
 			var s Statement
