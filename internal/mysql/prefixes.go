@@ -68,17 +68,18 @@ const prefixOf = "CASE k.field WHEN 4 THEN CONCAT(LEFT(p.buyer_firstname, 1), LE
 const prefixHas = "CASE k.field WHEN 4 THEN CHAR_LENGTH(p.buyer_firstname) >= 1 AND CHAR_LENGTH(p.buyer_lastname) >= 1 ELSE CHAR_LENGTH(" + prefixValue + ") >= k.prefix_len END"
 
 // prefixRowsInsert writes the prefix rows of purchases p of one account: the format's
-// arguments are the kinds (prefixKinds), the IN list of ids and "" or " IGNORE".
-var prefixRowsInsert = `INSERT%[3]s INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)
-	SELECT p.account_id, k.field, k.prefix_len, ` + prefixOf + `, p.created_at, p.id, ` + prefixValue + `, p.storefront_id
-	FROM purchases p JOIN %[1]s k ON ` + prefixHas + ` WHERE p.account_id = ? AND p.id IN %[2]s`
+// arguments are the kinds (prefixKinds), the IN list of ids, "" or " IGNORE",
+// prefixOf, prefixValue and prefixHas.
+const prefixRowsInsert = `INSERT%[3]s INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)
+	SELECT p.account_id, k.field, k.prefix_len, %[4]s, p.created_at, p.id, %[5]s, p.storefront_id
+	FROM purchases p JOIN %[1]s k ON %[6]s WHERE p.account_id = ? AND p.id IN %[2]s`
 
 // prefixRowsDelete deletes the prefix rows of purchases p of one account, found by
-// the keys their rows give: the format's arguments are the kinds and the IN list of
-// ids.
-var prefixRowsDelete = `DELETE x FROM purchases p JOIN %[1]s k JOIN purchase_prefixes x
+// the keys their rows give: the format's arguments are the kinds, the IN list of ids
+// and prefixOf.
+const prefixRowsDelete = `DELETE x FROM purchases p JOIN %[1]s k JOIN purchase_prefixes x
 	ON x.account_id = p.account_id AND x.field = k.field AND x.prefix_len = k.prefix_len
-	AND x.prefix = ` + prefixOf + ` AND x.created_at = p.created_at AND x.purchase_id = p.id
+	AND x.prefix = %[3]s AND x.created_at = p.created_at AND x.purchase_id = p.id
 	WHERE p.account_id = ? AND p.id IN %[2]s`
 
 // prefixBatch bounds the purchases whose prefix rows one statement writes or deletes.
@@ -95,7 +96,7 @@ func writePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64)
 func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accountID int64, ids []int64) error {
 	for start := 0; start < len(ids); start += prefixBatch {
 		list, args := importInList(ids[start:min(start+prefixBatch, len(ids))])
-		query := fmt.Sprintf(prefixRowsInsert, kinds, list, ignore)
+		query := fmt.Sprintf(prefixRowsInsert, kinds, list, ignore, prefixOf, prefixValue, prefixHas)
 		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
 			return fmt.Errorf("write prefix rows: %w", translate(err))
 		}
@@ -116,7 +117,7 @@ func WritePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ids []int64
 func deletePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64) error {
 	for start := 0; start < len(ids); start += prefixBatch {
 		list, args := importInList(ids[start:min(start+prefixBatch, len(ids))])
-		query := fmt.Sprintf(prefixRowsDelete, prefixKinds, list)
+		query := fmt.Sprintf(prefixRowsDelete, prefixKinds, list, prefixOf)
 		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
 			return fmt.Errorf("delete prefix rows: %w", translate(err))
 		}
