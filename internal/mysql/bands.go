@@ -106,12 +106,14 @@ func edgeStatement(f shop.PurchaseFilter) (string, []any, error) {
 }
 
 // sliverStatement builds the plan's second statement for a total comparison on the
-// bands: the matches in the compared total's own band, counted from the total's index
-// up to bandSortLimit+1.
+// bands: whether the compared total's own band holds more than bandSortLimit matches,
+// found by looking for the next one in the total's index (at most bandSortLimit+1
+// entries, and no derived table to fill as a count of them would).
 func sliverStatement(f shop.PurchaseFilter) (string, []any, error) {
-	sliver, args, err := sq.Select("1").From("purchases p FORCE INDEX (purchases_account_total)").
-		Where(append(sq.And{sq.Eq{"p.account_id": f.AccountID}}, sliverCondition(f)...)).Limit(bandSortLimit + 1).ToSql()
-	return "SELECT COUNT(*) FROM (" + sliver + ") s", args, err
+	next, args, err := sq.Select("1").From("purchases p FORCE INDEX (purchases_account_total)").
+		Where(append(sq.And{sq.Eq{"p.account_id": f.AccountID}}, sliverCondition(f)...)).
+		Limit(1).Offset(bandSortLimit).ToSql()
+	return "SELECT (" + next + ") IS NOT NULL", args, err
 }
 
 // bandsBeyond lists the bands that can hold a total, strictly between the own band and
@@ -137,8 +139,8 @@ func bandsBeyond(own int, edge sql.NullInt64, gt bool) []int {
 // planBands reads the account's edge band (edgeStatement) and chooses: past
 // maxBandBranches bands on the comparison's side, the list order's walk; else the
 // bands' ranges, with the own band's matches sorted from the total's index when a
-// capped count (sliverStatement) finds them few, or walked along the own band in list
-// order when not.
+// probe (sliverStatement) finds them few, or walked along the own band in list order
+// when not.
 func planBands(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
 	query, args, err := edgeStatement(f)
 	if err != nil {
@@ -155,11 +157,11 @@ func planBands(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, err
 	if query, args, err = sliverStatement(f); err != nil {
 		return plan{}, err
 	}
-	var sliver int64
-	if err := q.QueryRowContext(ctx, query, args...).Scan(&sliver); err != nil {
+	var many bool
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&many); err != nil {
 		return plan{}, translate(err)
 	}
-	return plan{path: pathTotalBands, bands: bands, sortOwn: sliver <= bandSortLimit}, nil
+	return plan{path: pathTotalBands, bands: bands, sortOwn: !many}, nil
 }
 
 // bandsListQuery builds the ids statement of a page on the total bands: each band on
