@@ -176,14 +176,6 @@ func (s *Server) jobsPage(c *gin.Context) error {
 	return render(c, templates.Jobs(v))
 }
 
-func jobID(c *gin.Context) (int64, error) {
-	id, err := strconv.ParseInt(c.Param("job"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, shop.Errorf(shop.ENotFound, "There is no such job.")
-	}
-	return id, nil
-}
-
 // jobLine is a job as the pages show it.
 func (s *Server) jobLine(c *gin.Context, j *shop.Job, problems []shop.JobItem) templates.JobLine {
 	loc := s.location(currentAccount(c).Timezone)
@@ -219,7 +211,7 @@ func (s *Server) jobLine(c *gin.Context, j *shop.Job, problems []shop.JobItem) t
 
 // loadJob reads a job of the account with its problems.
 func (s *Server) loadJob(c *gin.Context) (templates.JobLine, error) {
-	id, err := jobID(c)
+	id, err := pageID(c, "job", "job")
 	if err != nil {
 		return templates.JobLine{}, err
 	}
@@ -258,7 +250,7 @@ func (s *Server) cancelJob(c *gin.Context) error {
 	if err := requireReactivate(c); err != nil {
 		return err
 	}
-	id, err := jobID(c)
+	id, err := pageID(c, "job", "job")
 	if err != nil {
 		return err
 	}
