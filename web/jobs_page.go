@@ -176,6 +176,12 @@ func (s *Server) jobsPage(c *gin.Context) error {
 	return render(c, templates.Jobs(v))
 }
 
+// jobStatusWords are the job statuses as the pages say them; a job that has ended says
+// when, after its word.
+var jobStatusWords = map[string]string{
+	shop.JobQueued: "Queued", shop.JobRunning: "Running", shop.JobDone: "Finished", shop.JobCanceled: "Canceled",
+}
+
 // jobLine is a job as the pages show it.
 func (s *Server) jobLine(c *gin.Context, j *shop.Job, problems []shop.JobItem) templates.JobLine {
 	loc := s.location(currentAccount(c).Timezone)
@@ -191,15 +197,9 @@ func (s *Server) jobLine(c *gin.Context, j *shop.Job, problems []shop.JobItem) t
 	running := j.Status == shop.JobQueued || j.Status == shop.JobRunning
 	p.Running = running
 	p.CanCancel = running && currentUser(c).CanReactivate()
-	switch j.Status {
-	case shop.JobQueued:
-		p.StatusText = "Queued"
-	case shop.JobRunning:
-		p.StatusText = "Running"
-	case shop.JobDone:
-		p.StatusText = "Finished " + templates.FormatTime(j.FinishedAt.Time, loc)
-	case shop.JobCanceled:
-		p.StatusText = "Canceled " + templates.FormatTime(j.FinishedAt.Time, loc)
+	p.StatusText = jobStatusWords[j.Status]
+	if j.Status == shop.JobDone || j.Status == shop.JobCanceled {
+		p.StatusText += " " + templates.FormatTime(j.FinishedAt.Time, loc)
 	}
 	for _, pr := range problems {
 		p.Problems = append(p.Problems, templates.JobProblem{PurchaseID: pr.PurchaseID, URL: fmt.Sprintf("/purchases/%d", pr.PurchaseID),
