@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -33,7 +32,7 @@ func TestWebhooksPage(t *testing.T) {
 	deliver := func() {
 		t.Helper()
 		d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(e.db), webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			Log: discardLog})
 		if _, err := d.DeliverDue(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -343,7 +342,7 @@ func browserWebhooks(t *testing.T, e *apiEnv, owner *tab) {
 		t.Fatalf("after Send test event the page says %q", got)
 	}
 	d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(e.db), webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Log: discardLog})
 	if n, err := d.DeliverDue(context.Background()); err != nil || n != 1 || received.Load() != 1 {
 		t.Fatalf("delivered %d (%v), the receiver got %d; want 1", n, err, received.Load())
 	}
