@@ -689,7 +689,8 @@ func download(t *testing.T, url, key string) (*http.Response, []byte, error) {
 	return res, body, err
 }
 
-// syncBuffer is a log the server writes, from its goroutines, while the test reads it.
+// syncBuffer is what others write from their goroutines while the test reads it: the
+// server's log, Chromium's output.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
