@@ -14,6 +14,17 @@ import (
 // activityPageSize is how many entries the account's activity page shows.
 const activityPageSize = 100
 
+// exportActivity is the Details of an export's entry in the account's activity:
+// recordExport writes it, the activity page reads it. The fields stand in the order of
+// their names, the order the entries have always had them in.
+type exportActivity struct {
+	Complete     bool   `json:"complete"`
+	Filters      string `json:"filters"`
+	Rows         int64  `json:"rows"`
+	StorefrontID int64  `json:"storefront_id,omitempty"`
+	What         string `json:"what"`
+}
+
 // activityPage shows the account's latest exports: who, what, with which filters, how
 // many rows.
 func (s *Server) activityPage(c *gin.Context) error {
@@ -34,13 +45,7 @@ func (s *Server) activityPage(c *gin.Context) error {
 
 func activityRow(a shop.Activity, loc *time.Location) templates.ActivityRow {
 	row := templates.ActivityRow{When: templates.FormatTime(a.CreatedAt.Time, loc), WhenISO: a.CreatedAt.UTC().Format(time.RFC3339), Actor: a.Actor, What: a.Action}
-	var d struct {
-		What         string `json:"what"`
-		Filters      string `json:"filters"`
-		Rows         int64  `json:"rows"`
-		Complete     bool   `json:"complete"`
-		StorefrontID int64  `json:"storefront_id"`
-	}
+	var d exportActivity
 	if a.Action == shop.ActionExport && json.Unmarshal([]byte(a.Details), &d) == nil {
 		row.What = map[string]string{"purchases": "Purchases CSV", "line_items": "Line items CSV", "subscribers": "Subscribers CSV"}[d.What]
 		if d.StorefrontID != 0 {

@@ -87,6 +87,9 @@ func (c *testClock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.
 // with returns the environment reporting to the (sub)test t.
 func (e *apiEnv) with(t *testing.T) *apiEnv { c := *e; c.t = t; return &c }
 
+// discardLog is the log of the servers and workers the tests run: it writes nothing.
+var discardLog = slog.New(slog.DiscardHandler)
+
 // newAPI seeds a fresh database and serves the API over it.
 func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	t.Helper()
@@ -108,7 +111,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 		t.Fatal(err)
 	}
 	e.smtp = smtptest.Start(t)
-	transport, err := mail.NewTransport(e.smtp.URL(), "shop@example.com", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	transport, err := mail.NewTransport(e.smtp.URL(), "shop@example.com", discardLog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +121,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = sender.Run(sctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	runner := jobs.New(mysql.NewJobService(db), 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	runner := jobs.New(mysql.NewJobService(db), 20*time.Millisecond, discardLog)
 	jctx, jcancel := context.WithCancel(ctx)
 	jdone := make(chan struct{})
 	go func() { defer close(jdone); _ = runner.Run(jctx) }()
@@ -126,7 +129,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	e.keys = &countingKeys{APIKeyService: mysql.NewAPIKeyService(db)}
 	s := &web.Server{Purchases: mysql.NewPurchaseService(db), Writer: mysql.NewPurchaseService(db), Subscribers: mysql.NewSubscriberService(db), Keys: e.keys, Accounts: mysql.NewAccountService(db), Users: mysql.NewUserService(db), Admin: mysql.NewAdminService(db), Webhooks: mysql.NewWebhookService(db), Overview: mysql.NewOverviewService(db), Views: mysql.NewSavedViewService(db), Jobs: mysql.NewJobService(db), OnJobQueued: runner.Kick,
 		Activity: mysql.NewAccountActivityService(db), ExportBatch: exportBatch,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
+		Logger: discardLog, BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
 		SignInStore: mysql.NewSignInStore(db)}
 	e.server = s
 	e.handler = s.Handler()

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -68,16 +67,11 @@ func startBrowser(t *testing.T) context.Context {
 	t.Helper()
 	path := chromiumPath(t)
 	profile := t.TempDir()
-	var output bytes.Buffer
-	var outMu sync.Mutex
+	var output syncBuffer
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.UserDataDir(profile),
-		chromedp.CombinedOutput(writerFunc(func(p []byte) (int, error) {
-			outMu.Lock()
-			defer outMu.Unlock()
-			return output.Write(p)
-		})),
+		chromedp.CombinedOutput(&output),
 	}
 	for _, f := range chromiumFlags {
 		opts = append(opts, chromedp.Flag(f, true))
@@ -87,8 +81,6 @@ func startBrowser(t *testing.T) context.Context {
 	// Cleanups run last-in first-out: the browser stops before its profile is removed.
 	t.Cleanup(func() { cancel(); cancelAlloc() })
 	if err := firstRun(ctx); err != nil {
-		outMu.Lock()
-		defer outMu.Unlock()
 		t.Fatalf("start %s: %v\n%s", path, err, output.String())
 	}
 	return ctx
@@ -108,10 +100,6 @@ func firstRun(ctx context.Context) error {
 		return errors.New("no answer within 30s")
 	}
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // tab is one browser tab in a browser context of its own (its own cookies), as one
 // person at their own computer.

@@ -147,11 +147,7 @@ func (s *Server) recordExport(c *gin.Context, st *csvStream, complete bool) {
 		return
 	}
 	j := st.job
-	details := map[string]any{"what": j.what, "filters": j.filters, "rows": st.rows, "complete": complete}
-	if j.storefrontID != 0 {
-		details["storefront_id"] = j.storefrontID
-	}
-	b, _ := json.Marshal(details)
+	b, _ := json.Marshal(exportActivity{What: j.what, Filters: j.filters, Rows: st.rows, Complete: complete, StorefrontID: j.storefrontID})
 	// The entry is written even when the client has gone away.
 	ctx := context.WithoutCancel(c.Request.Context())
 	a := shop.Activity{Actor: j.actor, Action: shop.ActionExport, Details: string(b), CreatedAt: shop.NewTime(s.now())}

@@ -30,46 +30,16 @@ import (
 // data spans many batches and every keyset boundary between them is crossed.
 const exportBatch = 37
 
-// fullPurchase is a purchase of the JSON list, with every field the CSV export shows.
-type fullPurchase struct {
-	ID              int64   `json:"id"`
-	CreatedAt       int64   `json:"created_at"`
-	StorefrontID    int64   `json:"storefront_id"`
-	Status          string  `json:"status"`
-	Currency        string  `json:"currency"`
-	Subtotal        string  `json:"subtotal"`
-	Discount        string  `json:"discount"`
-	Tax             string  `json:"tax"`
-	Shipping        string  `json:"shipping"`
-	Total           string  `json:"total"`
-	BuyerEmail      *string `json:"buyer_email"`
-	BuyerFirstname  *string `json:"buyer_firstname"`
-	BuyerLastname   *string `json:"buyer_lastname"`
-	TangiblesToShip *int64  `json:"tangibles_to_ship"`
-	Customer        *struct {
-		ID int64 `json:"id"`
-	} `json:"customer"`
-	LineItems []struct {
-		ID            int64  `json:"id"`
-		ProductID     int64  `json:"product_id"`
-		ProductName   string `json:"product_name"`
-		Price         string `json:"price"`
-		Quantity      int64  `json:"quantity"`
-		Total         string `json:"total"`
-		DownloadLimit int64  `json:"download_limit"`
-		DownloadCount int64  `json:"download_count"`
-		ExpiresAt     *int64 `json:"expires_at"`
-	} `json:"line_items"`
-}
-
 // walkFull pages the JSON list of query to its end (500 a page, by the Link header).
-func (e *apiEnv) walkFull(query, key string) []fullPurchase {
+// The export tests read its purchases as shop.Purchase, as the subscriber export's test
+// reads shop.Subscriber: the JSON itself is held to docs/API.md by the API's tests.
+func (e *apiEnv) walkFull(query, key string) []shop.Purchase {
 	e.t.Helper()
 	path := "/api/v2/purchases?per_page=500"
 	if query != "" {
 		path += "&" + query
 	}
-	return walkPages[fullPurchase](e, path, key)
+	return walkPages[shop.Purchase](e, path, key)
 }
 
 // readCSV reads an export: its header row and records, after checking the framing the
@@ -95,7 +65,7 @@ func readCSV(t testing.TB, body []byte) (header []string, records [][]string) {
 
 // wantPurchaseRows builds, from the JSON list and the rows' own subscriber links, the
 // records the export must hold, as the columns of docs/API.md describe them.
-func (e *apiEnv) wantPurchaseRows(ps []fullPurchase, lineItems bool) [][]string {
+func (e *apiEnv) wantPurchaseRows(ps []shop.Purchase, lineItems bool) [][]string {
 	e.t.Helper()
 	ctx := context.Background()
 	acct, err := mysql.NewAccountService(e.db).FindAccountByID(ctx, 1)
@@ -114,7 +84,7 @@ func (e *apiEnv) wantPurchaseRows(ps []fullPurchase, lineItems bool) [][]string 
 	for _, sf := range sfs {
 		names[sf.ID] = sf.Name
 	}
-	iso := func(sec int64) string { return time.Unix(sec, 0).In(loc).Format("2006-01-02T15:04:05-07:00") }
+	iso := func(t shop.Time) string { return t.In(loc).Format("2006-01-02T15:04:05-07:00") }
 	str := func(s *string) string {
 		if s == nil {
 			return ""
@@ -137,17 +107,13 @@ func (e *apiEnv) wantPurchaseRows(ps []fullPurchase, lineItems bool) [][]string 
 		if p.Customer != nil {
 			cust = strconv.FormatInt(p.Customer.ID, 10)
 		}
-		head := []string{strconv.FormatInt(p.ID, 10), iso(p.CreatedAt), strconv.FormatInt(p.CreatedAt, 10), p.Status,
-			strconv.FormatInt(p.StorefrontID, 10), names[p.StorefrontID], p.Currency, p.Subtotal, p.Discount, p.Tax, p.Shipping, p.Total,
+		head := []string{strconv.FormatInt(p.ID, 10), iso(p.CreatedAt), strconv.FormatInt(p.CreatedAt.Unix(), 10), string(p.Status),
+			strconv.FormatInt(p.StorefrontID, 10), names[p.StorefrontID], p.Currency,
+			string(p.Subtotal), string(p.Discount), string(p.Tax), string(p.Shipping), string(p.Total),
 			str(p.BuyerEmail), str(p.BuyerFirstname), str(p.BuyerLastname), cust, num(row.SubscriberID)}
 		if !lineItems {
-			var products []string
-			var qty int64
-			for _, li := range p.LineItems {
-				products = append(products, li.ProductName)
-				qty += li.Quantity
-			}
-			out = append(out, append(head, strings.Join(products, "; "), strconv.FormatInt(qty, 10), num(p.TangiblesToShip)))
+			products, quantity := productsAndQuantity(p.LineItems)
+			out = append(out, append(head, products, quantity, num(p.TangiblesToShip)))
 			continue
 		}
 		head = append(head, num(p.TangiblesToShip))
@@ -160,10 +126,36 @@ func (e *apiEnv) wantPurchaseRows(ps []fullPurchase, lineItems bool) [][]string 
 				exp = iso(*li.ExpiresAt)
 			}
 			out = append(out, append(slices.Clone(head), strconv.FormatInt(li.ID, 10), strconv.FormatInt(li.ProductID, 10), li.ProductName,
-				li.Price, strconv.FormatInt(li.Quantity, 10), li.Total, strconv.FormatInt(li.DownloadCount, 10), strconv.FormatInt(li.DownloadLimit, 10), exp))
+				string(li.Price), strconv.FormatInt(li.Quantity, 10), string(li.Total), strconv.FormatInt(li.DownloadCount, 10), strconv.FormatInt(li.DownloadLimit, 10), exp))
 		}
 	}
 	return out
+}
+
+// productsAndQuantity are the products and quantity cells of a purchase's row: the
+// product names of its line items, "; " between them, and their quantities added up.
+func productsAndQuantity(items []shop.LineItem) (products, quantity string) {
+	names := make([]string, len(items))
+	var sum int64
+	for i, li := range items {
+		names[i] = li.ProductName
+		sum += li.Quantity
+	}
+	return strings.Join(names, "; "), strconv.FormatInt(sum, 10)
+}
+
+// sameRows fails the test unless the records an export holds are want, row for row;
+// header names the columns in the message.
+func sameRows(t testing.TB, what string, header []string, got, want [][]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: got %d rows, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("%s: row %d:\n got %q\nwant %q\n(columns %q)", what, i, got[i], want[i], header)
+		}
+	}
 }
 
 // TestExportPurchases_SameRowsAsList: for each filter of the list alone and in
@@ -195,7 +187,7 @@ func TestExportPurchases_SameRowsAsList(t *testing.T) {
 			last = (*p.BuyerLastname)[:1]
 		}
 		if total == "" {
-			total = p.Total
+			total = string(p.Total)
 		}
 		if subscriberOf == 0 {
 			if row, err := mysql.NewPurchaseService(e.db).FindPurchaseByID(context.Background(), 1, p.ID); err == nil && row.SubscriberID != nil {
@@ -251,15 +243,7 @@ func TestExportPurchases_SameRowsAsList(t *testing.T) {
 					t.Fatalf("GET %s: %d %s", path, r.status, r.body)
 				}
 				header, got := readCSV(t, r.body)
-				want := e.wantPurchaseRows(list, rows != "")
-				if len(got) != len(want) {
-					t.Fatalf("%s: got %d rows, want %d (the JSON list of the same filters)", path, len(got), len(want))
-				}
-				for i := range want {
-					if !slices.Equal(got[i], want[i]) {
-						t.Fatalf("%s: row %d:\n got %q\nwant %q\n(columns %q)", path, i, got[i], want[i], header)
-					}
-				}
+				sameRows(t, path, header, got, e.wantPurchaseRows(list, rows != ""))
 			}
 		})
 	}
@@ -335,19 +319,7 @@ func TestExportSubscribers_SameRowsAsList(t *testing.T) {
 	acct, _ := mysql.NewAccountService(e.db).FindAccountByID(context.Background(), 1)
 	loc, _ := time.LoadLocation(acct.Timezone)
 	for _, q := range []string{"", "order=desc"} {
-		var list []shop.Subscriber
-		path := "/api/v2/storefronts/1/subscribers?per_page=500&" + q
-		for path != "" {
-			r := e.get(path, e.ro)
-			var page []shop.Subscriber
-			r.json(t, &page)
-			list = append(list, page...)
-			path = ""
-			if m := linkRe.FindStringSubmatch(r.header.Get("Link")); m != nil {
-				u, _ := url.Parse(m[1])
-				path = u.RequestURI()
-			}
-		}
+		list := walkPages[shop.Subscriber](e, "/api/v2/storefronts/1/subscribers?per_page=500&"+q, e.ro)
 		if len(list) < 10 {
 			t.Fatalf("got %d subscribers, want the seeded ones", len(list))
 		}
@@ -450,33 +422,36 @@ func TestExportPurchases_SpreadsheetSafety(t *testing.T) {
 // 400s with the JSON error body, before any byte of CSV.
 func TestExportPurchases_Errors(t *testing.T) {
 	e := newAPI(t, 0)
-	for _, c := range []struct {
-		path, code, param string
-		status            int
-	}{
-		{"/api/v2/purchases.csv?per_page=10", "invalid_parameter", "per_page", 400},
-		{"/api/v2/purchases.csv?page=2", "invalid_parameter", "page", 400},
-		{"/api/v2/purchases.csv?page=", "invalid_parameter", "page", 400},
-		{"/api/v2/purchases.csv?cursor=abc", "invalid_parameter", "cursor", 400},
-		{"/api/v2/purchases.csv?include_count=1", "invalid_parameter", "include_count", 400},
-		{"/api/v2/purchases.csv?rows=lines", "invalid_parameter", "rows", 400},
-		{"/api/v2/purchases.csv?rows=purchases&rows=line_items", "invalid_parameter", "rows", 400},
-		{"/api/v2/purchases.csv?colour=red", "unknown_parameter", "colour", 400},
-		{"/api/v2/purchases.csv?date_min=not+a+date", "invalid_parameter", "date_min", 400},
-		{"/api/v2/purchases.csv?total_op=gt", "invalid_parameter", "total_op", 400},
-		{"/api/v2/purchases.csv?order=sideways", "invalid_parameter", "order", 400},
-		{"/api/v2/purchases.csv?product_id=0", "invalid_parameter", "product_id", 400},
-		{"/api/v2/storefronts/1/subscribers.csv?per_page=10", "invalid_parameter", "per_page", 400},
-		{"/api/v2/storefronts/1/subscribers.csv?rows=line_items", "unknown_parameter", "rows", 400},
-		{"/api/v2/storefronts/x/subscribers.csv", "invalid_parameter", "storefront_id", 400},
-	} {
-		r := e.get(c.path, e.ro)
-		eb := wantError(t, r, c.status, "INVALID", c.code, c.param)
+	refused := func(path, code, param string) {
+		t.Helper()
+		r := e.get(path, e.ro)
+		wantError(t, r, 400, "INVALID", code, param)
 		if strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {
-			t.Errorf("%s: an error answered as %s", c.path, r.header.Get("Content-Type"))
+			t.Errorf("%s: an error answered as %s", path, r.header.Get("Content-Type"))
 		}
-		_ = eb
 	}
+	// Bad values, and the list's paging, which an export does not take.
+	for _, c := range []struct{ path, param string }{
+		{"/api/v2/purchases.csv?per_page=10", "per_page"},
+		{"/api/v2/purchases.csv?page=2", "page"},
+		{"/api/v2/purchases.csv?page=", "page"},
+		{"/api/v2/purchases.csv?cursor=abc", "cursor"},
+		{"/api/v2/purchases.csv?include_count=1", "include_count"},
+		{"/api/v2/purchases.csv?rows=lines", "rows"},
+		{"/api/v2/purchases.csv?rows=purchases&rows=line_items", "rows"},
+		{"/api/v2/purchases.csv?date_min=not+a+date", "date_min"},
+		{"/api/v2/purchases.csv?total_op=gt", "total_op"},
+		{"/api/v2/purchases.csv?order=sideways", "order"},
+		{"/api/v2/purchases.csv?product_id=0", "product_id"},
+		{"/api/v2/storefronts/1/subscribers.csv?per_page=10", "per_page"},
+		{"/api/v2/storefronts/x/subscribers.csv", "storefront_id"},
+	} {
+		refused(c.path, "invalid_parameter", c.param)
+	}
+	// Parameters an export does not know.
+	refused("/api/v2/purchases.csv?colour=red", "unknown_parameter", "colour")
+	refused("/api/v2/storefronts/1/subscribers.csv?rows=line_items", "unknown_parameter", "rows")
+
 	r := e.get("/api/v2/purchases.csv", "")
 	wantError(t, r, 401, "UNAUTHORIZED", "unauthenticated", "")
 	// The export takes what the list takes, without its paging, plus rows.
@@ -593,7 +568,7 @@ func TestExportPurchases_Disconnect(t *testing.T) {
 	e := newAPI(t, 0)
 	exp := &stallingExport{PurchaseService: mysql.NewPurchaseService(e.db), first: make(chan struct{}), done: make(chan error, 1)}
 	s := &web.Server{Purchases: exp, Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db), Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db),
-		Activity: mysql.NewAccountActivityService(e.db), ExportBatch: 10, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Activity: mysql.NewAccountActivityService(e.db), ExportBatch: 10, Now: e.clock.now, Logger: discardLog}
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	client := &http.Client{Transport: &http.Transport{}}
@@ -666,7 +641,7 @@ func (s slowExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, 
 func TestExportPurchases_OutlastsServerTimeouts(t *testing.T) {
 	e := newAPI(t, 0)
 	s := &web.Server{Purchases: slowExport{mysql.NewPurchaseService(e.db), 50 * time.Millisecond}, Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db),
-		Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), ExportBatch: 20, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), ExportBatch: 20, Now: e.clock.now, Logger: discardLog}
 	hs := httptest.NewUnstartedServer(s.Handler())
 	hs.Config.ReadTimeout, hs.Config.WriteTimeout = 300*time.Millisecond, 300*time.Millisecond
 	hs.Start()
@@ -714,7 +689,8 @@ func download(t *testing.T, url, key string) (*http.Response, []byte, error) {
 	return res, body, err
 }
 
-// syncBuffer is a log the server writes, from its goroutines, while the test reads it.
+// syncBuffer is what others write from their goroutines while the test reads it: the
+// server's log, Chromium's output.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

@@ -176,12 +176,10 @@ func (s *Server) jobsPage(c *gin.Context) error {
 	return render(c, templates.Jobs(v))
 }
 
-func jobID(c *gin.Context) (int64, error) {
-	id, err := strconv.ParseInt(c.Param("job"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, shop.Errorf(shop.ENotFound, "There is no such job.")
-	}
-	return id, nil
+// jobStatusWords are the job statuses as the pages say them; a job that has ended says
+// when, after its word.
+var jobStatusWords = map[string]string{
+	shop.JobQueued: "Queued", shop.JobRunning: "Running", shop.JobDone: "Finished", shop.JobCanceled: "Canceled",
 }
 
 // jobLine is a job as the pages show it.
@@ -199,15 +197,9 @@ func (s *Server) jobLine(c *gin.Context, j *shop.Job, problems []shop.JobItem) t
 	running := j.Status == shop.JobQueued || j.Status == shop.JobRunning
 	p.Running = running
 	p.CanCancel = running && currentUser(c).CanReactivate()
-	switch j.Status {
-	case shop.JobQueued:
-		p.StatusText = "Queued"
-	case shop.JobRunning:
-		p.StatusText = "Running"
-	case shop.JobDone:
-		p.StatusText = "Finished " + templates.FormatTime(j.FinishedAt.Time, loc)
-	case shop.JobCanceled:
-		p.StatusText = "Canceled " + templates.FormatTime(j.FinishedAt.Time, loc)
+	p.StatusText = jobStatusWords[j.Status]
+	if j.Status == shop.JobDone || j.Status == shop.JobCanceled {
+		p.StatusText += " " + templates.FormatTime(j.FinishedAt.Time, loc)
 	}
 	for _, pr := range problems {
 		p.Problems = append(p.Problems, templates.JobProblem{PurchaseID: pr.PurchaseID, URL: fmt.Sprintf("/purchases/%d", pr.PurchaseID),
@@ -219,7 +211,7 @@ func (s *Server) jobLine(c *gin.Context, j *shop.Job, problems []shop.JobItem) t
 
 // loadJob reads a job of the account with its problems.
 func (s *Server) loadJob(c *gin.Context) (templates.JobLine, error) {
-	id, err := jobID(c)
+	id, err := pageID(c, "job", "job")
 	if err != nil {
 		return templates.JobLine{}, err
 	}
@@ -258,7 +250,7 @@ func (s *Server) cancelJob(c *gin.Context) error {
 	if err := requireReactivate(c); err != nil {
 		return err
 	}
-	id, err := jobID(c)
+	id, err := pageID(c, "job", "job")
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,15 @@ func rowIDs(body string) []string {
 	return ids
 }
 
+// pageIDs are the ids of purchases of the API as rowIDs reads them off a page.
+func pageIDs(ps []purchase) []string {
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = fmt.Sprint(p.ID)
+	}
+	return ids
+}
+
 func TestDashboard_PurchasesPage(t *testing.T) {
 	e := newAPI(t, 0)
 	u := e.signIn(1, "viewer")
@@ -72,10 +81,7 @@ func TestDashboard_PurchasesPage(t *testing.T) {
 		} {
 			page := rowIDs(string(u.get("/purchases?"+q, false).body))
 			api := e.walk("/api/v2/purchases?order=desc&per_page=25&"+q, e.ro)
-			var want []string
-			for _, p := range api {
-				want = append(want, fmt.Sprint(p.ID))
-			}
+			want := pageIDs(api)
 			if len(want) > 25 {
 				want = want[:25]
 			}
@@ -94,10 +100,7 @@ func TestDashboard_PurchasesPage(t *testing.T) {
 			t.Fatalf("got %d, want 200", page.status)
 		}
 		api := e.walk("/api/v2/purchases?order=desc&per_page=25&customer_email=a&storefront_id=2&total=20&total_op=gt", e.ro)
-		var want []string
-		for _, p := range api {
-			want = append(want, fmt.Sprint(p.ID))
-		}
+		want := pageIDs(api)
 		if len(want) == 0 || strings.Join(rowIDs(string(page.body)), ",") != strings.Join(want, ",") {
 			t.Fatalf("page %v, API without the blanks %v", rowIDs(string(page.body)), want)
 		}
@@ -155,10 +158,7 @@ func TestDashboard_PurchasesPage(t *testing.T) {
 
 	t.Run("OlderNewer", func(t *testing.T) {
 		all := e.walk("/api/v2/purchases?order=desc&per_page=500&status=ACT", e.ro)
-		var want []string
-		for _, p := range all {
-			want = append(want, fmt.Sprint(p.ID))
-		}
+		want := pageIDs(all)
 		var seen []string
 		var pages []string
 		path := "/purchases?status=ACT"

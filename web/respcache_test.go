@@ -3,8 +3,6 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
@@ -44,7 +42,7 @@ func TestAPI_ValidatedCache(t *testing.T) {
 	counts := &countingPurchases{PurchaseService: mysql.NewPurchaseService(e.db)}
 	s2 := &web.Server{Purchases: counts, Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db),
 		Accounts: mysql.NewAccountService(e.db), Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: "http://shop.test", Now: e.clock.now}
+		Logger: discardLog, BaseURL: "http://shop.test", Now: e.clock.now}
 	hs := httptest.NewServer(s2.Handler())
 	t.Cleanup(hs.Close)
 	e2 := *e

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -96,15 +95,6 @@ func redirectToView(c *gin.Context, query string) error {
 	return nil
 }
 
-// viewID reads the view of the path.
-func viewID(c *gin.Context) (int64, error) {
-	id, err := strconv.ParseInt(c.Param("view"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, shop.Errorf(shop.ENotFound, "There is no such saved view.")
-	}
-	return id, nil
-}
-
 // back is where a change to a view returns: the purchases page with the filters it
 // was sent from.
 func back(c *gin.Context) error {
@@ -137,7 +127,7 @@ func (s *Server) deleteView(c *gin.Context) error {
 // changeView makes a change to the view of the path as the signed-in user, then goes
 // back to the purchases page with notice ("" for none).
 func (s *Server) changeView(c *gin.Context, notice string, change func(ctx context.Context, u *shop.User, id int64) error) error {
-	id, err := viewID(c)
+	id, err := pageID(c, "view", "saved view")
 	if err != nil {
 		return err
 	}

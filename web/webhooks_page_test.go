@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,21 +19,35 @@ import (
 	"storefront/internal/webhook"
 )
 
-func TestWebhooksPage(t *testing.T) {
-	e := newAPI(t, 0)
-	owner := e.signIn(1, "owner")
-	var received atomic.Int64
+// webhookReceiver is an endpoint on this machine for webhook deliveries: it counts
+// them and answers each 200 "thanks".
+func webhookReceiver(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	received := new(atomic.Int64)
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		received.Add(1)
 		fmt.Fprint(w, "thanks")
 	}))
 	t.Cleanup(rcv.Close)
+	return rcv, received
+}
+
+// deliverDue runs a webhook deliverer over the test database once, private addresses
+// allowed, and returns how many deliveries it made.
+func deliverDue(e *apiEnv) (int, error) {
+	d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(e.db), webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
+		Log: discardLog})
+	return d.DeliverDue(context.Background())
+}
+
+func TestWebhooksPage(t *testing.T) {
+	e := newAPI(t, 0)
+	owner := e.signIn(1, "owner")
+	rcv, received := webhookReceiver(t)
 	deliver := func() {
 		t.Helper()
-		d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(e.db), webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		if _, err := d.DeliverDue(context.Background()); err != nil {
+		if _, err := deliverDue(e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -310,12 +323,7 @@ func testedEndpoint(t *testing.T, e *apiEnv, account int64, url string) *shop.We
 // endpoint through the confirmation page.
 func browserWebhooks(t *testing.T, e *apiEnv, owner *tab) {
 	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
-	var received atomic.Int64
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		received.Add(1)
-	}))
-	t.Cleanup(rcv.Close)
+	rcv, received := webhookReceiver(t)
 	url := rcv.URL + "/browser-hooks"
 	if st := owner.open(t, "/webhooks"); st != http.StatusOK {
 		t.Fatalf("/webhooks: got %d", st)
@@ -342,9 +350,7 @@ func browserWebhooks(t *testing.T, e *apiEnv, owner *tab) {
 	if got := eval[string](t, owner, `text(document.querySelector('main [role=status]'))`); !strings.Contains(got, "is on its way") {
 		t.Fatalf("after Send test event the page says %q", got)
 	}
-	d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(e.db), webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if n, err := d.DeliverDue(context.Background()); err != nil || n != 1 || received.Load() != 1 {
+	if n, err := deliverDue(e); err != nil || n != 1 || received.Load() != 1 {
 		t.Fatalf("delivered %d (%v), the receiver got %d; want 1", n, err, received.Load())
 	}
 	if st := owner.open(t, path); st != http.StatusOK {
