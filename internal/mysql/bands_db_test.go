@@ -27,7 +27,7 @@ var bandTotals = []string{"0", "0.0001", "0.9999", "1", "1.0001", "1.9999", "2",
 func TestTotalBands_MatchComparison(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.New(t)
-	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 3000, Subscribers: 100, Seed: 9}, nil); err != nil {
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 2000, Subscribers: 100, Seed: 9}, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 ORDER BY id")
@@ -55,20 +55,27 @@ func TestTotalBands_MatchComparison(t *testing.T) {
 		}
 		n++
 	}
-	if err := rows.Err(); err != nil || n < 3000 {
+	if err := rows.Err(); err != nil || n < 2000 {
 		t.Fatalf("read %d totals: %v", n, err)
 	}
 
 	var from, before time.Time
-	if err := db.QueryRow(`SELECT (SELECT created_at FROM purchases WHERE account_id = 1 ORDER BY created_at LIMIT 1 OFFSET 600),
-		(SELECT created_at FROM purchases WHERE account_id = 1 ORDER BY created_at LIMIT 1 OFFSET 1800)`).Scan(&from, &before); err != nil {
+	if err := db.QueryRow(`SELECT (SELECT created_at FROM purchases WHERE account_id = 1 ORDER BY created_at LIMIT 1 OFFSET 400),
+		(SELECT created_at FROM purchases WHERE account_id = 1 ORDER BY created_at LIMIT 1 OFFSET 1200)`).Scan(&from, &before); err != nil {
 		t.Fatal(err)
 	}
 	var median string
-	if err := db.QueryRow("SELECT total FROM purchases WHERE account_id = 1 ORDER BY total LIMIT 1 OFFSET 1200").Scan(&median); err != nil {
+	if err := db.QueryRow("SELECT total FROM purchases WHERE account_id = 1 ORDER BY total LIMIT 1 OFFSET 800").Scan(&median); err != nil {
 		t.Fatal(err)
 	}
-	compared := append(slices.Clone(bandTotals), "-3", "0.00001", "5.5", "35", median, "100000000000000000000")
+	// Every other bound (the others' neighbours stay), and values between.
+	var compared []string
+	for i, x := range bandTotals {
+		if i%2 == 0 {
+			compared = append(compared, x)
+		}
+	}
+	compared = append(compared, "-3", "5.5", median, "100000000000000000000")
 	svc := mysql.NewPurchaseService(db)
 	for _, x := range compared {
 		for _, op := range []shop.TotalOp{shop.TotalGt, shop.TotalLt} {
@@ -96,8 +103,12 @@ func TestTotalBands_MatchComparison(t *testing.T) {
 					name := func(how string) string {
 						return "total " + sqlOp + " " + x + " " + order + map[bool]string{true: " with dates", false: ""}[dates] + " on " + how
 					}
-					for _, path := range []string{"total bands, own sorted", "total bands, own walked", "walk (total)"} {
-						got, err := db.PathIDs(ctx, f, path, 61)
+					paths := []string{"total bands, own sorted", "total bands, own walked"}
+					if !dates {
+						paths = append(paths, "walk (total)")
+					}
+					for _, path := range paths {
+						got, err := db.PathIDs(ctx, f, path, 97)
 						if err != nil {
 							t.Fatalf("%s: %v", name(path), err)
 						}
