@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -172,6 +173,10 @@ var exportLineItemColumns = map[shop.ExportLines]string{
 	shop.ExportProducts:  "purchase_id, quantity, product_name",
 }
 
+// exportLinesPerPurchase is about how many line items a purchase has, to size a small
+// batch's slice of them before they are counted.
+const exportLinesPerPurchase = 3
+
 // dense reports whether ids from lo to hi, n of them wanted, are read as one range.
 func dense(lo, hi int64, n int) bool {
 	return n > 0 && hi-lo < exportDense*int64(n)
@@ -193,10 +198,12 @@ func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64, li
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	byID := make(map[int64]*shop.Purchase, len(ids))
+	// at holds, for each id of the batch, its purchase's index in ps once read, -1
+	// before.
+	at := make(map[int64]int32, len(ids))
 	lo, hi := ids[0], ids[0]
 	for _, id := range ids {
-		byID[id] = nil
+		at[id] = -1
 		lo, hi = min(lo, id), max(hi, id)
 	}
 	// PRIMARY is forced: left to itself the optimiser estimates the id list's ranges on
@@ -211,97 +218,199 @@ func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64, li
 	if err != nil {
 		return nil, err
 	}
-	found := make([]int64, 0, len(ids))
+	// The batch's purchases and what they point to are allocated once for the batch,
+	// and each row's text once for the row.
+	var (
+		ps        = make([]shop.Purchase, 0, len(ids))
+		customers = make([]shop.Customer, 0, len(ids))
+		nums      = make([]int64, 0, 2*len(ids))
+		texts     = make([]string, 0, 3*len(ids))
+
+		id, storefrontID                 int64
+		created                          time.Time
+		customerID, subscriberID, toShip sql.NullInt64
+		// status, currency, subtotal, discount, tax, shipping, total, buyer_email,
+		// buyer_firstname, buyer_lastname: the driver's bytes, valid until the next row.
+		raw  [10]sql.RawBytes
+		text []byte
+	)
+	dest := []any{&id, &created, &raw[0], &storefrontID, &raw[1],
+		&raw[2], &raw[3], &raw[4], &raw[5], &raw[6],
+		&raw[7], &raw[8], &raw[9], &customerID, &subscriberID, &toShip}
 	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-		var (
-			p                                    shop.Purchase
-			subtotal, discount, tax, ship, total string
-			customerID                           sql.NullInt64
-		)
-		if err := rows.Scan(&p.ID, &p.CreatedAt, &p.Status, &p.StorefrontID, &p.Currency,
-			&subtotal, &discount, &tax, &ship, &total,
-			&p.BuyerEmail, &p.BuyerFirstname, &p.BuyerLastname, &customerID, &p.SubscriberID, &p.TangiblesToShip); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		if had, want := byID[p.ID]; !want || had != nil {
+		if i, want := at[id]; !want || i >= 0 {
 			return nil
 		}
-		d := currencyDigits(p.Currency)
-		p.AccountID = accountID
-		p.Subtotal, p.Discount, p.Tax = formatMoney(subtotal, d), formatMoney(discount, d), formatMoney(tax, d)
-		p.Shipping, p.Total = formatMoney(ship, d), formatMoney(total, d)
-		if customerID.Valid {
-			p.Customer = &shop.Customer{ID: customerID.Int64}
+		text = text[:0]
+		for _, b := range raw {
+			text = append(text, b...)
 		}
-		p.LineItems = []shop.LineItem{}
-		byID[p.ID] = &p
-		found = append(found, p.ID)
+		row := string(text)
+		var cells [len(raw)]string
+		for i, b := range raw {
+			cells[i], row = row[:len(b)], row[len(b):]
+		}
+		at[id] = int32(len(ps))
+		ps = append(ps, shop.Purchase{ID: id, AccountID: accountID, CreatedAt: shop.NewTime(created),
+			Status: shop.PurchaseStatus(cells[0]), StorefrontID: storefrontID, Currency: cells[1], LineItems: []shop.LineItem{}})
+		p := &ps[len(ps)-1]
+		d := currencyDigits(p.Currency)
+		p.Subtotal, p.Discount, p.Tax = formatMoney(cells[2], d), formatMoney(cells[3], d), formatMoney(cells[4], d)
+		p.Shipping, p.Total = formatMoney(cells[5], d), formatMoney(cells[6], d)
+		for i, f := range []**string{&p.BuyerEmail, &p.BuyerFirstname, &p.BuyerLastname} {
+			if raw[7+i] != nil { // else NULL
+				texts = append(texts, cells[7+i])
+				*f = &texts[len(texts)-1]
+			}
+		}
+		if customerID.Valid {
+			customers = append(customers, shop.Customer{ID: customerID.Int64})
+			p.Customer = &customers[len(customers)-1]
+		}
+		for _, f := range []struct {
+			n   sql.NullInt64
+			dst **int64
+		}{{subscriberID, &p.SubscriberID}, {toShip, &p.TangiblesToShip}} {
+			if f.n.Valid {
+				nums = append(nums, f.n.Int64)
+				*f.dst = &nums[len(nums)-1]
+			}
+		}
 		return nil
 	})
-	if err != nil || len(found) == 0 {
+	if err != nil || len(ps) == 0 {
 		return nil, err
 	}
-	if err := exportLineItems(ctx, q, accountID, found, byID, lines); err != nil {
+	if err := exportLineItems(ctx, q, accountID, ps, at, lines); err != nil {
 		return nil, err
 	}
-	out := make([]*shop.Purchase, 0, len(ids))
+	out := make([]*shop.Purchase, 0, len(ps))
 	for _, id := range ids {
-		if p := byID[id]; p != nil {
-			out = append(out, p)
+		if i := at[id]; i >= 0 {
+			out = append(out, &ps[i])
 		}
 	}
 	return out, nil
 }
 
-// exportLineItems adds their line items, in recorded order, to the purchases found,
-// with the fields that lines names.
-func exportLineItems(ctx context.Context, q queryer, accountID int64, found []int64, byID map[int64]*shop.Purchase, lines shop.ExportLines) error {
-	in := sq.And{sq.Eq{"account_id": accountID}, sq.Eq{"purchase_id": found}}
-	query, args, err := sq.Select("MIN(id)", "MAX(id)", "COUNT(*)").From("line_items FORCE INDEX (line_items_purchase)").Where(in).ToSql()
-	if err != nil {
-		return err
+// exportLineItems adds their line items, in recorded order, to the purchases ps (at
+// gives the index in ps of each purchase id), with the fields that lines names.
+func exportLineItems(ctx context.Context, q queryer, accountID int64, ps []shop.Purchase, at map[int64]int32, lines shop.ExportLines) error {
+	found := make([]int64, len(ps))
+	for i := range ps {
+		found[i] = ps[i].ID
 	}
+	in := sq.And{sq.Eq{"account_id": accountID}, sq.Eq{"purchase_id": found}}
 	var (
 		first, last sql.NullInt64
-		n           int
+		// n is how many line items there are, or for a small batch about how many.
+		n = exportLinesPerPurchase * len(ps)
 	)
-	if err := q.QueryRowContext(ctx, query, args...).Scan(&first, &last, &n); err != nil {
-		return translate(err)
-	}
-	if n == 0 {
-		return nil
+	// A small batch (the first) is read by its id list at once: the probe of its range
+	// would cost a round trip and save little.
+	if len(ps) > shop.ExportFirstBatch {
+		query, args, err := sq.Select("MIN(id)", "MAX(id)", "COUNT(*)").From("line_items FORCE INDEX (line_items_purchase)").Where(in).ToSql()
+		if err != nil {
+			return err
+		}
+		if err := q.QueryRowContext(ctx, query, args...).Scan(&first, &last, &n); err != nil {
+			return translate(err)
+		}
+		if n == 0 {
+			return nil
+		}
 	}
 	// Either way in the order of ids, which is each purchase's recorded order.
 	cols := exportLineItemColumns[lines]
-	if dense(first.Int64, last.Int64, n) {
+	var (
+		query string
+		args  []any
+		err   error
+	)
+	if first.Valid && dense(first.Int64, last.Int64, n) {
 		query, args = "SELECT "+cols+" FROM line_items FORCE INDEX (PRIMARY) WHERE account_id = ? AND id >= ? AND id <= ?",
 			[]any{accountID, first.Int64, last.Int64}
 	} else if query, args, err = sq.Select(cols).From("line_items FORCE INDEX (line_items_purchase)").
 		Where(in).OrderBy("purchase_id", "id").ToSql(); err != nil {
 		return err
 	}
-	return eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-		var li shop.LineItem
-		var price, total string
-		var err error
-		if lines == shop.ExportProducts {
-			err = rows.Scan(&li.PurchaseID, &li.Quantity, &li.ProductName)
-		} else {
-			err = rows.Scan(&li.ID, &li.PurchaseID, &li.ProductID, &price, &li.Quantity, &total,
-				&li.ProductName, &li.DownloadLimit, &li.DownloadCount, &li.ExpiresAt)
-		}
-		if err != nil {
+	// The batch's line items are read into one slice, with the index of their purchase
+	// in owner, then handed out to the purchases in place.
+	var (
+		lis   = make([]shop.LineItem, 0, n)
+		owner = make([]int32, 0, n)
+		// names holds each product name once: a batch names few products many times.
+		names    = map[string]string{}
+		expiries []shop.Time
+
+		li                 shop.LineItem
+		name, price, total sql.RawBytes
+		expires            sql.NullTime
+		money              []byte
+	)
+	dest := []any{&li.PurchaseID, &li.Quantity, &name}
+	if lines != shop.ExportProducts {
+		dest = []any{&li.ID, &li.PurchaseID, &li.ProductID, &price, &li.Quantity, &total,
+			&name, &li.DownloadLimit, &li.DownloadCount, &expires}
+	}
+	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		li = shop.LineItem{}
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		p := byID[li.PurchaseID]
-		if p == nil {
+		i, ok := at[li.PurchaseID]
+		if !ok || i < 0 {
 			return nil
 		}
-		if lines != shop.ExportProducts {
-			d := currencyDigits(p.Currency)
-			li.Price, li.Total = formatMoney(price, d), formatMoney(total, d)
+		// The map lookup of string(name) does not copy the bytes.
+		if s, ok := names[string(name)]; ok {
+			li.ProductName = s
+		} else {
+			li.ProductName = string(name)
+			names[li.ProductName] = li.ProductName
 		}
-		p.LineItems = append(p.LineItems, li)
+		if lines != shop.ExportProducts {
+			money = append(append(money[:0], price...), total...)
+			both := string(money)
+			d := currencyDigits(ps[i].Currency)
+			li.Price, li.Total = formatMoney(both[:len(price)], d), formatMoney(both[len(price):], d)
+			if expires.Valid {
+				if expiries == nil {
+					expiries = make([]shop.Time, 0, n)
+				}
+				expiries = append(expiries, shop.NewTime(expires.Time))
+				li.ExpiresAt = &expiries[len(expiries)-1]
+			}
+		}
+		lis = append(lis, li)
+		owner = append(owner, i)
 		return nil
 	})
+	if err != nil || len(lis) == 0 {
+		return err
+	}
+	// A stable counting sort by purchase keeps each purchase's line items in the order
+	// read.
+	end := make([]int, len(ps)+1)
+	for _, i := range owner {
+		end[i+1]++
+	}
+	for i := range ps {
+		end[i+1] += end[i]
+	}
+	next := append([]int(nil), end[:len(ps)]...)
+	sorted := make([]shop.LineItem, len(lis))
+	for k, i := range owner {
+		sorted[next[i]] = lis[k]
+		next[i]++
+	}
+	for i := range ps {
+		if end[i] < end[i+1] {
+			ps[i].LineItems = sorted[end[i]:end[i+1]:end[i+1]]
+		}
+	}
+	return nil
 }
