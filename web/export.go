@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -179,14 +180,19 @@ func (s *Server) recordExport(c *gin.Context, st *csvStream, complete bool) {
 // item.
 func (s *Server) streamPurchases(c *gin.Context, job *exportJob, f shop.PurchaseFilter, rows string) error {
 	ctx := c.Request.Context()
-	sfs, err := s.Accounts.FindStorefronts(ctx, job.accountID)
-	if err != nil {
-		return err
-	}
-	names := make(map[int64]string, len(sfs))
-	for _, sf := range sfs {
-		names[sf.ID] = sf.Name
-	}
+	// The storefronts' names are read while the first batch is: the file's first bytes
+	// wait for the longer of the two, not for both.
+	read := make(chan error, 1)
+	var names map[int64]string
+	go func() {
+		sfs, err := s.Accounts.FindStorefronts(ctx, job.accountID)
+		names = make(map[int64]string, len(sfs))
+		for _, sf := range sfs {
+			names[sf.ID] = sf.Name
+		}
+		read <- err
+	}()
+	namesRead := sync.OnceValue(func() error { return <-read })
 	job.header, job.what = purchaseCSVHeader, filter.RowsPurchases
 	if rows == filter.RowsLineItems {
 		job.header, job.what = lineItemCSVHeader, filter.RowsLineItems
@@ -197,7 +203,10 @@ func (s *Server) streamPurchases(c *gin.Context, job *exportJob, f shop.Purchase
 		lines = shop.ExportLineItems
 	}
 	st := newCSVStream(c, job)
-	err = s.Purchases.ExportPurchases(ctx, f, lines, func(ps []*shop.Purchase) error {
+	err := s.Purchases.ExportPurchases(ctx, f, lines, func(ps []*shop.Purchase) error {
+		if err := namesRead(); err != nil {
+			return err
+		}
 		if err := st.start(); err != nil {
 			return err
 		}
@@ -208,6 +217,11 @@ func (s *Server) streamPurchases(c *gin.Context, job *exportJob, f shop.Purchase
 		}
 		return st.flush()
 	})
+	// An export without rows still answers an error of the names' read, as it did when
+	// they were read first.
+	if nerr := namesRead(); err == nil {
+		err = nerr
+	}
 	return s.finishExport(c, st, err)
 }
 
