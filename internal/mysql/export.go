@@ -28,8 +28,9 @@ var exportDense int64 = 3
 // ExportPurchases implements shop.PurchaseService. It walks the filter's access path
 // as the API's pages do (planPurchases once, then purchaseListQuery with a keyset
 // cursor), so that an export holds exactly the purchases the JSON list pages through,
-// in the same order. Each batch of ids is read, while the walk goes on, by exportRows:
-// the purchases' rows and their line items. At most exportReaders+2 batches are held
+// in the same order. The first, small batch is read whole in one statement
+// (exportFirstBatch); each later batch of ids is read, while the walk goes on, by
+// exportRows: the purchases' rows and their line items. At most exportReaders+2 batches are held
 // at a time, however many purchases match.
 func (s *PurchaseService) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, lines shop.ExportLines, fn func([]*shop.Purchase) error) error {
 	return exportPurchases(ctx, s.db.DB, f, lines, fn)
