@@ -2,12 +2,11 @@ package web
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -58,10 +57,16 @@ type csvStream struct {
 	c       *gin.Context
 	rc      *http.ResponseController
 	job     *exportJob
-	w       *csv.Writer
+	rec     csvRecords
 	started bool
 	rows    int64
+	// names is the products cell being built.
+	names []byte
 }
+
+// csvFlushSize is how many bytes of records are gathered before they are written to
+// the connection's buffer.
+const csvFlushSize = 32 << 10
 
 // exportWriteWindow is how long a batch of an export may take to reach the client: an
 // export lasts as long as its rows take, so the server's whole-request timeouts give
@@ -89,23 +94,34 @@ func (st *csvStream) start() error {
 	h.Set("Content-Disposition", `attachment; filename="`+st.job.filename+`"`)
 	h.Set("Cache-Control", "no-store")
 	st.c.Status(http.StatusOK)
-	st.w = csv.NewWriter(st.c.Writer)
-	st.w.UseCRLF = true
-	return st.w.Write(st.job.header)
+	st.rec.b = make([]byte, 0, csvFlushSize+4<<10)
+	st.rec.record(st.job.header)
+	return nil
 }
 
-func (st *csvStream) write(record []string) error {
-	if err := st.w.Write(record); err != nil {
-		return err
-	}
+// ended counts the record just ended and hands the records gathered so far on to the
+// connection once they are csvFlushSize bytes.
+func (st *csvStream) ended() error {
 	st.rows++
-	return nil
+	if len(st.rec.b) < csvFlushSize {
+		return nil
+	}
+	return st.write()
+}
+
+// write hands the records gathered so far on to the connection.
+func (st *csvStream) write() error {
+	if len(st.rec.b) == 0 {
+		return nil
+	}
+	_, err := st.c.Writer.Write(st.rec.b)
+	st.rec.b = st.rec.b[:0]
+	return err
 }
 
 // flush sends what was written so far.
 func (st *csvStream) flush() error {
-	st.w.Flush()
-	if err := st.w.Error(); err != nil {
+	if err := st.write(); err != nil {
 		return err
 	}
 	st.c.Writer.Flush()
@@ -160,14 +176,19 @@ func (s *Server) recordExport(c *gin.Context, st *csvStream, complete bool) {
 // item.
 func (s *Server) streamPurchases(c *gin.Context, job *exportJob, f shop.PurchaseFilter, rows string) error {
 	ctx := c.Request.Context()
-	sfs, err := s.Accounts.FindStorefronts(ctx, job.accountID)
-	if err != nil {
-		return err
-	}
-	names := make(map[int64]string, len(sfs))
-	for _, sf := range sfs {
-		names[sf.ID] = sf.Name
-	}
+	// The storefronts' names are read while the first batch is: the file's first bytes
+	// wait for the longer of the two, not for both.
+	read := make(chan error, 1)
+	var names map[int64]string
+	go func() {
+		sfs, err := s.Accounts.FindStorefronts(ctx, job.accountID)
+		names = make(map[int64]string, len(sfs))
+		for _, sf := range sfs {
+			names[sf.ID] = sf.Name
+		}
+		read <- err
+	}()
+	namesRead := sync.OnceValue(func() error { return <-read })
 	job.header, job.what = purchaseCSVHeader, filter.RowsPurchases
 	if rows == filter.RowsLineItems {
 		job.header, job.what = lineItemCSVHeader, filter.RowsLineItems
@@ -178,7 +199,10 @@ func (s *Server) streamPurchases(c *gin.Context, job *exportJob, f shop.Purchase
 		lines = shop.ExportLineItems
 	}
 	st := newCSVStream(c, job)
-	err = s.Purchases.ExportPurchases(ctx, f, lines, func(ps []*shop.Purchase) error {
+	err := s.Purchases.ExportPurchases(ctx, f, lines, func(ps []*shop.Purchase) error {
+		if err := namesRead(); err != nil {
+			return err
+		}
 		if err := st.start(); err != nil {
 			return err
 		}
@@ -189,46 +213,86 @@ func (s *Server) streamPurchases(c *gin.Context, job *exportJob, f shop.Purchase
 		}
 		return st.flush()
 	})
+	// An export without rows still answers an error of the names' read, as it did when
+	// they were read first.
+	if nerr := namesRead(); err == nil {
+		err = nerr
+	}
 	return s.finishExport(c, st, err)
 }
 
 // writePurchase writes one purchase's row, or its line items' rows.
 func writePurchase(st *csvStream, p *shop.Purchase, storefront string, loc *time.Location, lineItems bool) error {
-	head := []string{
-		strconv.FormatInt(p.ID, 10), p.CreatedAt.In(loc).Format(csvTime), strconv.FormatInt(p.CreatedAt.Unix(), 10),
-		string(p.Status), strconv.FormatInt(p.StorefrontID, 10), safeText(storefront), p.Currency,
-		string(p.Subtotal), string(p.Discount), string(p.Tax), string(p.Shipping), string(p.Total),
-		safeText(deref(p.BuyerEmail)), safeText(deref(p.BuyerFirstname)), safeText(deref(p.BuyerLastname)),
-		"", optInt(p.SubscriberID),
+	r := &st.rec
+	// head writes the cells before the products (one row per purchase) or the line
+	// item (one per line item).
+	head := func() {
+		r.int(p.ID)
+		r.time(p.CreatedAt.Time, loc)
+		r.int(p.CreatedAt.Unix())
+		r.text(string(p.Status))
+		r.int(p.StorefrontID)
+		r.safeText(storefront)
+		r.text(p.Currency)
+		r.text(string(p.Subtotal))
+		r.text(string(p.Discount))
+		r.text(string(p.Tax))
+		r.text(string(p.Shipping))
+		r.text(string(p.Total))
+		r.safeText(deref(p.BuyerEmail))
+		r.safeText(deref(p.BuyerFirstname))
+		r.safeText(deref(p.BuyerLastname))
+		if p.Customer != nil {
+			r.int(p.Customer.ID)
+		} else {
+			r.empty(1)
+		}
+		r.optInt(p.SubscriberID)
 	}
-	if p.Customer != nil {
-		head[15] = strconv.FormatInt(p.Customer.ID, 10)
-	}
-	toShip := optInt(p.TangiblesToShip)
 	if !lineItems {
-		var names []string
+		head()
+		// The products, "; " between them, are one cell.
+		names := st.names[:0]
 		var qty int64
-		for _, li := range p.LineItems {
-			names = append(names, li.ProductName)
+		for i, li := range p.LineItems {
+			if i > 0 {
+				names = append(names, "; "...)
+			}
+			names = append(names, li.ProductName...)
 			qty += li.Quantity
 		}
-		return st.write(append(head, safeText(strings.Join(names, "; ")), strconv.FormatInt(qty, 10), toShip))
+		st.names = names
+		r.safeBytes(names)
+		r.int(qty)
+		r.optInt(p.TangiblesToShip)
+		r.end()
+		return st.ended()
 	}
-	head = append(head, toShip)
 	if len(p.LineItems) == 0 {
-		return st.write(append(head, make([]string, 9)...))
+		head()
+		r.optInt(p.TangiblesToShip)
+		r.empty(9)
+		r.end()
+		return st.ended()
 	}
-	n := len(head)
 	for _, li := range p.LineItems {
-		expires := ""
+		head()
+		r.optInt(p.TangiblesToShip)
+		r.int(li.ID)
+		r.int(li.ProductID)
+		r.safeText(li.ProductName)
+		r.text(string(li.Price))
+		r.int(li.Quantity)
+		r.text(string(li.Total))
+		r.int(li.DownloadCount)
+		r.int(li.DownloadLimit)
 		if li.ExpiresAt != nil {
-			expires = li.ExpiresAt.In(loc).Format(csvTime)
+			r.time(li.ExpiresAt.Time, loc)
+		} else {
+			r.empty(1)
 		}
-		row := append(head[:n:n],
-			strconv.FormatInt(li.ID, 10), strconv.FormatInt(li.ProductID, 10), safeText(li.ProductName),
-			string(li.Price), strconv.FormatInt(li.Quantity, 10), string(li.Total),
-			strconv.FormatInt(li.DownloadCount, 10), strconv.FormatInt(li.DownloadLimit, 10), expires)
-		if err := st.write(row); err != nil {
+		r.end()
+		if err := st.ended(); err != nil {
 			return err
 		}
 	}
@@ -278,29 +342,23 @@ func (s *Server) streamSubscribers(c *gin.Context, job *exportJob, f shop.Subscr
 }
 
 func writeSubscriber(st *csvStream, sub *shop.Subscriber, loc *time.Location, now time.Time) error {
-	row := []string{strconv.FormatInt(sub.ID, 10), safeText(sub.Username), sub.CreatedAt.In(loc).Format(csvTime), "", "", "", "", "", "",
-		strconv.FormatBool(shop.Entitle(sub.Subscription, now).ReceivingService)}
+	r := &st.rec
+	r.int(sub.ID)
+	r.safeText(sub.Username)
+	r.time(sub.CreatedAt.Time, loc)
 	if ss := sub.Subscription; ss != nil {
-		row[3], row[4], row[5], row[6] = string(ss.Status), string(ss.Price), strconv.FormatInt(ss.Period, 10), ss.Unit
-		row[7], row[8] = optTime(ss.NextPaymentAt, loc), optTime(ss.EndedAt, loc)
+		r.text(string(ss.Status))
+		r.text(string(ss.Price))
+		r.int(ss.Period)
+		r.text(ss.Unit)
+		r.text(optTime(ss.NextPaymentAt, loc))
+		r.text(optTime(ss.EndedAt, loc))
+	} else {
+		r.empty(6)
 	}
-	return st.write(row)
-}
-
-// safeText keeps a spreadsheet from reading a text cell as a formula: text that begins
-// with =, +, -, @, a tab or a carriage return is written after a '.
-func safeText(s string) string {
-	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
-		return "'" + s
-	}
-	return s
-}
-
-func optInt(n *int64) string {
-	if n == nil {
-		return ""
-	}
-	return strconv.FormatInt(*n, 10)
+	r.text(strconv.FormatBool(shop.Entitle(sub.Subscription, now).ReceivingService))
+	r.end()
+	return st.ended()
 }
 
 func optTime(t *shop.Time, loc *time.Location) string {

@@ -730,6 +730,34 @@ func TestExportPurchases_FailureAfterFirstByte(t *testing.T) {
 	}
 }
 
+// failingStorefronts is the database failing to read the storefronts' names, which an
+// export reads while it reads its first batch.
+type failingStorefronts struct{ *mysql.AccountService }
+
+func (failingStorefronts) FindStorefronts(ctx context.Context, accountID int64) ([]*shop.Storefront, error) {
+	return nil, errors.New("the database went away")
+}
+
+// TestExportPurchases_FailureBeforeFirstByte: a database failure found before the first
+// byte (the storefronts' names, read beside the first batch) is an ordinary JSON error,
+// with rows to send or without.
+func TestExportPurchases_FailureBeforeFirstByte(t *testing.T) {
+	e := newAPI(t, 0)
+	s := &web.Server{Purchases: mysql.NewPurchaseService(e.db), Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: failingStorefronts{mysql.NewAccountService(e.db)},
+		Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), Activity: mysql.NewAccountActivityService(e.db), ExportBatch: 20, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	for _, q := range []string{"", "?customer_id=999999999"} {
+		res, body, err := download(t, hs.URL+"/api/v2/purchases.csv"+q, e.ro)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if res.StatusCode != 500 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") || strings.Contains(string(body), "went away") {
+			t.Errorf("%s: got %d %s %q, want the JSON internal error", q, res.StatusCode, res.Header.Get("Content-Type"), body)
+		}
+	}
+}
+
 // TestExportPurchases_OneRequestOfTheRateLimit: an export, however many batches it
 // reads, is one request of the key's rate limit, and carries its headers.
 func TestExportPurchases_OneRequestOfTheRateLimit(t *testing.T) {

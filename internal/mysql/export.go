@@ -3,7 +3,9 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"sync"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -26,8 +28,9 @@ var exportDense int64 = 3
 // ExportPurchases implements shop.PurchaseService. It walks the filter's access path
 // as the API's pages do (planPurchases once, then purchaseListQuery with a keyset
 // cursor), so that an export holds exactly the purchases the JSON list pages through,
-// in the same order. Each batch of ids is read, while the walk goes on, by exportRows:
-// the purchases' rows and their line items. At most exportReaders+2 batches are held
+// in the same order. The first, small batch is read whole in one statement
+// (exportFirstBatch); each later batch of ids is read, while the walk goes on, by
+// exportRows: the purchases' rows and their line items. At most exportReaders+2 batches are held
 // at a time, however many purchases match.
 func (s *PurchaseService) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, lines shop.ExportLines, fn func([]*shop.Purchase) error) error {
 	return exportPurchases(ctx, s.db.DB, f, lines, fn)
@@ -40,6 +43,26 @@ type exportBatch struct {
 }
 
 func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, lines shop.ExportLines, fn func([]*shop.Purchase) error) error {
+	batch := f.PerPage
+	if batch <= 0 {
+		batch = shop.ExportBatch
+	}
+	f.Page, f.After, f.IncludeCount, f.PerPage = 0, nil, false, 0
+	path, err := planPurchases(ctx, q, f)
+	if err != nil {
+		return err
+	}
+	// The first batch is small, read in one statement, and written alone: the file's
+	// first bytes wait for nothing else.
+	ps, last, more, err := exportFirstBatch(ctx, q, f, path, min(batch, shop.ExportFirstBatch), lines)
+	if err == nil && len(ps) > 0 {
+		err = fn(ps)
+	}
+	if err != nil || !more {
+		return err
+	}
+	f.After = &last
+
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// pending holds the batches being read, in list order; each is filled by a reader
@@ -47,20 +70,9 @@ func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, line
 	pending := make(chan chan exportBatch, exportReaders)
 	var readers sync.WaitGroup
 	walked := make(chan error, 1)
-	// The first batch is read and written alone: the file's first bytes wait for
-	// nothing else.
-	first := make(chan struct{})
 	go func() {
 		defer close(pending)
-		batches := 0
-		walked <- walkExportIDs(ctx, q, f, func(ids []int64) error {
-			if batches++; batches == 2 {
-				select {
-				case <-first:
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			}
+		walked <- walkExportIDs(ctx, q, f, path, batch, func(ids []int64) error {
 			res := make(chan exportBatch, 1)
 			select {
 			case pending <- res:
@@ -76,9 +88,6 @@ func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, line
 			return nil
 		})
 	}()
-	release := sync.OnceFunc(func() { close(first) })
-	defer release()
-	var err error
 	for res := range pending {
 		b := <-res
 		if err == nil { // else draining after a failure
@@ -93,7 +102,6 @@ func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, line
 				cancel()
 			}
 		}
-		release()
 	}
 	readers.Wait()
 	if werr := <-walked; err == nil {
@@ -102,20 +110,9 @@ func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, line
 	return err
 }
 
-// walkExportIDs walks the filter's access path in list order and hands the ids of each
-// batch to emit.
-func walkExportIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, emit func([]int64) error) error {
-	batch := f.PerPage
-	if batch <= 0 {
-		batch = shop.ExportBatch
-	}
-	f.Page, f.After, f.IncludeCount, f.PerPage = 0, nil, false, 0
-	path, err := planPurchases(ctx, q, f)
-	if err != nil {
-		return err
-	}
-	// A small first batch: the file's first bytes leave before a page would.
-	n := min(batch, shop.ExportFirstBatch)
+// walkExportIDs walks the path in list order from f.After and hands the ids of each
+// batch of n to emit.
+func walkExportIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, path plan, n int, emit func([]int64) error) error {
 	for {
 		query, args, err := purchaseListQuery(f, n, path)
 		if err != nil {
@@ -151,8 +148,64 @@ func walkExportIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, emit f
 			return err
 		}
 		f.After = &last
-		n = batch
 	}
+}
+
+// exportFirstBatch reads the first n purchases of the path (f.After nil), their
+// fields and their line items in one statement: the list's own statement for n+1 ids
+// in a derived table, each joined with its purchase by primary key and with its line
+// items by line_items_purchase, in list order and each purchase's recorded order. It
+// returns the purchases, the cursor after the last, and whether there are more.
+func exportFirstBatch(ctx context.Context, q queryer, f shop.PurchaseFilter, path plan, n int, lines shop.ExportLines) (ps []*shop.Purchase, last shop.Cursor, more bool, err error) {
+	ids, args, err := purchaseListQuery(f, n, path)
+	if err != nil {
+		return nil, last, false, err
+	}
+	cols := append(append([]string{"k.id", "k.created_at"}, exportColumns...), "li.id")
+	cols = append(cols, exportJoinedLineItemColumns[lines]...)
+	query := "SELECT " + strings.Join(cols, ", ") + " FROM (" + ids + ") k" +
+		" STRAIGHT_JOIN purchases p FORCE INDEX (PRIMARY) ON p.id = k.id" +
+		" LEFT JOIN line_items li FORCE INDEX (line_items_purchase) ON li.purchase_id = p.id AND li.account_id = p.account_id" +
+		" WHERE p.account_id = ? ORDER BY " + orderBy("k.created_at", "k.id", f.Desc) + ", li.id"
+	args = append(args, f.AccountID)
+	b := newExportReader(f.AccountID, n, lines)
+	var (
+		c       shop.Cursor
+		lineID  sql.NullInt64
+		seen    int
+		current = int64(-1)
+	)
+	dest := append(append([]any{&c.ID, &c.CreatedAt}, b.purchaseDest()...), &lineID)
+	dest = append(dest, b.lineDest()...)
+	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		b.li = shop.LineItem{}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if c.ID != current {
+			current = c.ID
+			if seen++; seen > n {
+				more = true
+			} else {
+				last = c
+				b.at[c.ID] = -1
+				b.addPurchase()
+			}
+		}
+		if seen <= n && lineID.Valid {
+			b.addLine()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, last, false, err
+	}
+	b.handOut()
+	ps = make([]*shop.Purchase, len(b.ps))
+	for i := range b.ps {
+		ps[i] = &b.ps[i]
+	}
+	return ps, last, more, nil
 }
 
 // exportColumns are the purchase columns of the export, in the order exportRows scans
@@ -170,6 +223,15 @@ var exportColumns = []string{
 var exportLineItemColumns = map[shop.ExportLines]string{
 	shop.ExportLineItems: "id, purchase_id, product_id, price, quantity, total, product_name, download_limit, download_count, expires_at",
 	shop.ExportProducts:  "purchase_id, quantity, product_name",
+}
+
+// exportJoinedLineItemColumns are exportLineItemColumns of a line item joined to its
+// purchase (exportFirstBatch): a purchase without line items has NULL in them, read as
+// zero and dropped.
+var exportJoinedLineItemColumns = map[shop.ExportLines][]string{
+	shop.ExportLineItems: {"COALESCE(li.id, 0)", "COALESCE(li.purchase_id, 0)", "COALESCE(li.product_id, 0)", "li.price",
+		"COALESCE(li.quantity, 0)", "li.total", "li.product_name", "COALESCE(li.download_limit, 0)", "COALESCE(li.download_count, 0)", "li.expires_at"},
+	shop.ExportProducts: {"COALESCE(li.purchase_id, 0)", "COALESCE(li.quantity, 0)", "li.product_name"},
 }
 
 // dense reports whether ids from lo to hi, n of them wanted, are read as one range.
@@ -193,10 +255,10 @@ func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64, li
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	byID := make(map[int64]*shop.Purchase, len(ids))
+	b := newExportReader(accountID, len(ids), lines)
 	lo, hi := ids[0], ids[0]
 	for _, id := range ids {
-		byID[id] = nil
+		b.at[id] = -1
 		lo, hi = min(lo, id), max(hi, id)
 	}
 	// PRIMARY is forced: left to itself the optimiser estimates the id list's ranges on
@@ -211,52 +273,205 @@ func exportRows(ctx context.Context, q queryer, accountID int64, ids []int64, li
 	if err != nil {
 		return nil, err
 	}
-	found := make([]int64, 0, len(ids))
+	dest := b.purchaseDest()
 	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-		var (
-			p                                    shop.Purchase
-			subtotal, discount, tax, ship, total string
-			customerID                           sql.NullInt64
-		)
-		if err := rows.Scan(&p.ID, &p.CreatedAt, &p.Status, &p.StorefrontID, &p.Currency,
-			&subtotal, &discount, &tax, &ship, &total,
-			&p.BuyerEmail, &p.BuyerFirstname, &p.BuyerLastname, &customerID, &p.SubscriberID, &p.TangiblesToShip); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		if had, want := byID[p.ID]; !want || had != nil {
-			return nil
-		}
-		d := currencyDigits(p.Currency)
-		p.AccountID = accountID
-		p.Subtotal, p.Discount, p.Tax = formatMoney(subtotal, d), formatMoney(discount, d), formatMoney(tax, d)
-		p.Shipping, p.Total = formatMoney(ship, d), formatMoney(total, d)
-		if customerID.Valid {
-			p.Customer = &shop.Customer{ID: customerID.Int64}
-		}
-		p.LineItems = []shop.LineItem{}
-		byID[p.ID] = &p
-		found = append(found, p.ID)
+		b.addPurchase()
 		return nil
 	})
-	if err != nil || len(found) == 0 {
+	if err != nil || len(b.ps) == 0 {
 		return nil, err
 	}
-	if err := exportLineItems(ctx, q, accountID, found, byID, lines); err != nil {
+	if err := exportLineItems(ctx, q, b); err != nil {
 		return nil, err
 	}
-	out := make([]*shop.Purchase, 0, len(ids))
+	b.handOut()
+	out := make([]*shop.Purchase, 0, len(b.ps))
 	for _, id := range ids {
-		if p := byID[id]; p != nil {
-			out = append(out, p)
+		if i := b.at[id]; i >= 0 {
+			out = append(out, &b.ps[i])
 		}
 	}
 	return out, nil
 }
 
-// exportLineItems adds their line items, in recorded order, to the purchases found,
-// with the fields that lines names.
-func exportLineItems(ctx context.Context, q queryer, accountID int64, found []int64, byID map[int64]*shop.Purchase, lines shop.ExportLines) error {
-	in := sq.And{sq.Eq{"account_id": accountID}, sq.Eq{"purchase_id": found}}
+// exportReader reads the rows of a batch: its purchases and what they point to are
+// allocated once for the batch, each row's text once for the row, each product name
+// once for the batch.
+type exportReader struct {
+	accountID int64
+	lines     shop.ExportLines
+	// at holds, for each id of the batch, its purchase's index in ps once read, -1
+	// before; rows of other ids are dropped.
+	at        map[int64]int32
+	ps        []shop.Purchase
+	customers []shop.Customer
+	nums      []int64
+	texts     []string
+
+	// The purchase row being read. raw holds status, currency, subtotal, discount,
+	// tax, shipping, total, buyer_email, buyer_firstname, buyer_lastname: the driver's
+	// bytes, valid until the next row.
+	id, storefrontID                 int64
+	created                          time.Time
+	customerID, subscriberID, toShip sql.NullInt64
+	raw                              [10]sql.RawBytes
+	text                             []byte
+
+	// The batch's line items, in the order read, with the index of their purchase in
+	// owner; handOut gives them to the purchases.
+	lis      []shop.LineItem
+	owner    []int32
+	names    map[string]string
+	expiries []shop.Time
+
+	// The line item row being read.
+	li                 shop.LineItem
+	name, price, total sql.RawBytes
+	expires            sql.NullTime
+	money              []byte
+}
+
+// exportLinesPerPurchase is about how many line items a purchase has, to size a
+// batch's slice of them before they are counted.
+const exportLinesPerPurchase = 3
+
+func newExportReader(accountID int64, n int, lines shop.ExportLines) *exportReader {
+	return &exportReader{accountID: accountID, lines: lines, at: make(map[int64]int32, n),
+		ps: make([]shop.Purchase, 0, n), customers: make([]shop.Customer, 0, n),
+		nums: make([]int64, 0, 2*n), texts: make([]string, 0, 3*n),
+		lis: make([]shop.LineItem, 0, exportLinesPerPurchase*n), owner: make([]int32, 0, exportLinesPerPurchase*n),
+		names: map[string]string{}}
+}
+
+// purchaseDest is where a row of exportColumns is scanned.
+func (b *exportReader) purchaseDest() []any {
+	r := &b.raw
+	return []any{&b.id, &b.created, &r[0], &b.storefrontID, &r[1], &r[2], &r[3], &r[4], &r[5], &r[6],
+		&r[7], &r[8], &r[9], &b.customerID, &b.subscriberID, &b.toShip}
+}
+
+// addPurchase adds the purchase row just scanned, if the batch wants it and does not
+// hold it yet.
+func (b *exportReader) addPurchase() {
+	if i, want := b.at[b.id]; !want || i >= 0 {
+		return
+	}
+	b.text = b.text[:0]
+	for _, r := range b.raw {
+		b.text = append(b.text, r...)
+	}
+	row := string(b.text)
+	var cells [len(b.raw)]string
+	for i, r := range b.raw {
+		cells[i], row = row[:len(r)], row[len(r):]
+	}
+	b.at[b.id] = int32(len(b.ps))
+	b.ps = append(b.ps, shop.Purchase{ID: b.id, AccountID: b.accountID, CreatedAt: shop.NewTime(b.created),
+		Status: shop.PurchaseStatus(cells[0]), StorefrontID: b.storefrontID, Currency: cells[1], LineItems: []shop.LineItem{}})
+	p := &b.ps[len(b.ps)-1]
+	d := currencyDigits(p.Currency)
+	p.Subtotal, p.Discount, p.Tax = formatMoney(cells[2], d), formatMoney(cells[3], d), formatMoney(cells[4], d)
+	p.Shipping, p.Total = formatMoney(cells[5], d), formatMoney(cells[6], d)
+	for i, f := range []**string{&p.BuyerEmail, &p.BuyerFirstname, &p.BuyerLastname} {
+		if b.raw[7+i] != nil { // else NULL
+			b.texts = append(b.texts, cells[7+i])
+			*f = &b.texts[len(b.texts)-1]
+		}
+	}
+	if b.customerID.Valid {
+		b.customers = append(b.customers, shop.Customer{ID: b.customerID.Int64})
+		p.Customer = &b.customers[len(b.customers)-1]
+	}
+	for _, f := range []struct {
+		n   sql.NullInt64
+		dst **int64
+	}{{b.subscriberID, &p.SubscriberID}, {b.toShip, &p.TangiblesToShip}} {
+		if f.n.Valid {
+			b.nums = append(b.nums, f.n.Int64)
+			*f.dst = &b.nums[len(b.nums)-1]
+		}
+	}
+}
+
+// lineDest is where a row of exportLineItemColumns is scanned; b.li is to be cleared
+// before each row.
+func (b *exportReader) lineDest() []any {
+	li := &b.li
+	if b.lines == shop.ExportProducts {
+		return []any{&li.PurchaseID, &li.Quantity, &b.name}
+	}
+	return []any{&li.ID, &li.PurchaseID, &li.ProductID, &b.price, &li.Quantity, &b.total,
+		&b.name, &li.DownloadLimit, &li.DownloadCount, &b.expires}
+}
+
+// addLine adds the line item row just scanned, if its purchase is one of the batch's.
+func (b *exportReader) addLine() {
+	li := b.li
+	i, ok := b.at[li.PurchaseID]
+	if !ok || i < 0 {
+		return
+	}
+	// The map lookup of string(name) does not copy the bytes.
+	if s, ok := b.names[string(b.name)]; ok {
+		li.ProductName = s
+	} else {
+		li.ProductName = string(b.name)
+		b.names[li.ProductName] = li.ProductName
+	}
+	if b.lines != shop.ExportProducts {
+		b.money = append(append(b.money[:0], b.price...), b.total...)
+		both := string(b.money)
+		d := currencyDigits(b.ps[i].Currency)
+		li.Price, li.Total = formatMoney(both[:len(b.price)], d), formatMoney(both[len(b.price):], d)
+		if b.expires.Valid {
+			if b.expiries == nil {
+				b.expiries = make([]shop.Time, 0, cap(b.lis))
+			}
+			b.expiries = append(b.expiries, shop.NewTime(b.expires.Time))
+			li.ExpiresAt = &b.expiries[len(b.expiries)-1]
+		}
+	}
+	b.lis = append(b.lis, li)
+	b.owner = append(b.owner, i)
+}
+
+// handOut gives the line items read to their purchases: a stable counting sort by
+// purchase keeps each purchase's line items in the order read.
+func (b *exportReader) handOut() {
+	if len(b.lis) == 0 {
+		return
+	}
+	end := make([]int, len(b.ps)+1)
+	for _, i := range b.owner {
+		end[i+1]++
+	}
+	for i := range b.ps {
+		end[i+1] += end[i]
+	}
+	next := append([]int(nil), end[:len(b.ps)]...)
+	sorted := make([]shop.LineItem, len(b.lis))
+	for k, i := range b.owner {
+		sorted[next[i]] = b.lis[k]
+		next[i]++
+	}
+	for i := range b.ps {
+		if end[i] < end[i+1] {
+			b.ps[i].LineItems = sorted[end[i]:end[i+1]:end[i+1]]
+		}
+	}
+}
+
+// exportLineItems reads the line items of the batch's purchases, in recorded order,
+// with the fields that b.lines names.
+func exportLineItems(ctx context.Context, q queryer, b *exportReader) error {
+	found := make([]int64, len(b.ps))
+	for i := range b.ps {
+		found[i] = b.ps[i].ID
+	}
+	in := sq.And{sq.Eq{"account_id": b.accountID}, sq.Eq{"purchase_id": found}}
 	query, args, err := sq.Select("MIN(id)", "MAX(id)", "COUNT(*)").From("line_items FORCE INDEX (line_items_purchase)").Where(in).ToSql()
 	if err != nil {
 		return err
@@ -272,36 +487,21 @@ func exportLineItems(ctx context.Context, q queryer, accountID int64, found []in
 		return nil
 	}
 	// Either way in the order of ids, which is each purchase's recorded order.
-	cols := exportLineItemColumns[lines]
+	cols := exportLineItemColumns[b.lines]
 	if dense(first.Int64, last.Int64, n) {
 		query, args = "SELECT "+cols+" FROM line_items FORCE INDEX (PRIMARY) WHERE account_id = ? AND id >= ? AND id <= ?",
-			[]any{accountID, first.Int64, last.Int64}
+			[]any{b.accountID, first.Int64, last.Int64}
 	} else if query, args, err = sq.Select(cols).From("line_items FORCE INDEX (line_items_purchase)").
 		Where(in).OrderBy("purchase_id", "id").ToSql(); err != nil {
 		return err
 	}
+	dest := b.lineDest()
 	return eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-		var li shop.LineItem
-		var price, total string
-		var err error
-		if lines == shop.ExportProducts {
-			err = rows.Scan(&li.PurchaseID, &li.Quantity, &li.ProductName)
-		} else {
-			err = rows.Scan(&li.ID, &li.PurchaseID, &li.ProductID, &price, &li.Quantity, &total,
-				&li.ProductName, &li.DownloadLimit, &li.DownloadCount, &li.ExpiresAt)
-		}
-		if err != nil {
+		b.li = shop.LineItem{}
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		p := byID[li.PurchaseID]
-		if p == nil {
-			return nil
-		}
-		if lines != shop.ExportProducts {
-			d := currencyDigits(p.Currency)
-			li.Price, li.Total = formatMoney(price, d), formatMoney(total, d)
-		}
-		p.LineItems = append(p.LineItems, li)
+		b.addLine()
 		return nil
 	})
 }

@@ -100,8 +100,10 @@ func formatMoney(raw string, digits int) shop.Money {
 	}
 	if len(frac) < digits {
 		frac += strings.Repeat("0", digits-len(frac))
+		return shop.Money(intPart + "." + frac[:digits])
 	}
-	return shop.Money(intPart + "." + frac[:digits])
+	// raw itself up to the last digit wanted, without a copy.
+	return shop.Money(raw[:len(intPart)+1+digits])
 }
 
 // escapeLike makes user text literal inside a LIKE pattern.
