@@ -16,7 +16,8 @@ import (
 )
 
 // The rollups (purchase_rollups, product_rollups, db/README.md#rollups) hold, per day in
-// the account's zone, what the overview sums. Every change to a purchase's storefront,
+// the account's zone, what the overview sums; purchase_rollups_monthly and
+// product_rollups_monthly the same by calendar month. Every change to a purchase's storefront,
 // currency, creation time, status, total or line items changes them in its own
 // transaction: the write path reads what the purchases counted for before the change,
 // what they count for after, and adds the difference.
@@ -58,11 +59,31 @@ type rollupDelta struct {
 	loc       *time.Location
 	purchases map[rollupKey]*sums
 	products  map[productKey]*sums
+	// noPurchaseMonths leaves purchase_rollups_monthly alone: for migration 90's rebuild,
+	// which runs before 00110 creates it (00111 fills it from the days).
+	noPurchaseMonths bool
 }
 
 func newRollupDelta(account int64, loc *time.Location) *rollupDelta {
 	return &rollupDelta{account: account, loc: loc, purchases: map[rollupKey]*sums{}, products: map[productKey]*sums{}}
 }
+
+// byMonth sums rows of a day's key by the month of the day (its first day).
+func byMonth[K comparable](days map[K]*sums, month func(K) K) map[K]*sums {
+	out := map[K]*sums{}
+	for k, s := range days {
+		m := month(k)
+		if out[m] == nil {
+			out[m] = &sums{total: new(big.Rat)}
+		}
+		out[m].n += s.n
+		out[m].total.Add(out[m].total, s.total)
+	}
+	return out
+}
+
+// monthOf is the first day of a day's month, both written 2006-01-02.
+func monthOf(day string) string { return day[:8] + "01" }
 
 // add counts a purchase in (sign 1) or out of (sign -1) the rollups.
 func (d *rollupDelta) add(f *purchaseFact, sign int64) {
@@ -93,56 +114,55 @@ func bump[K comparable](m map[K]*sums, k K, sign int64, amount *big.Rat) {
 // changing the same rows (concurrent reactivations of purchases of one day) lock them
 // in the same order and wait for each other instead of deadlocking.
 func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
-	var args []any
-	for _, k := range slices.SortedFunc(maps.Keys(d.purchases), cmpPurchaseKey) {
-		s := d.purchases[k]
-		if s.n == 0 && s.total.Sign() == 0 {
-			continue
+	purchaseRows := func(m map[rollupKey]*sums) []any {
+		var args []any
+		for _, k := range slices.SortedFunc(maps.Keys(m), cmpPurchaseKey) {
+			s := m[k]
+			if s.n == 0 && s.total.Sign() == 0 {
+				continue
+			}
+			args = append(args, d.account, k.day, k.storefront, k.currency, string(k.status), s.n, s.total.FloatString(4))
 		}
-		args = append(args, d.account, k.day, k.storefront, k.currency, string(k.status), s.n, s.total.FloatString(4))
+		return args
 	}
+	productRows := func(m map[productKey]*sums) []any {
+		var args []any
+		for _, k := range slices.SortedFunc(maps.Keys(m), cmpProductKey) {
+			s := m[k]
+			if s.n == 0 && s.total.Sign() == 0 {
+				continue
+			}
+			args = append(args, d.account, string(k.status), k.day, k.storefront, k.currency, k.product, s.n, s.total.FloatString(4))
+		}
+		return args
+	}
+	const add = "ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)"
 	if err := upsertChunks(ctx, q, "INSERT INTO purchase_rollups (account_id, day, storefront_id, currency, status, purchases, total)", 7,
-		"ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)", args); err != nil {
+		add, purchaseRows(d.purchases)); err != nil {
 		return fmt.Errorf("purchase rollups: %w", err)
 	}
-	// The products' days, and their months (the first day of each).
-	months := map[productKey]*sums{}
-	args = args[:0]
-	for _, k := range slices.SortedFunc(maps.Keys(d.products), cmpProductKey) {
-		s := d.products[k]
-		if s.n == 0 && s.total.Sign() == 0 {
-			continue
+	if !d.noPurchaseMonths {
+		months := byMonth(d.purchases, func(k rollupKey) rollupKey { k.day = monthOf(k.day); return k })
+		if err := upsertChunks(ctx, q, "INSERT INTO purchase_rollups_monthly (account_id, month, storefront_id, currency, status, purchases, total)", 7,
+			add, purchaseRows(months)); err != nil {
+			return fmt.Errorf("monthly purchase rollups: %w", err)
 		}
-		args = append(args, d.account, string(k.status), k.day, k.storefront, k.currency, k.product, s.n, s.total.FloatString(4))
-		m := k
-		m.day = k.day[:8] + "01"
-		if months[m] == nil {
-			months[m] = &sums{total: new(big.Rat)}
-		}
-		months[m].n += s.n
-		months[m].total.Add(months[m].total, s.total)
 	}
 	if err := upsertChunks(ctx, q, "INSERT INTO product_rollups (account_id, status, day, storefront_id, currency, product_id, purchases, total)", 8,
-		"ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)", args); err != nil {
+		add, productRows(d.products)); err != nil {
 		return fmt.Errorf("product rollups: %w", err)
 	}
-	args = args[:0]
-	for _, k := range slices.SortedFunc(maps.Keys(months), cmpProductKey) {
-		s := months[k]
-		if s.n == 0 && s.total.Sign() == 0 {
-			continue
-		}
-		args = append(args, d.account, string(k.status), k.day, k.storefront, k.currency, k.product, s.n, s.total.FloatString(4))
-	}
+	months := byMonth(d.products, func(k productKey) productKey { k.day = monthOf(k.day); return k })
 	if err := upsertChunks(ctx, q, "INSERT INTO product_rollups_monthly (account_id, status, month, storefront_id, currency, product_id, purchases, total)", 8,
-		"ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)", args); err != nil {
+		add, productRows(months)); err != nil {
 		return fmt.Errorf("monthly product rollups: %w", err)
 	}
 	return nil
 }
 
-// cmpPurchaseKey orders purchase_rollups rows as its primary key does: (day,
-// storefront_id, currency, status) within the account.
+// cmpPurchaseKey orders purchase_rollups rows as its primary key does, and those of
+// purchase_rollups_monthly: (day or month, storefront_id, currency, status) within the
+// account.
 func cmpPurchaseKey(a, b rollupKey) int {
 	return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.storefront, b.storefront),
 		cmp.Compare(a.currency, b.currency), cmp.Compare(a.status, b.status))
@@ -326,6 +346,12 @@ func AddRollups(ctx context.Context, tx *sql.Tx, account int64, ids []int64) err
 // subscriptions' rows, one account per transaction, and returns how many accounts it
 // rebuilt. For repairs after rows were changed by hand (`storefront rollups rebuild`).
 func RebuildRollups(ctx context.Context, sqlDB *sql.DB) (int, error) {
+	return rebuildRollups(ctx, sqlDB, true)
+}
+
+// rebuildRollups is RebuildRollups; purchaseMonths false leaves
+// purchase_rollups_monthly alone (migration 90, which runs before it exists).
+func rebuildRollups(ctx context.Context, sqlDB *sql.DB, purchaseMonths bool) (int, error) {
 	var accounts []int64
 	err := eachRow(ctx, sqlDB, "SELECT id FROM accounts ORDER BY id", nil, func(rows *sql.Rows) error {
 		var id int64
@@ -343,7 +369,7 @@ func RebuildRollups(ctx context.Context, sqlDB *sql.DB) (int, error) {
 		if err != nil {
 			return i, translate(err)
 		}
-		if err := rebuildAccountRollups(ctx, tx, account); err != nil {
+		if err := rebuildAccountRollups(ctx, tx, account, purchaseMonths); err != nil {
 			_ = tx.Rollback()
 			return i, fmt.Errorf("account %d: %w", account, err)
 		}
@@ -354,18 +380,24 @@ func RebuildRollups(ctx context.Context, sqlDB *sql.DB) (int, error) {
 	return len(accounts), nil
 }
 
-// rebuildAccountRollups replaces an account's rollups with sums of its rows, in tx.
-func rebuildAccountRollups(ctx context.Context, tx *sql.Tx, account int64) error {
+// rebuildAccountRollups replaces an account's rollups with sums of its rows, in tx;
+// purchaseMonths false leaves purchase_rollups_monthly alone (rebuildRollups).
+func rebuildAccountRollups(ctx context.Context, tx *sql.Tx, account int64, purchaseMonths bool) error {
 	loc, err := accountZone(ctx, tx, account)
 	if err != nil {
 		return err
 	}
-	for _, table := range []string{"purchase_rollups", "product_rollups", "product_rollups_monthly", "subscriber_terms", "subscriber_rollups"} {
+	tables := []string{"purchase_rollups", "purchase_rollups_monthly", "product_rollups", "product_rollups_monthly", "subscriber_terms", "subscriber_rollups"}
+	if !purchaseMonths {
+		tables = slices.DeleteFunc(tables, func(t string) bool { return t == "purchase_rollups_monthly" })
+	}
+	for _, table := range tables {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE account_id = ?", account); err != nil {
 			return translate(err)
 		}
 	}
 	d := newRollupDelta(account, loc)
+	d.noPurchaseMonths = !purchaseMonths
 	// The purchases' own figures, then their line items': two streams, so that neither
 	// holds the whole account in memory.
 	err = eachRow(ctx, tx, "SELECT storefront_id, currency, created_at, status, total FROM purchases WHERE account_id = ?", []any{account},
@@ -712,7 +744,7 @@ func (z *accountZones) apply(ctx context.Context, tx *sql.Tx) error {
 			return translate(err)
 		}
 		if now != zone {
-			if err := rebuildAccountRollups(ctx, tx, id); err != nil {
+			if err := rebuildAccountRollups(ctx, tx, id, true); err != nil {
 				return fmt.Errorf("rollups of account %d: %w", id, err)
 			}
 		}

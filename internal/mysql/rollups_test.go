@@ -195,16 +195,18 @@ func checkRollups(t *testing.T, db *mysql.DB, after string) {
 		t.Fatalf("after %s: no purchases to roll up", after)
 	}
 	diffMaps(t, after, "purchase_rollups", gp, wp)
+	diffMaps(t, after, "purchase_rollups_monthly", purchaseMonthlyRows(t, db.DB), byMonth(wp, 1))
 	diffMaps(t, after, "product_rollups", gpr, wpr)
-	diffMaps(t, after, "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr))
+	diffMaps(t, after, "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr, 2))
 	diffMaps(t, after, "subscriber_rollups", gs, ws)
 	if _, err := mysql.RebuildRollups(context.Background(), db.DB); err != nil {
 		t.Fatal(err)
 	}
 	rp, rpr, rs := storedRollups(t, db.DB)
 	diffMaps(t, after+" and a rebuild", "purchase_rollups", rp, wp)
+	diffMaps(t, after+" and a rebuild", "purchase_rollups_monthly", purchaseMonthlyRows(t, db.DB), byMonth(wp, 1))
 	diffMaps(t, after+" and a rebuild", "product_rollups", rpr, wpr)
-	diffMaps(t, after+" and a rebuild", "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr))
+	diffMaps(t, after+" and a rebuild", "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr, 2))
 	diffMaps(t, after+" and a rebuild", "subscriber_rollups", rs, ws)
 }
 
@@ -272,6 +274,32 @@ func TestRollups_EqualRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRollups(t, db, "a seed")
+}
+
+// TestRollups_MigrateFillsMonths: a database with purchases gets its monthly purchase
+// rollups from migration 00111, both from rollups kept before 00110 and from migration
+// 90's rebuild, which runs before purchase_rollups_monthly exists.
+func TestRollups_MigrateFillsMonths(t *testing.T) {
+	ctx := context.Background()
+	for _, to := range []int64{109, 89} {
+		t.Run(fmt.Sprint("down to ", to), func(t *testing.T) {
+			db := dbtest.New(t)
+			importFile(t, db, importFixturePath)
+			if err := db.MigrateDownTo(ctx, to); err != nil {
+				t.Fatalf("down: %v", err)
+			}
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatalf("up again: %v", err)
+			}
+			wp, _, _ := rollupsFromRows(t, db.DB)
+			got := purchaseMonthlyRows(t, db.DB)
+			if len(got) == 0 {
+				t.Fatal("no monthly purchase rollups after migrating up")
+			}
+			diffMaps(t, fmt.Sprint("migrating down to ", to, " and up"), "purchase_rollups_monthly", got, byMonth(wp, 1))
+			checkRollups(t, db, fmt.Sprint("migrating down to ", to, " and up"))
+		})
+	}
 }
 
 func TestOverview_FiguresEqualRows(t *testing.T) {
@@ -466,8 +494,14 @@ func monthlyRows(t *testing.T, db *sql.DB) map[string]string {
 	return rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, status, month, storefront_id, currency, product_id), purchases, total FROM product_rollups_monthly")
 }
 
-// byMonth sums product rollup lines ("account|status|day|…" → "n total") by month.
-func byMonth(days map[string]string) map[string]string {
+// purchaseMonthlyRows reads purchase_rollups_monthly in the form of purchase_rollups' keys.
+func purchaseMonthlyRows(t *testing.T, db *sql.DB) map[string]string {
+	return rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, month, storefront_id, currency, status), purchases, total FROM purchase_rollups_monthly")
+}
+
+// byMonth sums rollup lines ("account|…|day|…" → "n total", the day the field at index
+// field) by month.
+func byMonth(days map[string]string, field int) map[string]string {
 	type agg struct {
 		n int64
 		t *big.Rat
@@ -475,7 +509,7 @@ func byMonth(days map[string]string) map[string]string {
 	sums := map[string]*agg{}
 	for k, v := range days {
 		parts := strings.Split(k, "|")
-		parts[2] = parts[2][:8] + "01"
+		parts[field] = parts[field][:8] + "01"
 		mk := strings.Join(parts, "|")
 		var n int64
 		var total string
