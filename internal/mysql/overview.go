@@ -92,6 +92,17 @@ func daysFrom(a, b time.Time) int {
 	return int(time.Date(by, bm, bd, 0, 0, 0, 0, time.UTC).Sub(time.Date(ay, am, ad, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
 }
 
+// wholeMonths returns the calendar months [first, end) within the span's days, as the
+// first days of months; first is not before end when there are none.
+func (s span) wholeMonths() (first, end time.Time) {
+	first = time.Date(s.firstDay.Year(), s.firstDay.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if s.firstDay.Day() != 1 {
+		first = first.AddDate(0, 1, 0)
+	}
+	end = time.Date(s.endDay.Year(), s.endDay.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return first, end
+}
+
 // decimalZero reports whether a DECIMAL read from the database is zero.
 func decimalZero(s string) bool {
 	return strings.Trim(s, "0.-") == ""
@@ -108,6 +119,10 @@ func storefrontCond(col string, id int64, args []any) (string, []any) {
 func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuery) ([]shop.PurchaseCell, error) {
 	db := s.db
 	sp := splitSpan(q.From, q.Before, q.Loc)
+	// An end that covers more than half of its day is read as the whole day from the
+	// rollups less the rest of the day from the rows: an end reads at most half a day's
+	// purchases.
+	less := sp.complementEnds(q.Loc)
 	type key struct {
 		day      string
 		currency string
@@ -123,6 +138,7 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 	stepOf := func(day time.Time) time.Time {
 		return first.AddDate(0, 0, daysFrom(first, day)/step*step)
 	}
+	sign := int64(1)
 	add := func(day time.Time, currency string, status shop.PurchaseStatus, n int64, total string) error {
 		t, err := decimal(total)
 		if err != nil {
@@ -134,35 +150,71 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 			c = &shop.PurchaseCell{Day: day, Currency: currency, Status: status, Total: new(big.Rat)}
 			cells[k] = c
 		}
-		c.Purchases += n
+		if sign < 0 {
+			t.Neg(t)
+		}
+		c.Purchases += sign * n
 		c.Total.Add(c.Total, t)
 		return nil
 	}
 	if sp.hasDays() {
-		args := []any{firstDate, step, q.AccountID, sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
-		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		err := eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ? AS k, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups
-			WHERE account_id = ? AND day >= ? AND day < ?`+cond+` GROUP BY k, currency, status`, args,
-			func(rows *sql.Rows) error {
-				var (
-					k               int
-					currency, total string
-					status          shop.PurchaseStatus
-					n               int64
-				)
-				if err := rows.Scan(&k, &currency, &status, &n, &total); err != nil {
-					return err
-				}
-				if n == 0 && decimalZero(total) {
-					return nil
-				}
-				return add(first.AddDate(0, 0, k*step), currency, status, n, total)
-			})
-		if err != nil {
-			return nil, err
+		days := [][2]time.Time{{sp.firstDay, sp.endDay}}
+		// When the range is one cell (the previous range's sums), whole calendar months
+		// come from the monthly rollups and only the days around them from the daily ones.
+		if firstMonth, endMonth := sp.wholeMonths(); daysFrom(first, sp.endDay) <= step && firstMonth.Before(endMonth) {
+			days = [][2]time.Time{{sp.firstDay, firstMonth}, {endMonth, sp.endDay}}
+			args := []any{q.AccountID, firstMonth.Format(time.DateOnly), endMonth.Format(time.DateOnly)}
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			err := eachRow(ctx, db.DB, `SELECT currency, status, SUM(purchases), SUM(total) FROM purchase_rollups_monthly
+				WHERE account_id = ? AND month >= ? AND month < ?`+cond+` GROUP BY currency, status`, args,
+				func(rows *sql.Rows) error {
+					var (
+						currency, total string
+						status          shop.PurchaseStatus
+						n               int64
+					)
+					if err := rows.Scan(&currency, &status, &n, &total); err != nil {
+						return err
+					}
+					return add(first, currency, status, n, total)
+				})
+			if err != nil {
+				return nil, err
+			}
+		}
+		for _, d := range days {
+			from, to := d[0].Format(time.DateOnly), d[1].Format(time.DateOnly)
+			if from >= to {
+				continue
+			}
+			args := []any{firstDate, step, q.AccountID, from, to}
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			err := eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ? AS k, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups
+				WHERE account_id = ? AND day >= ? AND day < ?`+cond+` GROUP BY k, currency, status`, args,
+				func(rows *sql.Rows) error {
+					var (
+						k               int
+						currency, total string
+						status          shop.PurchaseStatus
+						n               int64
+					)
+					if err := rows.Scan(&k, &currency, &status, &n, &total); err != nil {
+						return err
+					}
+					if n == 0 && decimalZero(total) {
+						return nil
+					}
+					return add(first.AddDate(0, 0, k*step), currency, status, n, total)
+				})
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
-	for _, e := range sp.edges {
+	for i, e := range append(sp.edges, less...) {
+		if i >= len(sp.edges) {
+			sign = -1
+		}
 		args := []any{q.AccountID, e[0].UTC(), e[1].UTC()}
 		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
 		day := stepOf(midnight(e[0], q.Loc))
@@ -185,7 +237,10 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 	}
 	out := make([]shop.PurchaseCell, 0, len(cells))
 	for _, c := range cells {
-		out = append(out, *c)
+		// A day's rest, subtracted, can leave a cell that counts nothing.
+		if c.Purchases != 0 || c.Total.Sign() != 0 {
+			out = append(out, *c)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -243,12 +298,7 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 		// Whole calendar months from the monthly rollups, the days around them from the
 		// daily ones.
 		days := [][2]time.Time{{sp.firstDay, sp.endDay}}
-		firstMonth := time.Date(sp.firstDay.Year(), sp.firstDay.Month(), 1, 0, 0, 0, 0, time.UTC)
-		if sp.firstDay.Day() != 1 {
-			firstMonth = firstMonth.AddDate(0, 1, 0)
-		}
-		endMonth := time.Date(sp.endDay.Year(), sp.endDay.Month(), 1, 0, 0, 0, 0, time.UTC)
-		if firstMonth.Before(endMonth) {
+		if firstMonth, endMonth := sp.wholeMonths(); firstMonth.Before(endMonth) {
 			days = [][2]time.Time{{sp.firstDay, firstMonth}, {endMonth, sp.endDay}}
 			args := []any{q.AccountID, string(shop.PurchaseActive), firstMonth.Format(time.DateOnly), endMonth.Format(time.DateOnly)}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
