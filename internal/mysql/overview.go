@@ -354,66 +354,78 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 
 // SubscriberFigures implements shop.OverviewService.
 func (s *OverviewService) SubscriberFigures(ctx context.Context, q shop.FigureQuery, now time.Time) (*shop.SubscriberFigures, error) {
-	db := s.db
-	var f shop.SubscriberFigures
-	var err error
-	if f.Started, _, err = db.countTerms(ctx, q, q.From, q.Before); err != nil {
-		return nil, err
-	}
 	endsBefore := q.Before
 	if now.Before(endsBefore) {
 		endsBefore = now
 	}
-	if _, f.Ended, err = db.countTerms(ctx, q, q.From, endsBefore); err != nil {
-		return nil, err
+	// Ended counts the range's terms ended until now: none when the range begins later.
+	if endsBefore.Before(q.From) {
+		endsBefore = q.From
 	}
-	// Receiving service at the end: every term started before it, less those ended.
-	started, ended, err := db.countTerms(ctx, q, time.Time{}, endsBefore)
+	started, ended, err := s.db.termsBefore(ctx, q, []time.Time{q.From, q.Before, endsBefore})
 	if err != nil {
 		return nil, err
 	}
-	f.ActiveAtEnd = started - ended
-	return &f, nil
+	return &shop.SubscriberFigures{
+		Started: started[1] - started[0],
+		Ended:   ended[2] - ended[0],
+		// Receiving service at the end: every term started before it, less those ended.
+		ActiveAtEnd: started[2] - ended[2],
+	}, nil
 }
 
-// countTerms counts the service terms that started, and those that ended, in [from,
-// before); a zero from means since the beginning.
-func (db *DB) countTerms(ctx context.Context, q shop.FigureQuery, from, before time.Time) (started, ended int64, err error) {
-	var sp span
-	if from.IsZero() {
-		sp.endDay = midnight(before, q.Loc)
-		sp.firstDay = time.Date(1, 1, 1, 0, 0, 0, 0, q.Loc)
-		if sp.endDay.Before(before) {
-			sp.edges = [][2]time.Time{{sp.endDay, before}}
-		}
-	} else {
-		sp = splitSpan(from, before, q.Loc)
-	}
-	if sp.hasDays() {
-		args := []any{q.AccountID, sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
-		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		var s, e sql.NullInt64
-		if err := db.QueryRowContext(ctx, "SELECT SUM(started), SUM(ended) FROM subscriber_rollups WHERE account_id = ? AND day >= ? AND day < ?"+cond, args...).
-			Scan(&s, &e); err != nil {
-			return 0, 0, translate(err)
-		}
-		started, ended = s.Int64, e.Int64
-	}
-	for _, edge := range sp.edges {
-		for i, col := range []string{"start_at", "end_at"} {
-			args := []any{q.AccountID, edge[0].UTC(), edge[1].UTC()}
-			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-			var n int64
-			if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM subscriber_terms WHERE account_id = ? AND "+col+" >= ? AND "+col+" < ?"+cond, args...).
-				Scan(&n); err != nil {
-				return 0, 0, translate(err)
+// termsBefore counts, for each instant, the service terms that started before it and
+// those that ended before it: the whole days before the instant's day from the rollups
+// (one statement for every instant), the part of its day from the terms (one more).
+func (db *DB) termsBefore(ctx context.Context, q shop.FigureQuery, at []time.Time) (started, ended []int64, err error) {
+	started, ended = make([]int64, len(at)), make([]int64, len(at))
+	var (
+		sums  []string
+		args  []any
+		last  string
+		edges []string
+		eargs []any
+	)
+	for _, t := range at {
+		day := midnight(t, q.Loc)
+		d := day.Format(time.DateOnly)
+		sums = append(sums, "COALESCE(SUM(IF(day < ?, started, 0)), 0), COALESCE(SUM(IF(day < ?, ended, 0)), 0)")
+		args = append(args, d, d)
+		last = max(last, d)
+		for _, col := range []string{"start_at", "end_at"} {
+			if !day.Before(t) {
+				edges = append(edges, "0")
+				continue
 			}
-			if i == 0 {
-				started += n
-			} else {
-				ended += n
-			}
+			cond, a := storefrontCond("storefront_id", q.StorefrontID, []any{q.AccountID, day.UTC(), t.UTC()})
+			edges = append(edges, "(SELECT COUNT(*) FROM subscriber_terms WHERE account_id = ? AND "+col+" >= ? AND "+col+" < ?"+cond+")")
+			eargs = append(eargs, a...)
 		}
+	}
+	args = append(args, q.AccountID, last)
+	cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+	dest := make([]any, 0, 2*len(at))
+	for i := range at {
+		dest = append(dest, &started[i], &ended[i])
+	}
+	if err := db.QueryRowContext(ctx, "SELECT "+strings.Join(sums, ", ")+" FROM subscriber_rollups WHERE account_id = ? AND day < ?"+cond, args...).
+		Scan(dest...); err != nil {
+		return nil, nil, translate(err)
+	}
+	if len(eargs) == 0 {
+		return started, ended, nil
+	}
+	parts := make([]int64, 2*len(at))
+	dest = dest[:0]
+	for i := range parts {
+		dest = append(dest, &parts[i])
+	}
+	if err := db.QueryRowContext(ctx, "SELECT "+strings.Join(edges, ", "), eargs...).Scan(dest...); err != nil {
+		return nil, nil, translate(err)
+	}
+	for i := range at {
+		started[i] += parts[2*i]
+		ended[i] += parts[2*i+1]
 	}
 	return started, ended, nil
 }

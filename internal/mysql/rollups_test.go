@@ -328,6 +328,19 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	day := midnightIn(middle, loc)
+	var storefronts []int64
+	rows, err := db.Query("SELECT id FROM storefronts WHERE account_id = ? ORDER BY id", account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		storefronts = append(storefronts, id)
+	}
+	rows.Close()
 	ranges := []struct {
 		name         string
 		from, before time.Time
@@ -448,6 +461,23 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 			}
 			rows.Close()
 			diffMaps(t, r.name, "top products", gotTop, wantTop)
+
+			// The subscriber figures, of every storefront and of each, against the
+			// subscriptions' service terms; "now" inside the range, and after it.
+			for _, now := range []time.Time{r.from.Add(r.before.Sub(r.from) / 2), r.before.Add(time.Hour)} {
+				for _, sf := range append([]int64{0}, storefronts...) {
+					q := q
+					q.StorefrontID = sf
+					got, err := mysql.NewOverviewService(db).SubscriberFigures(ctx, q, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := subscriberFiguresFromRows(t, db.DB, account, sf, r.from, r.before, now)
+					if *got != want {
+						t.Errorf("%s, storefront %d, now %s: subscriber figures: got %+v, want %+v", r.name, sf, now, *got, want)
+					}
+				}
+			}
 		})
 	}
 
@@ -457,7 +487,7 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var receiving int64
-	rows, err := db.Query(`SELECT ss.status, ss.created_at, ss.updated_at, ss.started_at, ss.ended_at, ss.trial_started_at, ss.next_payment_at
+	rows, err = db.Query(`SELECT ss.status, ss.created_at, ss.updated_at, ss.started_at, ss.ended_at, ss.trial_started_at, ss.next_payment_at
 		FROM subscriptions ss JOIN subscribers sb ON sb.id = ss.subscriber_id JOIN storefronts sf ON sf.id = sb.storefront_id WHERE sf.account_id = ?`, account)
 	if err != nil {
 		t.Fatal(err)
@@ -475,6 +505,54 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 	if receiving == 0 || figures.ActiveAtEnd != receiving {
 		t.Errorf("active subscribers now: got %d, want %d receiving service", figures.ActiveAtEnd, receiving)
 	}
+}
+
+// subscriberFiguresFromRows computes the subscriber figures of [from, before) from the
+// subscriptions' service terms: terms started in the range, ended in it until now, and
+// receiving service at the range's end (now, when it ends later).
+func subscriberFiguresFromRows(t *testing.T, db *sql.DB, account, storefront int64, from, before, now time.Time) shop.SubscriberFigures {
+	t.Helper()
+	rows, err := db.Query(`SELECT sb.storefront_id, ss.status, ss.created_at, ss.updated_at, ss.started_at, ss.ended_at, ss.trial_started_at, ss.next_payment_at
+		FROM subscriptions ss JOIN subscribers sb ON sb.id = ss.subscriber_id JOIN storefronts sf ON sf.id = sb.storefront_id WHERE sf.account_id = ?`, account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	end := before
+	if now.Before(end) {
+		end = now
+	}
+	in := func(t, a, b time.Time) bool { return !t.Before(a) && t.Before(b) }
+	var f shop.SubscriberFigures
+	for rows.Next() {
+		var (
+			sf int64
+			ss shop.Subscription
+		)
+		if err := rows.Scan(&sf, &ss.Status, &ss.CreatedAt, &ss.UpdatedAt, &ss.StartedAt, &ss.EndedAt, &ss.TrialStartedAt, &ss.NextPaymentAt); err != nil {
+			t.Fatal(err)
+		}
+		start, stop, ok := shop.ServiceTerm(&ss)
+		if !ok || storefront != 0 && sf != storefront {
+			continue
+		}
+		if in(start, from, before) {
+			f.Started++
+		}
+		if stop != nil && in(*stop, from, end) {
+			f.Ended++
+		}
+		if start.Before(end) {
+			f.ActiveAtEnd++
+		}
+		if stop != nil && stop.Before(end) {
+			f.ActiveAtEnd--
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 func midnightIn(t time.Time, loc *time.Location) time.Time {
