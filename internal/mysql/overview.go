@@ -1,10 +1,12 @@
 package mysql
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -103,16 +105,101 @@ func (s span) wholeMonths() (first, end time.Time) {
 	return first, end
 }
 
-// decimalZero reports whether a DECIMAL read from the database is zero.
-func decimalZero(s string) bool {
-	return strings.Trim(s, "0.-") == ""
-}
-
 func storefrontCond(col string, id int64, args []any) (string, []any) {
 	if id == 0 {
 		return "", args
 	}
 	return " AND " + col + " = ?", append(args, id)
+}
+
+// decimalSum adds DECIMAL texts exactly: in ten-thousandths (the rollups' scale) while
+// they fit an int64, the rest in a big.Rat, so that summing a year of daily rollups
+// parses no big.Rat per row.
+type decimalSum struct {
+	units int64
+	rest  *big.Rat
+}
+
+// add adds sign (1 or -1) times the number written in text.
+func (s *decimalSum) add(text []byte, sign int64) error {
+	if u, ok := decimalUnits(text); ok {
+		if v, ok := addInt64(s.units, sign*u); ok {
+			s.units = v
+			return nil
+		}
+	}
+	r, err := decimal(string(text))
+	if err != nil {
+		return err
+	}
+	if sign < 0 {
+		r.Neg(r)
+	}
+	if s.rest == nil {
+		s.rest = new(big.Rat)
+	}
+	s.rest.Add(s.rest, r)
+	return nil
+}
+
+// rat returns the sum.
+func (s *decimalSum) rat() *big.Rat {
+	r := big.NewRat(s.units, 10000)
+	if s.rest != nil {
+		r.Add(r, s.rest)
+	}
+	return r
+}
+
+// decimalUnits reads a decimal number with at most four digits after the point as
+// ten-thousandths; ok is false for any other text, or one that does not fit an int64.
+func decimalUnits(text []byte) (units int64, ok bool) {
+	neg := len(text) > 0 && text[0] == '-'
+	if neg {
+		text = text[1:]
+	}
+	whole, frac, _ := bytes.Cut(text, []byte("."))
+	if len(whole) == 0 || len(frac) > 4 || len(whole) > 14 {
+		return 0, false
+	}
+	for _, part := range [][]byte{whole, frac} {
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			units = units*10 + int64(c-'0')
+		}
+	}
+	for range 4 - len(frac) {
+		units *= 10
+	}
+	if neg {
+		units = -units
+	}
+	return units, true
+}
+
+// atoi64 reads a decimal integer's text.
+func atoi64(b []byte) (int64, error) {
+	if u, ok := decimalUnits(b); ok && u%10000 == 0 && !bytes.ContainsRune(b, '.') {
+		return u / 10000, nil
+	}
+	return strconv.ParseInt(string(b), 10, 64)
+}
+
+// atoi reads a decimal integer's text as an int.
+func atoi(b []byte) (int, error) {
+	n, err := atoi64(b)
+	return int(n), err
+}
+
+// addInt64 returns a+b, and false when it overflows.
+func addInt64(a, b int64) (int64, bool) {
+	c := a + b
+	if (c > a) != (b > 0) {
+		return 0, false
+	}
+	return c, true
 }
 
 // PurchaseFigures implements shop.OverviewService.
@@ -123,39 +210,61 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 	// rollups less the rest of the day from the rows: an end reads at most half a day's
 	// purchases.
 	less := sp.complementEnds(q.Loc)
+	// Cells of q.Step days from the range's first day (the step's index k): a long
+	// range answers a cell per week (or one per currency and status), not one per day.
+	step := max(q.Step, 1)
+	first := midnight(q.From, q.Loc)
 	type key struct {
-		day      string
+		k        int
 		currency string
 		status   shop.PurchaseStatus
 	}
-	cells := map[key]*shop.PurchaseCell{}
-	// Cells of q.Step days from the range's first day: the database sums the days of a
-	// step, so that a long range answers a row per week (or one per currency and
-	// status), not one per day.
-	step := max(q.Step, 1)
-	first := midnight(q.From, q.Loc)
-	firstDate := first.Format(time.DateOnly)
-	stepOf := func(day time.Time) time.Time {
-		return first.AddDate(0, 0, daysFrom(first, day)/step*step)
+	type cell struct {
+		n     int64
+		total decimalSum
 	}
+	cells := map[key]*cell{}
 	sign := int64(1)
-	add := func(day time.Time, currency string, status shop.PurchaseStatus, n int64, total string) error {
-		t, err := decimal(total)
-		if err != nil {
+	// A year of daily rollups is thousands of rows: each is scanned as bytes, its
+	// currency and status taken from the few strings seen before.
+	var (
+		rawK, rawN, currency, status, total sql.RawBytes
+		k                                   int
+		n                                   int64
+		seen                                []string
+	)
+	intern := func(b []byte) string {
+		for _, s := range seen {
+			if s == string(b) {
+				return s
+			}
+		}
+		seen = append(seen, string(b))
+		return seen[len(seen)-1]
+	}
+	// add counts the row just scanned (k, currency, status, n, total) in its cell.
+	add := func() error {
+		ck := key{k, intern(currency), shop.PurchaseStatus(intern(status))}
+		c := cells[ck]
+		if c == nil {
+			c = &cell{}
+			cells[ck] = c
+		}
+		c.n += sign * n
+		return c.total.add(total, sign)
+	}
+	scanAdd := func(rows *sql.Rows) error {
+		if err := rows.Scan(&rawK, &currency, &status, &rawN, &total); err != nil {
 			return err
 		}
-		k := key{day.Format(time.DateOnly), currency, status}
-		c := cells[k]
-		if c == nil {
-			c = &shop.PurchaseCell{Day: day, Currency: currency, Status: status, Total: new(big.Rat)}
-			cells[k] = c
+		var err error
+		if k, err = atoi(rawK); err != nil {
+			return err
 		}
-		if sign < 0 {
-			t.Neg(t)
+		if n, err = atoi64(rawN); err != nil {
+			return err
 		}
-		c.Purchases += sign * n
-		c.Total.Add(c.Total, t)
-		return nil
+		return add()
 	}
 	if sp.hasDays() {
 		days := [][2]time.Time{{sp.firstDay, sp.endDay}}
@@ -165,48 +274,23 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 			days = [][2]time.Time{{sp.firstDay, firstMonth}, {endMonth, sp.endDay}}
 			args := []any{q.AccountID, firstMonth.Format(time.DateOnly), endMonth.Format(time.DateOnly)}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-			err := eachRow(ctx, db.DB, `SELECT currency, status, SUM(purchases), SUM(total) FROM purchase_rollups_monthly
-				WHERE account_id = ? AND month >= ? AND month < ?`+cond+` GROUP BY currency, status`, args,
-				func(rows *sql.Rows) error {
-					var (
-						currency, total string
-						status          shop.PurchaseStatus
-						n               int64
-					)
-					if err := rows.Scan(&currency, &status, &n, &total); err != nil {
-						return err
-					}
-					return add(first, currency, status, n, total)
-				})
-			if err != nil {
+			if err := eachRow(ctx, db.DB, `SELECT 0, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups_monthly
+				WHERE account_id = ? AND month >= ? AND month < ?`+cond+` GROUP BY currency, status`, args, scanAdd); err != nil {
 				return nil, err
 			}
 		}
+		// The daily rows as they are, in the primary key's order, summed here: grouping
+		// them by step in the database goes through a temporary table, which cost twice
+		// as much as sending them.
 		for _, d := range days {
 			from, to := d[0].Format(time.DateOnly), d[1].Format(time.DateOnly)
 			if from >= to {
 				continue
 			}
-			args := []any{firstDate, step, q.AccountID, from, to}
+			args := []any{first.Format(time.DateOnly), step, q.AccountID, from, to}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-			err := eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ? AS k, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups
-				WHERE account_id = ? AND day >= ? AND day < ?`+cond+` GROUP BY k, currency, status`, args,
-				func(rows *sql.Rows) error {
-					var (
-						k               int
-						currency, total string
-						status          shop.PurchaseStatus
-						n               int64
-					)
-					if err := rows.Scan(&k, &currency, &status, &n, &total); err != nil {
-						return err
-					}
-					if n == 0 && decimalZero(total) {
-						return nil
-					}
-					return add(first.AddDate(0, 0, k*step), currency, status, n, total)
-				})
-			if err != nil {
+			if err := eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ?, currency, status, purchases, total FROM purchase_rollups
+				WHERE account_id = ? AND day >= ? AND day < ?`+cond, args, scanAdd); err != nil {
 				return nil, err
 			}
 		}
@@ -217,30 +301,26 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 		}
 		args := []any{q.AccountID, e[0].UTC(), e[1].UTC()}
 		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		day := stepOf(midnight(e[0], q.Loc))
-		err := eachRow(ctx, db.DB, `SELECT currency, status, COUNT(*), SUM(total) FROM purchases FORCE INDEX (purchases_account_created_total)
+		k = daysFrom(first, midnight(e[0], q.Loc)) / step
+		if err := eachRow(ctx, db.DB, `SELECT currency, status, COUNT(*), SUM(total) FROM purchases FORCE INDEX (purchases_account_created_total)
 			WHERE account_id = ? AND created_at >= ? AND created_at < ?`+cond+` GROUP BY currency, status`, args,
 			func(rows *sql.Rows) error {
-				var (
-					currency, total string
-					status          shop.PurchaseStatus
-					n               int64
-				)
 				if err := rows.Scan(&currency, &status, &n, &total); err != nil {
 					return err
 				}
-				return add(day, currency, status, n, total)
-			})
-		if err != nil {
+				return add()
+			}); err != nil {
 			return nil, err
 		}
 	}
 	out := make([]shop.PurchaseCell, 0, len(cells))
-	for _, c := range cells {
-		// A day's rest, subtracted, can leave a cell that counts nothing.
-		if c.Purchases != 0 || c.Total.Sign() != 0 {
-			out = append(out, *c)
+	for ck, c := range cells {
+		t := c.total.rat()
+		// Rows that count nothing, and a day's rest subtracted, can leave an empty cell.
+		if c.n == 0 && t.Sign() == 0 {
+			continue
 		}
+		out = append(out, shop.PurchaseCell{Day: first.AddDate(0, 0, ck.k*step), Currency: ck.currency, Status: ck.status, Purchases: c.n, Total: t})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
