@@ -138,11 +138,11 @@ func (db *DB) migrations() (*goose.Provider, error) {
 		goose.NewGoMigration(33, &goose.GoFunc{RunDB: backfillPrefixes}, noop),
 		// 84 summed the rollups of 00080-00083; the rebuild now also writes the monthly
 		// table of 00088, so 90 does it instead, after those rollup tables exist. The
-		// monthly purchase rollups of 00110 come later: 90 leaves them out, and 00111 sums
-		// them from the days.
+		// monthly and weekly purchase rollups of 00110 and 00112 come later: 90 leaves
+		// them out, and 00111 and 00113 sum them from the days.
 		goose.NewGoMigration(84, noop, noop),
 		goose.NewGoMigration(90, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
-			_, err := rebuildRollups(ctx, sqlDB, false)
+			_, err := rebuildRollups(ctx, sqlDB, true)
 			return err
 		}}, noop),
 		// Down only: the version before 00099 sends the text it finds in a row, and rows

@@ -17,7 +17,8 @@ import (
 
 // The rollups (purchase_rollups, product_rollups, db/README.md#rollups) hold, per day in
 // the account's zone, what the overview sums; purchase_rollups_monthly and
-// product_rollups_monthly the same by calendar month. Every change to a purchase's storefront,
+// product_rollups_monthly the same by calendar month, purchase_rollups_weekly by the
+// seven days from each day. Every change to a purchase's storefront,
 // currency, creation time, status, total or line items changes them in its own
 // transaction: the write path reads what the purchases counted for before the change,
 // what they count for after, and adds the difference.
@@ -59,9 +60,10 @@ type rollupDelta struct {
 	loc       *time.Location
 	purchases map[rollupKey]*sums
 	products  map[productKey]*sums
-	// noPurchaseMonths leaves purchase_rollups_monthly alone: for migration 90's rebuild,
-	// which runs before 00110 creates it (00111 fills it from the days).
-	noPurchaseMonths bool
+	// tablesOf90 writes only the rollup tables that exist at migration 90, for its
+	// rebuild: not purchase_rollups_monthly (00110, filled from the days by 00111) nor
+	// purchase_rollups_weekly (00112, filled by 00113).
+	tablesOf90 bool
 }
 
 func newRollupDelta(account int64, loc *time.Location) *rollupDelta {
@@ -84,6 +86,28 @@ func byMonth[K comparable](days map[K]*sums, month func(K) K) map[K]*sums {
 
 // monthOf is the first day of a day's month, both written 2006-01-02.
 func monthOf(day string) string { return day[:8] + "01" }
+
+// byWeek sums purchase rollup rows of days into the weeks of purchase_rollups_weekly:
+// each day counts in the seven weeks that begin on it and on the six days before it.
+func byWeek(days map[rollupKey]*sums) (map[rollupKey]*sums, error) {
+	out := map[rollupKey]*sums{}
+	for k, s := range days {
+		day, err := time.Parse(time.DateOnly, k.day)
+		if err != nil {
+			return nil, err
+		}
+		for back := range 7 {
+			w := k
+			w.day = day.AddDate(0, 0, -back).Format(time.DateOnly)
+			if out[w] == nil {
+				out[w] = &sums{total: new(big.Rat)}
+			}
+			out[w].n += s.n
+			out[w].total.Add(out[w].total, s.total)
+		}
+	}
+	return out, nil
+}
 
 // add counts a purchase in (sign 1) or out of (sign -1) the rollups.
 func (d *rollupDelta) add(f *purchaseFact, sign int64) {
@@ -141,11 +165,19 @@ func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
 		add, purchaseRows(d.purchases)); err != nil {
 		return fmt.Errorf("purchase rollups: %w", err)
 	}
-	if !d.noPurchaseMonths {
+	if !d.tablesOf90 {
 		months := byMonth(d.purchases, func(k rollupKey) rollupKey { k.day = monthOf(k.day); return k })
 		if err := upsertChunks(ctx, q, "INSERT INTO purchase_rollups_monthly (account_id, month, storefront_id, currency, status, purchases, total)", 7,
 			add, purchaseRows(months)); err != nil {
 			return fmt.Errorf("monthly purchase rollups: %w", err)
+		}
+		weeks, err := byWeek(d.purchases)
+		if err != nil {
+			return err
+		}
+		if err := upsertChunks(ctx, q, "INSERT INTO purchase_rollups_weekly (account_id, week, storefront_id, currency, status, purchases, total)", 7,
+			add, purchaseRows(weeks)); err != nil {
+			return fmt.Errorf("weekly purchase rollups: %w", err)
 		}
 	}
 	if err := upsertChunks(ctx, q, "INSERT INTO product_rollups (account_id, status, day, storefront_id, currency, product_id, purchases, total)", 8,
@@ -161,8 +193,8 @@ func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
 }
 
 // cmpPurchaseKey orders purchase_rollups rows as its primary key does, and those of
-// purchase_rollups_monthly: (day or month, storefront_id, currency, status) within the
-// account.
+// purchase_rollups_monthly and _weekly: (day, month or week, storefront_id, currency,
+// status) within the account.
 func cmpPurchaseKey(a, b rollupKey) int {
 	return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.storefront, b.storefront),
 		cmp.Compare(a.currency, b.currency), cmp.Compare(a.status, b.status))
@@ -346,12 +378,12 @@ func AddRollups(ctx context.Context, tx *sql.Tx, account int64, ids []int64) err
 // subscriptions' rows, one account per transaction, and returns how many accounts it
 // rebuilt. For repairs after rows were changed by hand (`storefront rollups rebuild`).
 func RebuildRollups(ctx context.Context, sqlDB *sql.DB) (int, error) {
-	return rebuildRollups(ctx, sqlDB, true)
+	return rebuildRollups(ctx, sqlDB, false)
 }
 
-// rebuildRollups is RebuildRollups; purchaseMonths false leaves
-// purchase_rollups_monthly alone (migration 90, which runs before it exists).
-func rebuildRollups(ctx context.Context, sqlDB *sql.DB, purchaseMonths bool) (int, error) {
+// rebuildRollups is RebuildRollups; tablesOf90 rebuilds only the rollup tables that
+// exist at migration 90, for its rebuild (rollupDelta.tablesOf90).
+func rebuildRollups(ctx context.Context, sqlDB *sql.DB, tablesOf90 bool) (int, error) {
 	var accounts []int64
 	err := eachRow(ctx, sqlDB, "SELECT id FROM accounts ORDER BY id", nil, func(rows *sql.Rows) error {
 		var id int64
@@ -369,7 +401,7 @@ func rebuildRollups(ctx context.Context, sqlDB *sql.DB, purchaseMonths bool) (in
 		if err != nil {
 			return i, translate(err)
 		}
-		if err := rebuildAccountRollups(ctx, tx, account, purchaseMonths); err != nil {
+		if err := rebuildAccountRollups(ctx, tx, account, tablesOf90); err != nil {
 			_ = tx.Rollback()
 			return i, fmt.Errorf("account %d: %w", account, err)
 		}
@@ -381,15 +413,15 @@ func rebuildRollups(ctx context.Context, sqlDB *sql.DB, purchaseMonths bool) (in
 }
 
 // rebuildAccountRollups replaces an account's rollups with sums of its rows, in tx;
-// purchaseMonths false leaves purchase_rollups_monthly alone (rebuildRollups).
-func rebuildAccountRollups(ctx context.Context, tx *sql.Tx, account int64, purchaseMonths bool) error {
+// tablesOf90 rebuilds only the tables that exist at migration 90 (rebuildRollups).
+func rebuildAccountRollups(ctx context.Context, tx *sql.Tx, account int64, tablesOf90 bool) error {
 	loc, err := accountZone(ctx, tx, account)
 	if err != nil {
 		return err
 	}
-	tables := []string{"purchase_rollups", "purchase_rollups_monthly", "product_rollups", "product_rollups_monthly", "subscriber_terms", "subscriber_rollups"}
-	if !purchaseMonths {
-		tables = slices.DeleteFunc(tables, func(t string) bool { return t == "purchase_rollups_monthly" })
+	tables := []string{"purchase_rollups", "product_rollups", "product_rollups_monthly", "subscriber_terms", "subscriber_rollups"}
+	if !tablesOf90 {
+		tables = append(tables, "purchase_rollups_monthly", "purchase_rollups_weekly")
 	}
 	for _, table := range tables {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE account_id = ?", account); err != nil {
@@ -397,7 +429,7 @@ func rebuildAccountRollups(ctx context.Context, tx *sql.Tx, account int64, purch
 		}
 	}
 	d := newRollupDelta(account, loc)
-	d.noPurchaseMonths = !purchaseMonths
+	d.tablesOf90 = tablesOf90
 	// The purchases' own figures, then their line items': two streams, so that neither
 	// holds the whole account in memory.
 	err = eachRow(ctx, tx, "SELECT storefront_id, currency, created_at, status, total FROM purchases WHERE account_id = ?", []any{account},
@@ -744,7 +776,7 @@ func (z *accountZones) apply(ctx context.Context, tx *sql.Tx) error {
 			return translate(err)
 		}
 		if now != zone {
-			if err := rebuildAccountRollups(ctx, tx, id, true); err != nil {
+			if err := rebuildAccountRollups(ctx, tx, id, false); err != nil {
 				return fmt.Errorf("rollups of account %d: %w", id, err)
 			}
 		}

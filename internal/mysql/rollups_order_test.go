@@ -47,8 +47,8 @@ func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
 	if err := d.apply(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.stmts) != 4 {
-		t.Fatalf("got %d statements, want 4 (purchases, their months, products, their months)", len(rec.stmts))
+	if len(rec.stmts) != 5 {
+		t.Fatalf("got %d statements, want 5 (purchases, their months and weeks, products, their months)", len(rec.stmts))
 	}
 	// The primary key's columns (after the account) in each statement's VALUES rows.
 	for i, tc := range []struct {
@@ -57,6 +57,7 @@ func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
 	}{
 		{"purchase_rollups", []int{1, 2, 3, 4}},           // day, storefront, currency, status
 		{"purchase_rollups_monthly", []int{1, 2, 3, 4}},   // month, storefront, currency, status
+		{"purchase_rollups_weekly", []int{1, 2, 3, 4}},    // week, storefront, currency, status
 		{"product_rollups", []int{1, 2, 3, 4, 5}},         // status, day, storefront, currency, product
 		{"product_rollups_monthly", []int{1, 2, 3, 4, 5}}, // status, month, storefront, currency, product
 	} {
@@ -64,7 +65,7 @@ func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
 			t.Fatalf("statement %d: got %.60s, want the insert into %s", i, rec.stmts[i], tc.table)
 		}
 		width := 7
-		if i > 1 {
+		if i > 2 {
 			width = 8
 		}
 		var keys []string

@@ -196,6 +196,7 @@ func checkRollups(t *testing.T, db *mysql.DB, after string) {
 	}
 	diffMaps(t, after, "purchase_rollups", gp, wp)
 	diffMaps(t, after, "purchase_rollups_monthly", purchaseMonthlyRows(t, db.DB), byMonth(wp, 1))
+	diffMaps(t, after, "purchase_rollups_weekly", purchaseWeeklyRows(t, db.DB), byWeek(wp))
 	diffMaps(t, after, "product_rollups", gpr, wpr)
 	diffMaps(t, after, "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr, 2))
 	diffMaps(t, after, "subscriber_rollups", gs, ws)
@@ -205,6 +206,7 @@ func checkRollups(t *testing.T, db *mysql.DB, after string) {
 	rp, rpr, rs := storedRollups(t, db.DB)
 	diffMaps(t, after+" and a rebuild", "purchase_rollups", rp, wp)
 	diffMaps(t, after+" and a rebuild", "purchase_rollups_monthly", purchaseMonthlyRows(t, db.DB), byMonth(wp, 1))
+	diffMaps(t, after+" and a rebuild", "purchase_rollups_weekly", purchaseWeeklyRows(t, db.DB), byWeek(wp))
 	diffMaps(t, after+" and a rebuild", "product_rollups", rpr, wpr)
 	diffMaps(t, after+" and a rebuild", "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr, 2))
 	diffMaps(t, after+" and a rebuild", "subscriber_rollups", rs, ws)
@@ -276,12 +278,12 @@ func TestRollups_EqualRows(t *testing.T) {
 	checkRollups(t, db, "a seed")
 }
 
-// TestRollups_MigrateFillsMonths: a database with purchases gets its monthly purchase
-// rollups from migration 00111, both from rollups kept before 00110 and from migration
-// 90's rebuild, which runs before purchase_rollups_monthly exists.
+// TestRollups_MigrateFillsMonths: a database with purchases gets its monthly and weekly
+// purchase rollups from migrations 00111 and 00113, both from rollups kept before 00110
+// and from migration 90's rebuild, which runs before those tables exist.
 func TestRollups_MigrateFillsMonths(t *testing.T) {
 	ctx := context.Background()
-	for _, to := range []int64{109, 89} {
+	for _, to := range []int64{111, 109, 89} {
 		t.Run(fmt.Sprint("down to ", to), func(t *testing.T) {
 			db := dbtest.New(t)
 			importFile(t, db, importFixturePath)
@@ -297,6 +299,7 @@ func TestRollups_MigrateFillsMonths(t *testing.T) {
 				t.Fatal("no monthly purchase rollups after migrating up")
 			}
 			diffMaps(t, fmt.Sprint("migrating down to ", to, " and up"), "purchase_rollups_monthly", got, byMonth(wp, 1))
+			diffMaps(t, fmt.Sprint("migrating down to ", to, " and up"), "purchase_rollups_weekly", purchaseWeeklyRows(t, db.DB), byWeek(wp))
 			checkRollups(t, db, fmt.Sprint("migrating down to ", to, " and up"))
 		})
 	}
@@ -575,6 +578,46 @@ func monthlyRows(t *testing.T, db *sql.DB) map[string]string {
 // purchaseMonthlyRows reads purchase_rollups_monthly in the form of purchase_rollups' keys.
 func purchaseMonthlyRows(t *testing.T, db *sql.DB) map[string]string {
 	return rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, month, storefront_id, currency, status), purchases, total FROM purchase_rollups_monthly")
+}
+
+// purchaseWeeklyRows reads purchase_rollups_weekly in the form of purchase_rollups' keys.
+func purchaseWeeklyRows(t *testing.T, db *sql.DB) map[string]string {
+	return rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, week, storefront_id, currency, status), purchases, total FROM purchase_rollups_weekly")
+}
+
+// byWeek sums purchase rollup lines ("account|day|…" → "n total") into the seven-day
+// weeks of purchase_rollups_weekly: the week of each day and of the six before it.
+func byWeek(days map[string]string) map[string]string {
+	type agg struct {
+		n int64
+		t *big.Rat
+	}
+	sums := map[string]*agg{}
+	for k, v := range days {
+		parts := strings.Split(k, "|")
+		day, err := time.Parse(time.DateOnly, parts[1])
+		if err != nil {
+			panic(err)
+		}
+		var n int64
+		var total string
+		fmt.Sscan(v, &n, &total)
+		r, _ := new(big.Rat).SetString(total)
+		for back := 0; back < 7; back++ {
+			parts[1] = day.AddDate(0, 0, -back).Format(time.DateOnly)
+			wk := strings.Join(parts, "|")
+			if sums[wk] == nil {
+				sums[wk] = &agg{t: new(big.Rat)}
+			}
+			sums[wk].n += n
+			sums[wk].t.Add(sums[wk].t, r)
+		}
+	}
+	out := map[string]string{}
+	for k, a := range sums {
+		out[k] = fmt.Sprintf("%d %s", a.n, a.t.FloatString(4))
+	}
+	return out
 }
 
 // byMonth sums rollup lines ("account|…|day|…" → "n total", the day the field at index
