@@ -278,6 +278,21 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 				WHERE account_id = ? AND month >= ? AND month < ?`+cond+` GROUP BY currency, status`, args, scanAdd); err != nil {
 				return nil, err
 			}
+		} else if whole, end := (daysFrom(first, sp.firstDay)+6)/7, daysFrom(first, sp.endDay)/7; step == 7 && whole < end {
+			// Steps of seven days: each whole one is a row per storefront, currency and
+			// status of the weekly rollups (a week begins on every day); the days of a
+			// step the range's ends cut come from the daily ones.
+			days = [][2]time.Time{{sp.firstDay, first.AddDate(0, 0, whole*7)}, {first.AddDate(0, 0, end*7), sp.endDay}}
+			args := []any{first.Format(time.DateOnly), q.AccountID}
+			for i := whole; i < end; i++ {
+				args = append(args, first.AddDate(0, 0, i*7).Format(time.DateOnly))
+			}
+			in := "(" + strings.TrimSuffix(strings.Repeat("?,", end-whole), ",") + ")"
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			if err := eachRow(ctx, db.DB, `SELECT DATEDIFF(week, ?) DIV 7, currency, status, purchases, total FROM purchase_rollups_weekly
+				WHERE account_id = ? AND week IN `+in+cond, args, scanAdd); err != nil {
+				return nil, err
+			}
 		}
 		// The daily rows as they are, in the primary key's order, summed here: grouping
 		// them by step in the database goes through a temporary table, which cost twice
