@@ -112,6 +112,43 @@ func storefrontCond(col string, id int64, args []any) (string, []any) {
 	return " AND " + col + " = ?", append(args, id)
 }
 
+// dayPart is days [from, to) read from a daily table, counted in (sign 1) or out (-1).
+type dayPart struct {
+	from, to time.Time
+	sign     int64
+}
+
+// monthParts splits the span's days into calendar months [first, end), read from a
+// monthly table, and days, read from a daily one. A part of a month at either end that
+// covers more than half of it is read as the whole month less its other days, so that
+// neither end reads more than half a month of days.
+func (s span) monthParts() (first, end time.Time, days []dayPart) {
+	first, end = s.wholeMonths()
+	if end.Before(first) {
+		// Within one month.
+		return first, first, []dayPart{{s.firstDay, s.endDay, 1}}
+	}
+	if s.firstDay.Before(first) {
+		month := first.AddDate(0, -1, 0)
+		if daysFrom(s.firstDay, first) > daysFrom(month, first)/2 {
+			days = append(days, dayPart{month, s.firstDay, -1})
+			first = month
+		} else {
+			days = append(days, dayPart{s.firstDay, first, 1})
+		}
+	}
+	if end.Before(s.endDay) {
+		next := end.AddDate(0, 1, 0)
+		if daysFrom(end, s.endDay) > daysFrom(end, next)/2 {
+			days = append(days, dayPart{s.endDay, next, -1})
+			end = next
+		} else {
+			days = append(days, dayPart{end, s.endDay, 1})
+		}
+	}
+	return first, end, days
+}
+
 // decimalSum adds DECIMAL texts exactly: in ten-thousandths (the rollups' scale) while
 // they fit an int64, the rest in a big.Rat, so that summing a year of daily rollups
 // parses no big.Rat per row.
@@ -267,11 +304,11 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 		return add()
 	}
 	if sp.hasDays() {
-		days := [][2]time.Time{{sp.firstDay, sp.endDay}}
-		// When the range is one cell (the previous range's sums), whole calendar months
-		// come from the monthly rollups and only the days around them from the daily ones.
-		if firstMonth, endMonth := sp.wholeMonths(); daysFrom(first, sp.endDay) <= step && firstMonth.Before(endMonth) {
-			days = [][2]time.Time{{sp.firstDay, firstMonth}, {endMonth, sp.endDay}}
+		days := []dayPart{{sp.firstDay, sp.endDay, 1}}
+		// When the range is one cell (the previous range's sums), calendar months come
+		// from the monthly rollups and only the days around them from the daily ones.
+		if firstMonth, endMonth, around := sp.monthParts(); daysFrom(first, sp.endDay) <= step && firstMonth.Before(endMonth) {
+			days = around
 			args := []any{q.AccountID, firstMonth.Format(time.DateOnly), endMonth.Format(time.DateOnly)}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
 			if err := eachRow(ctx, db.DB, `SELECT 0, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups_monthly
@@ -282,7 +319,7 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 			// Steps of seven days: each whole one is a row per storefront, currency and
 			// status of the weekly rollups (a week begins on every day); the days of a
 			// step the range's ends cut come from the daily ones.
-			days = [][2]time.Time{{sp.firstDay, first.AddDate(0, 0, whole*7)}, {first.AddDate(0, 0, end*7), sp.endDay}}
+			days = []dayPart{{sp.firstDay, first.AddDate(0, 0, whole*7), 1}, {first.AddDate(0, 0, end*7), sp.endDay, 1}}
 			args := []any{first.Format(time.DateOnly), q.AccountID}
 			for i := whole; i < end; i++ {
 				args = append(args, first.AddDate(0, 0, i*7).Format(time.DateOnly))
@@ -298,10 +335,11 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 		// them by step in the database goes through a temporary table, which cost twice
 		// as much as sending them.
 		for _, d := range days {
-			from, to := d[0].Format(time.DateOnly), d[1].Format(time.DateOnly)
+			from, to := d.from.Format(time.DateOnly), d.to.Format(time.DateOnly)
 			if from >= to {
 				continue
 			}
+			sign = d.sign
 			args := []any{first.Format(time.DateOnly), step, q.AccountID, from, to}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
 			if err := eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ?, currency, status, purchases, total FROM purchase_rollups
@@ -311,6 +349,7 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 		}
 	}
 	for i, e := range append(sp.edges, less...) {
+		sign = 1
 		if i >= len(sp.edges) {
 			sign = -1
 		}
@@ -390,11 +429,11 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 		return nil
 	}
 	if sp.hasDays() {
-		// Whole calendar months from the monthly rollups, the days around them from the
-		// daily ones.
-		days := [][2]time.Time{{sp.firstDay, sp.endDay}}
-		if firstMonth, endMonth := sp.wholeMonths(); firstMonth.Before(endMonth) {
-			days = [][2]time.Time{{sp.firstDay, firstMonth}, {endMonth, sp.endDay}}
+		// Calendar months from the monthly rollups, the days around them from the daily
+		// ones (span.monthParts).
+		days := []dayPart{{sp.firstDay, sp.endDay, 1}}
+		if firstMonth, endMonth, around := sp.monthParts(); firstMonth.Before(endMonth) {
+			days = around
 			args := []any{q.AccountID, string(shop.PurchaseActive), firstMonth.Format(time.DateOnly), endMonth.Format(time.DateOnly)}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
 			if err := eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups_monthly
@@ -403,10 +442,11 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 			}
 		}
 		for _, d := range days {
-			from, to := d[0].Format(time.DateOnly), d[1].Format(time.DateOnly)
+			from, to := d.from.Format(time.DateOnly), d.to.Format(time.DateOnly)
 			if from >= to {
 				continue
 			}
+			sign = d.sign
 			args := []any{q.AccountID, string(shop.PurchaseActive), from, to}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
 			if err := eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups
@@ -416,6 +456,7 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 		}
 	}
 	for i, e := range append(sp.edges, less...) {
+		sign = 1
 		if i >= len(sp.edges) {
 			sign = -1
 		}

@@ -4,7 +4,9 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestDecimalSum_Exact: sums of DECIMAL texts equal big.Rat sums, in ten-thousandths and
@@ -51,6 +53,49 @@ func TestDecimalUnits(t *testing.T) {
 	for _, text := range []string{"", "-", ".5", "1.23456", "1,5", "123456789012345.0", "1e3", "+1"} {
 		if _, ok := decimalUnits([]byte(text)); ok {
 			t.Errorf("decimalUnits(%q): got ok, want not ok", text)
+		}
+	}
+}
+
+// TestSpan_MonthParts: a part of a month at either end longer than half of it is read
+// as the whole month less its other days; a shorter one as its days.
+func TestSpan_MonthParts(t *testing.T) {
+	d := func(s string) time.Time {
+		v, err := time.ParseInLocation(time.DateOnly, s, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	f := func(a, b time.Time) string { return a.Format(time.DateOnly) + ".." + b.Format(time.DateOnly) }
+	for _, tc := range []struct {
+		first, end string
+		months     string
+		days       []string
+	}{
+		{"2026-01-03", "2026-04-27", "2026-01-01..2026-05-01", []string{"-2026-01-01..2026-01-03", "-2026-04-27..2026-05-01"}},
+		{"2026-01-26", "2026-04-04", "2026-02-01..2026-04-01", []string{"+2026-01-26..2026-02-01", "+2026-04-01..2026-04-04"}},
+		{"2026-01-03", "2026-04-04", "2026-01-01..2026-04-01", []string{"-2026-01-01..2026-01-03", "+2026-04-01..2026-04-04"}},
+		{"2026-01-26", "2026-04-27", "2026-02-01..2026-05-01", []string{"+2026-01-26..2026-02-01", "-2026-04-27..2026-05-01"}},
+		{"2026-01-01", "2026-03-01", "2026-01-01..2026-03-01", nil},
+		{"2026-01-10", "2026-02-20", "2026-01-01..2026-03-01", []string{"-2026-01-01..2026-01-10", "-2026-02-20..2026-03-01"}},
+		{"2026-01-03", "2026-01-29", "", []string{"+2026-01-03..2026-01-29"}},
+	} {
+		first, end, days := span{firstDay: d(tc.first), endDay: d(tc.end)}.monthParts()
+		months := ""
+		if first.Before(end) {
+			months = f(first, end)
+		}
+		var got []string
+		for _, p := range days {
+			sign := "+"
+			if p.sign < 0 {
+				sign = "-"
+			}
+			got = append(got, sign+f(p.from, p.to))
+		}
+		if months != tc.months || strings.Join(got, " ") != strings.Join(tc.days, " ") {
+			t.Errorf("%s..%s: got months %q, days %v; want %q, %v", tc.first, tc.end, months, got, tc.months, tc.days)
 		}
 	}
 }

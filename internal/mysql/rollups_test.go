@@ -354,6 +354,10 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 		// Ends longer than half their day (read as the day less its rest) and shorter.
 		{"long ends", midnightIn(oldest.Add(span/3), loc).Add(2 * time.Hour), midnightIn(oldest.Add(2*span/3), loc).Add(20 * time.Hour)},
 		{"short ends", midnightIn(oldest.Add(span/3), loc).Add(20 * time.Hour), midnightIn(oldest.Add(2*span/3), loc).Add(3 * time.Hour)},
+		// Parts of a month at either end longer than half of it (read as the month less
+		// its other days) and shorter.
+		{"long month ends", monthDay(oldest.Add(span/4), 3, loc).Add(5 * time.Hour), monthDay(oldest.Add(span/4), 27, loc).AddDate(0, 3, 0).Add(2 * time.Hour)},
+		{"short month ends", monthDay(oldest.Add(span/4), 26, loc), monthDay(oldest.Add(span/4), 4, loc).AddDate(0, 3, 0)},
 		{"within a day", maxTime(day.Add(time.Second), middle.Add(-time.Hour)), middle.Add(time.Second)},
 		{"across one midnight", day.Add(-3 * time.Hour), middle.Add(time.Second)},
 	}
@@ -556,6 +560,12 @@ func subscriberFiguresFromRows(t *testing.T, db *sql.DB, account, storefront int
 		t.Fatal(err)
 	}
 	return f
+}
+
+// monthDay is midnight of day d of t's month in loc.
+func monthDay(t time.Time, d int, loc *time.Location) time.Time {
+	y, m, _ := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, loc)
 }
 
 func midnightIn(t time.Time, loc *time.Location) time.Time {
