@@ -143,10 +143,12 @@ func (db *DB) migrations() (*goose.Provider, error) {
 			return err
 		}}),
 		// 84 summed the rollups of 00080-00083; the rebuild now also writes the monthly
-		// table of 00088, so 90 does it instead, after every rollup table exists.
+		// table of 00088, so 90 does it instead, after those rollup tables exist. The
+		// monthly and weekly purchase rollups of 00110 and 00112 come later: 90 leaves
+		// them out, and 00111 and 00113 sum them from the days.
 		goose.NewGoMigration(84, noop, noop),
 		goose.NewGoMigration(90, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
-			_, err := RebuildRollups(ctx, sqlDB)
+			_, err := rebuildRollups(ctx, sqlDB, true)
 			return err
 		}}, noop),
 		// Down only: the version before 00099 sends the text it finds in a row, and rows

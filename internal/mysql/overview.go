@@ -1,10 +1,12 @@
 package mysql
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,9 +94,15 @@ func daysFrom(a, b time.Time) int {
 	return int(time.Date(by, bm, bd, 0, 0, 0, 0, time.UTC).Sub(time.Date(ay, am, ad, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
 }
 
-// decimalZero reports whether a DECIMAL read from the database is zero.
-func decimalZero(s string) bool {
-	return strings.Trim(s, "0.-") == ""
+// wholeMonths returns the calendar months [first, end) within the span's days, as the
+// first days of months; first is not before end when there are none.
+func (s span) wholeMonths() (first, end time.Time) {
+	first = time.Date(s.firstDay.Year(), s.firstDay.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if s.firstDay.Day() != 1 {
+		first = first.AddDate(0, 1, 0)
+	}
+	end = time.Date(s.endDay.Year(), s.endDay.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return first, end
 }
 
 func storefrontCond(col string, id int64, args []any) (string, []any) {
@@ -104,88 +112,269 @@ func storefrontCond(col string, id int64, args []any) (string, []any) {
 	return " AND " + col + " = ?", append(args, id)
 }
 
+// dayPart is days [from, to) read from a daily table, counted in (sign 1) or out (-1).
+type dayPart struct {
+	from, to time.Time
+	sign     int64
+}
+
+// monthParts splits the span's days into calendar months [first, end), read from a
+// monthly table, and days, read from a daily one. A part of a month at either end that
+// covers more than half of it is read as the whole month less its other days, so that
+// neither end reads more than half a month of days.
+func (s span) monthParts() (first, end time.Time, days []dayPart) {
+	first, end = s.wholeMonths()
+	if end.Before(first) {
+		// Within one month.
+		return first, first, []dayPart{{s.firstDay, s.endDay, 1}}
+	}
+	if s.firstDay.Before(first) {
+		month := first.AddDate(0, -1, 0)
+		if daysFrom(s.firstDay, first) > daysFrom(month, first)/2 {
+			days = append(days, dayPart{month, s.firstDay, -1})
+			first = month
+		} else {
+			days = append(days, dayPart{s.firstDay, first, 1})
+		}
+	}
+	if end.Before(s.endDay) {
+		next := end.AddDate(0, 1, 0)
+		if daysFrom(end, s.endDay) > daysFrom(end, next)/2 {
+			days = append(days, dayPart{s.endDay, next, -1})
+			end = next
+		} else {
+			days = append(days, dayPart{end, s.endDay, 1})
+		}
+	}
+	return first, end, days
+}
+
+// decimalSum adds DECIMAL texts exactly: in ten-thousandths (the rollups' scale) while
+// they fit an int64, the rest in a big.Rat, so that summing a year of daily rollups
+// parses no big.Rat per row.
+type decimalSum struct {
+	units int64
+	rest  *big.Rat
+}
+
+// add adds sign (1 or -1) times the number written in text.
+func (s *decimalSum) add(text []byte, sign int64) error {
+	if u, ok := decimalUnits(text); ok {
+		if v, ok := addInt64(s.units, sign*u); ok {
+			s.units = v
+			return nil
+		}
+	}
+	r, err := decimal(string(text))
+	if err != nil {
+		return err
+	}
+	if sign < 0 {
+		r.Neg(r)
+	}
+	if s.rest == nil {
+		s.rest = new(big.Rat)
+	}
+	s.rest.Add(s.rest, r)
+	return nil
+}
+
+// rat returns the sum.
+func (s *decimalSum) rat() *big.Rat {
+	r := big.NewRat(s.units, 10000)
+	if s.rest != nil {
+		r.Add(r, s.rest)
+	}
+	return r
+}
+
+// decimalUnits reads a decimal number with at most four digits after the point as
+// ten-thousandths; ok is false for any other text, or one that does not fit an int64.
+func decimalUnits(text []byte) (units int64, ok bool) {
+	neg := len(text) > 0 && text[0] == '-'
+	if neg {
+		text = text[1:]
+	}
+	whole, frac, _ := bytes.Cut(text, []byte("."))
+	if len(whole) == 0 || len(frac) > 4 || len(whole) > 14 {
+		return 0, false
+	}
+	for _, part := range [][]byte{whole, frac} {
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			units = units*10 + int64(c-'0')
+		}
+	}
+	for range 4 - len(frac) {
+		units *= 10
+	}
+	if neg {
+		units = -units
+	}
+	return units, true
+}
+
+// atoi64 reads a decimal integer's text.
+func atoi64(b []byte) (int64, error) {
+	if u, ok := decimalUnits(b); ok && u%10000 == 0 && !bytes.ContainsRune(b, '.') {
+		return u / 10000, nil
+	}
+	return strconv.ParseInt(string(b), 10, 64)
+}
+
+// atoi reads a decimal integer's text as an int.
+func atoi(b []byte) (int, error) {
+	n, err := atoi64(b)
+	return int(n), err
+}
+
+// addInt64 returns a+b, and false when it overflows.
+func addInt64(a, b int64) (int64, bool) {
+	c := a + b
+	if (c > a) != (b > 0) {
+		return 0, false
+	}
+	return c, true
+}
+
 // PurchaseFigures implements shop.OverviewService.
 func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuery) ([]shop.PurchaseCell, error) {
 	db := s.db
 	sp := splitSpan(q.From, q.Before, q.Loc)
+	// An end that covers more than half of its day is read as the whole day from the
+	// rollups less the rest of the day from the rows: an end reads at most half a day's
+	// purchases.
+	less := sp.complementEnds(q.Loc)
+	// Cells of q.Step days from the range's first day (the step's index k): a long
+	// range answers a cell per week (or one per currency and status), not one per day.
+	step := max(q.Step, 1)
+	first := midnight(q.From, q.Loc)
 	type key struct {
-		day      string
+		k        int
 		currency string
 		status   shop.PurchaseStatus
 	}
-	cells := map[key]*shop.PurchaseCell{}
-	// Cells of q.Step days from the range's first day: the database sums the days of a
-	// step, so that a long range answers a row per week (or one per currency and
-	// status), not one per day.
-	step := max(q.Step, 1)
-	first := midnight(q.From, q.Loc)
-	firstDate := first.Format(time.DateOnly)
-	stepOf := func(day time.Time) time.Time {
-		return first.AddDate(0, 0, daysFrom(first, day)/step*step)
+	type cell struct {
+		n     int64
+		total decimalSum
 	}
-	add := func(day time.Time, currency string, status shop.PurchaseStatus, n int64, total string) error {
-		t, err := decimal(total)
-		if err != nil {
+	cells := map[key]*cell{}
+	sign := int64(1)
+	// A year of daily rollups is thousands of rows: each is scanned as bytes, its
+	// currency and status taken from the few strings seen before.
+	var (
+		rawK, rawN, currency, status, total sql.RawBytes
+		k                                   int
+		n                                   int64
+		seen                                []string
+	)
+	intern := func(b []byte) string {
+		for _, s := range seen {
+			if s == string(b) {
+				return s
+			}
+		}
+		seen = append(seen, string(b))
+		return seen[len(seen)-1]
+	}
+	// add counts the row just scanned (k, currency, status, n, total) in its cell.
+	add := func() error {
+		ck := key{k, intern(currency), shop.PurchaseStatus(intern(status))}
+		c := cells[ck]
+		if c == nil {
+			c = &cell{}
+			cells[ck] = c
+		}
+		c.n += sign * n
+		return c.total.add(total, sign)
+	}
+	scanAdd := func(rows *sql.Rows) error {
+		if err := rows.Scan(&rawK, &currency, &status, &rawN, &total); err != nil {
 			return err
 		}
-		k := key{day.Format(time.DateOnly), currency, status}
-		c := cells[k]
-		if c == nil {
-			c = &shop.PurchaseCell{Day: day, Currency: currency, Status: status, Total: new(big.Rat)}
-			cells[k] = c
+		var err error
+		if k, err = atoi(rawK); err != nil {
+			return err
 		}
-		c.Purchases += n
-		c.Total.Add(c.Total, t)
-		return nil
+		if n, err = atoi64(rawN); err != nil {
+			return err
+		}
+		return add()
 	}
 	if sp.hasDays() {
-		args := []any{firstDate, step, q.AccountID, sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
-		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		err := eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ? AS k, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups
-			WHERE account_id = ? AND day >= ? AND day < ?`+cond+` GROUP BY k, currency, status`, args,
-			func(rows *sql.Rows) error {
-				var (
-					k               int
-					currency, total string
-					status          shop.PurchaseStatus
-					n               int64
-				)
-				if err := rows.Scan(&k, &currency, &status, &n, &total); err != nil {
-					return err
-				}
-				if n == 0 && decimalZero(total) {
-					return nil
-				}
-				return add(first.AddDate(0, 0, k*step), currency, status, n, total)
-			})
-		if err != nil {
-			return nil, err
+		days := []dayPart{{sp.firstDay, sp.endDay, 1}}
+		// When the range is one cell (the previous range's sums), calendar months come
+		// from the monthly rollups and only the days around them from the daily ones.
+		if firstMonth, endMonth, around := sp.monthParts(); daysFrom(first, sp.endDay) <= step && firstMonth.Before(endMonth) {
+			days = around
+			args := []any{q.AccountID, firstMonth.Format(time.DateOnly), endMonth.Format(time.DateOnly)}
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			if err := eachRow(ctx, db.DB, `SELECT 0, currency, status, SUM(purchases), SUM(total) FROM purchase_rollups_monthly
+				WHERE account_id = ? AND month >= ? AND month < ?`+cond+` GROUP BY currency, status`, args, scanAdd); err != nil {
+				return nil, err
+			}
+		} else if whole, end := (daysFrom(first, sp.firstDay)+6)/7, daysFrom(first, sp.endDay)/7; step == 7 && whole < end {
+			// Steps of seven days: each whole one is a row per storefront, currency and
+			// status of the weekly rollups (a week begins on every day); the days of a
+			// step the range's ends cut come from the daily ones.
+			days = []dayPart{{sp.firstDay, first.AddDate(0, 0, whole*7), 1}, {first.AddDate(0, 0, end*7), sp.endDay, 1}}
+			args := []any{first.Format(time.DateOnly), q.AccountID}
+			for i := whole; i < end; i++ {
+				args = append(args, first.AddDate(0, 0, i*7).Format(time.DateOnly))
+			}
+			in := "(" + strings.TrimSuffix(strings.Repeat("?,", end-whole), ",") + ")"
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			if err := eachRow(ctx, db.DB, `SELECT DATEDIFF(week, ?) DIV 7, currency, status, purchases, total FROM purchase_rollups_weekly
+				WHERE account_id = ? AND week IN `+in+cond, args, scanAdd); err != nil {
+				return nil, err
+			}
+		}
+		// The daily rows as they are, in the primary key's order, summed here: grouping
+		// them by step in the database goes through a temporary table, which cost twice
+		// as much as sending them.
+		for _, d := range days {
+			from, to := d.from.Format(time.DateOnly), d.to.Format(time.DateOnly)
+			if from >= to {
+				continue
+			}
+			sign = d.sign
+			args := []any{first.Format(time.DateOnly), step, q.AccountID, from, to}
+			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+			if err := eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ?, currency, status, purchases, total FROM purchase_rollups
+				WHERE account_id = ? AND day >= ? AND day < ?`+cond, args, scanAdd); err != nil {
+				return nil, err
+			}
 		}
 	}
-	for _, e := range sp.edges {
+	for i, e := range append(sp.edges, less...) {
+		sign = 1
+		if i >= len(sp.edges) {
+			sign = -1
+		}
 		args := []any{q.AccountID, e[0].UTC(), e[1].UTC()}
 		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		day := stepOf(midnight(e[0], q.Loc))
-		err := eachRow(ctx, db.DB, `SELECT currency, status, COUNT(*), SUM(total) FROM purchases FORCE INDEX (purchases_account_created_total)
+		k = daysFrom(first, midnight(e[0], q.Loc)) / step
+		if err := eachRow(ctx, db.DB, `SELECT currency, status, COUNT(*), SUM(total) FROM purchases FORCE INDEX (purchases_account_created_total)
 			WHERE account_id = ? AND created_at >= ? AND created_at < ?`+cond+` GROUP BY currency, status`, args,
 			func(rows *sql.Rows) error {
-				var (
-					currency, total string
-					status          shop.PurchaseStatus
-					n               int64
-				)
 				if err := rows.Scan(&currency, &status, &n, &total); err != nil {
 					return err
 				}
-				return add(day, currency, status, n, total)
-			})
-		if err != nil {
+				return add()
+			}); err != nil {
 			return nil, err
 		}
 	}
 	out := make([]shop.PurchaseCell, 0, len(cells))
-	for _, c := range cells {
-		out = append(out, *c)
+	for ck, c := range cells {
+		t := c.total.rat()
+		// Rows that count nothing, and a day's rest subtracted, can leave an empty cell.
+		if c.n == 0 && t.Sign() == 0 {
+			continue
+		}
+		out = append(out, shop.PurchaseCell{Day: first.AddDate(0, 0, ck.k*step), Currency: ck.currency, Status: ck.status, Purchases: c.n, Total: t})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -240,16 +429,11 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 		return nil
 	}
 	if sp.hasDays() {
-		// Whole calendar months from the monthly rollups, the days around them from the
-		// daily ones.
-		days := [][2]time.Time{{sp.firstDay, sp.endDay}}
-		firstMonth := time.Date(sp.firstDay.Year(), sp.firstDay.Month(), 1, 0, 0, 0, 0, time.UTC)
-		if sp.firstDay.Day() != 1 {
-			firstMonth = firstMonth.AddDate(0, 1, 0)
-		}
-		endMonth := time.Date(sp.endDay.Year(), sp.endDay.Month(), 1, 0, 0, 0, 0, time.UTC)
-		if firstMonth.Before(endMonth) {
-			days = [][2]time.Time{{sp.firstDay, firstMonth}, {endMonth, sp.endDay}}
+		// Calendar months from the monthly rollups, the days around them from the daily
+		// ones (span.monthParts).
+		days := []dayPart{{sp.firstDay, sp.endDay, 1}}
+		if firstMonth, endMonth, around := sp.monthParts(); firstMonth.Before(endMonth) {
+			days = around
 			args := []any{q.AccountID, string(shop.PurchaseActive), firstMonth.Format(time.DateOnly), endMonth.Format(time.DateOnly)}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
 			if err := eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups_monthly
@@ -258,10 +442,11 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 			}
 		}
 		for _, d := range days {
-			from, to := d[0].Format(time.DateOnly), d[1].Format(time.DateOnly)
+			from, to := d.from.Format(time.DateOnly), d.to.Format(time.DateOnly)
 			if from >= to {
 				continue
 			}
+			sign = d.sign
 			args := []any{q.AccountID, string(shop.PurchaseActive), from, to}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
 			if err := eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups
@@ -271,6 +456,7 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 		}
 	}
 	for i, e := range append(sp.edges, less...) {
+		sign = 1
 		if i >= len(sp.edges) {
 			sign = -1
 		}
@@ -304,66 +490,78 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 
 // SubscriberFigures implements shop.OverviewService.
 func (s *OverviewService) SubscriberFigures(ctx context.Context, q shop.FigureQuery, now time.Time) (*shop.SubscriberFigures, error) {
-	db := s.db
-	var f shop.SubscriberFigures
-	var err error
-	if f.Started, _, err = db.countTerms(ctx, q, q.From, q.Before); err != nil {
-		return nil, err
-	}
 	endsBefore := q.Before
 	if now.Before(endsBefore) {
 		endsBefore = now
 	}
-	if _, f.Ended, err = db.countTerms(ctx, q, q.From, endsBefore); err != nil {
-		return nil, err
+	// Ended counts the range's terms ended until now: none when the range begins later.
+	if endsBefore.Before(q.From) {
+		endsBefore = q.From
 	}
-	// Receiving service at the end: every term started before it, less those ended.
-	started, ended, err := db.countTerms(ctx, q, time.Time{}, endsBefore)
+	started, ended, err := s.db.termsBefore(ctx, q, []time.Time{q.From, q.Before, endsBefore})
 	if err != nil {
 		return nil, err
 	}
-	f.ActiveAtEnd = started - ended
-	return &f, nil
+	return &shop.SubscriberFigures{
+		Started: started[1] - started[0],
+		Ended:   ended[2] - ended[0],
+		// Receiving service at the end: every term started before it, less those ended.
+		ActiveAtEnd: started[2] - ended[2],
+	}, nil
 }
 
-// countTerms counts the service terms that started, and those that ended, in [from,
-// before); a zero from means since the beginning.
-func (db *DB) countTerms(ctx context.Context, q shop.FigureQuery, from, before time.Time) (started, ended int64, err error) {
-	var sp span
-	if from.IsZero() {
-		sp.endDay = midnight(before, q.Loc)
-		sp.firstDay = time.Date(1, 1, 1, 0, 0, 0, 0, q.Loc)
-		if sp.endDay.Before(before) {
-			sp.edges = [][2]time.Time{{sp.endDay, before}}
-		}
-	} else {
-		sp = splitSpan(from, before, q.Loc)
-	}
-	if sp.hasDays() {
-		args := []any{q.AccountID, sp.firstDay.Format(time.DateOnly), sp.endDay.Format(time.DateOnly)}
-		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-		var s, e sql.NullInt64
-		if err := db.QueryRowContext(ctx, "SELECT SUM(started), SUM(ended) FROM subscriber_rollups WHERE account_id = ? AND day >= ? AND day < ?"+cond, args...).
-			Scan(&s, &e); err != nil {
-			return 0, 0, translate(err)
-		}
-		started, ended = s.Int64, e.Int64
-	}
-	for _, edge := range sp.edges {
-		for i, col := range []string{"start_at", "end_at"} {
-			args := []any{q.AccountID, edge[0].UTC(), edge[1].UTC()}
-			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-			var n int64
-			if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM subscriber_terms WHERE account_id = ? AND "+col+" >= ? AND "+col+" < ?"+cond, args...).
-				Scan(&n); err != nil {
-				return 0, 0, translate(err)
+// termsBefore counts, for each instant, the service terms that started before it and
+// those that ended before it: the whole days before the instant's day from the rollups
+// (one statement for every instant), the part of its day from the terms (one more).
+func (db *DB) termsBefore(ctx context.Context, q shop.FigureQuery, at []time.Time) (started, ended []int64, err error) {
+	started, ended = make([]int64, len(at)), make([]int64, len(at))
+	var (
+		sums  []string
+		args  []any
+		last  string
+		edges []string
+		eargs []any
+	)
+	for _, t := range at {
+		day := midnight(t, q.Loc)
+		d := day.Format(time.DateOnly)
+		sums = append(sums, "COALESCE(SUM(IF(day < ?, started, 0)), 0), COALESCE(SUM(IF(day < ?, ended, 0)), 0)")
+		args = append(args, d, d)
+		last = max(last, d)
+		for _, col := range []string{"start_at", "end_at"} {
+			if !day.Before(t) {
+				edges = append(edges, "0")
+				continue
 			}
-			if i == 0 {
-				started += n
-			} else {
-				ended += n
-			}
+			cond, a := storefrontCond("storefront_id", q.StorefrontID, []any{q.AccountID, day.UTC(), t.UTC()})
+			edges = append(edges, "(SELECT COUNT(*) FROM subscriber_terms WHERE account_id = ? AND "+col+" >= ? AND "+col+" < ?"+cond+")")
+			eargs = append(eargs, a...)
 		}
+	}
+	args = append(args, q.AccountID, last)
+	cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
+	dest := make([]any, 0, 2*len(at))
+	for i := range at {
+		dest = append(dest, &started[i], &ended[i])
+	}
+	if err := db.QueryRowContext(ctx, "SELECT "+strings.Join(sums, ", ")+" FROM subscriber_rollups WHERE account_id = ? AND day < ?"+cond, args...).
+		Scan(dest...); err != nil {
+		return nil, nil, translate(err)
+	}
+	if len(eargs) == 0 {
+		return started, ended, nil
+	}
+	parts := make([]int64, 2*len(at))
+	dest = dest[:0]
+	for i := range parts {
+		dest = append(dest, &parts[i])
+	}
+	if err := db.QueryRowContext(ctx, "SELECT "+strings.Join(edges, ", "), eargs...).Scan(dest...); err != nil {
+		return nil, nil, translate(err)
+	}
+	for i := range at {
+		started[i] += parts[2*i]
+		ended[i] += parts[2*i+1]
 	}
 	return started, ended, nil
 }

@@ -16,7 +16,9 @@ import (
 )
 
 // The rollups (purchase_rollups, product_rollups, db/README.md#rollups) hold, per day in
-// the account's zone, what the overview sums. Every change to a purchase's storefront,
+// the account's zone, what the overview sums; purchase_rollups_monthly and
+// product_rollups_monthly the same by calendar month, purchase_rollups_weekly by the
+// seven days from each day. Every change to a purchase's storefront,
 // currency, creation time, status, total or line items changes them in its own
 // transaction: the write path reads what the purchases counted for before the change,
 // what they count for after, and adds the difference.
@@ -58,10 +60,53 @@ type rollupDelta struct {
 	loc       *time.Location
 	purchases map[rollupKey]*sums
 	products  map[productKey]*sums
+	// tablesOf90 writes only the rollup tables that exist at migration 90, for its
+	// rebuild: not purchase_rollups_monthly (00110, filled from the days by 00111) nor
+	// purchase_rollups_weekly (00112, filled by 00113).
+	tablesOf90 bool
 }
 
 func newRollupDelta(account int64, loc *time.Location) *rollupDelta {
 	return &rollupDelta{account: account, loc: loc, purchases: map[rollupKey]*sums{}, products: map[productKey]*sums{}}
+}
+
+// byMonth sums rows of a day's key by the month of the day (its first day).
+func byMonth[K comparable](days map[K]*sums, month func(K) K) map[K]*sums {
+	out := map[K]*sums{}
+	for k, s := range days {
+		m := month(k)
+		if out[m] == nil {
+			out[m] = &sums{total: new(big.Rat)}
+		}
+		out[m].n += s.n
+		out[m].total.Add(out[m].total, s.total)
+	}
+	return out
+}
+
+// monthOf is the first day of a day's month, both written 2006-01-02.
+func monthOf(day string) string { return day[:8] + "01" }
+
+// byWeek sums purchase rollup rows of days into the weeks of purchase_rollups_weekly:
+// each day counts in the seven weeks that begin on it and on the six days before it.
+func byWeek(days map[rollupKey]*sums) (map[rollupKey]*sums, error) {
+	out := map[rollupKey]*sums{}
+	for k, s := range days {
+		day, err := time.Parse(time.DateOnly, k.day)
+		if err != nil {
+			return nil, err
+		}
+		for back := range 7 {
+			w := k
+			w.day = day.AddDate(0, 0, -back).Format(time.DateOnly)
+			if out[w] == nil {
+				out[w] = &sums{total: new(big.Rat)}
+			}
+			out[w].n += s.n
+			out[w].total.Add(out[w].total, s.total)
+		}
+	}
+	return out, nil
 }
 
 // add counts a purchase in (sign 1) or out of (sign -1) the rollups.
@@ -93,56 +138,63 @@ func bump[K comparable](m map[K]*sums, k K, sign int64, amount *big.Rat) {
 // changing the same rows (concurrent reactivations of purchases of one day) lock them
 // in the same order and wait for each other instead of deadlocking.
 func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
-	var args []any
-	for _, k := range slices.SortedFunc(maps.Keys(d.purchases), cmpPurchaseKey) {
-		s := d.purchases[k]
-		if s.n == 0 && s.total.Sign() == 0 {
-			continue
+	purchaseRows := func(m map[rollupKey]*sums) []any {
+		var args []any
+		for _, k := range slices.SortedFunc(maps.Keys(m), cmpPurchaseKey) {
+			s := m[k]
+			if s.n == 0 && s.total.Sign() == 0 {
+				continue
+			}
+			args = append(args, d.account, k.day, k.storefront, k.currency, string(k.status), s.n, s.total.FloatString(4))
 		}
-		args = append(args, d.account, k.day, k.storefront, k.currency, string(k.status), s.n, s.total.FloatString(4))
+		return args
 	}
+	productRows := func(m map[productKey]*sums) []any {
+		var args []any
+		for _, k := range slices.SortedFunc(maps.Keys(m), cmpProductKey) {
+			s := m[k]
+			if s.n == 0 && s.total.Sign() == 0 {
+				continue
+			}
+			args = append(args, d.account, string(k.status), k.day, k.storefront, k.currency, k.product, s.n, s.total.FloatString(4))
+		}
+		return args
+	}
+	const add = "ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)"
 	if err := upsertChunks(ctx, q, "INSERT INTO purchase_rollups (account_id, day, storefront_id, currency, status, purchases, total)", 7,
-		"ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)", args); err != nil {
+		add, purchaseRows(d.purchases)); err != nil {
 		return fmt.Errorf("purchase rollups: %w", err)
 	}
-	// The products' days, and their months (the first day of each).
-	months := map[productKey]*sums{}
-	args = args[:0]
-	for _, k := range slices.SortedFunc(maps.Keys(d.products), cmpProductKey) {
-		s := d.products[k]
-		if s.n == 0 && s.total.Sign() == 0 {
-			continue
+	if !d.tablesOf90 {
+		months := byMonth(d.purchases, func(k rollupKey) rollupKey { k.day = monthOf(k.day); return k })
+		if err := upsertChunks(ctx, q, "INSERT INTO purchase_rollups_monthly (account_id, month, storefront_id, currency, status, purchases, total)", 7,
+			add, purchaseRows(months)); err != nil {
+			return fmt.Errorf("monthly purchase rollups: %w", err)
 		}
-		args = append(args, d.account, string(k.status), k.day, k.storefront, k.currency, k.product, s.n, s.total.FloatString(4))
-		m := k
-		m.day = k.day[:8] + "01"
-		if months[m] == nil {
-			months[m] = &sums{total: new(big.Rat)}
+		weeks, err := byWeek(d.purchases)
+		if err != nil {
+			return err
 		}
-		months[m].n += s.n
-		months[m].total.Add(months[m].total, s.total)
+		if err := upsertChunks(ctx, q, "INSERT INTO purchase_rollups_weekly (account_id, week, storefront_id, currency, status, purchases, total)", 7,
+			add, purchaseRows(weeks)); err != nil {
+			return fmt.Errorf("weekly purchase rollups: %w", err)
+		}
 	}
 	if err := upsertChunks(ctx, q, "INSERT INTO product_rollups (account_id, status, day, storefront_id, currency, product_id, purchases, total)", 8,
-		"ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)", args); err != nil {
+		add, productRows(d.products)); err != nil {
 		return fmt.Errorf("product rollups: %w", err)
 	}
-	args = args[:0]
-	for _, k := range slices.SortedFunc(maps.Keys(months), cmpProductKey) {
-		s := months[k]
-		if s.n == 0 && s.total.Sign() == 0 {
-			continue
-		}
-		args = append(args, d.account, string(k.status), k.day, k.storefront, k.currency, k.product, s.n, s.total.FloatString(4))
-	}
+	months := byMonth(d.products, func(k productKey) productKey { k.day = monthOf(k.day); return k })
 	if err := upsertChunks(ctx, q, "INSERT INTO product_rollups_monthly (account_id, status, month, storefront_id, currency, product_id, purchases, total)", 8,
-		"ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)", args); err != nil {
+		add, productRows(months)); err != nil {
 		return fmt.Errorf("monthly product rollups: %w", err)
 	}
 	return nil
 }
 
-// cmpPurchaseKey orders purchase_rollups rows as its primary key does: (day,
-// storefront_id, currency, status) within the account.
+// cmpPurchaseKey orders purchase_rollups rows as its primary key does, and those of
+// purchase_rollups_monthly and _weekly: (day, month or week, storefront_id, currency,
+// status) within the account.
 func cmpPurchaseKey(a, b rollupKey) int {
 	return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.storefront, b.storefront),
 		cmp.Compare(a.currency, b.currency), cmp.Compare(a.status, b.status))
@@ -326,6 +378,12 @@ func AddRollups(ctx context.Context, tx *sql.Tx, account int64, ids []int64) err
 // subscriptions' rows, one account per transaction, and returns how many accounts it
 // rebuilt. For repairs after rows were changed by hand (`storefront rollups rebuild`).
 func RebuildRollups(ctx context.Context, sqlDB *sql.DB) (int, error) {
+	return rebuildRollups(ctx, sqlDB, false)
+}
+
+// rebuildRollups is RebuildRollups; tablesOf90 rebuilds only the rollup tables that
+// exist at migration 90, for its rebuild (rollupDelta.tablesOf90).
+func rebuildRollups(ctx context.Context, sqlDB *sql.DB, tablesOf90 bool) (int, error) {
 	var accounts []int64
 	err := eachRow(ctx, sqlDB, "SELECT id FROM accounts ORDER BY id", nil, func(rows *sql.Rows) error {
 		var id int64
@@ -343,7 +401,7 @@ func RebuildRollups(ctx context.Context, sqlDB *sql.DB) (int, error) {
 		if err != nil {
 			return i, translate(err)
 		}
-		if err := rebuildAccountRollups(ctx, tx, account); err != nil {
+		if err := rebuildAccountRollups(ctx, tx, account, tablesOf90); err != nil {
 			_ = tx.Rollback()
 			return i, fmt.Errorf("account %d: %w", account, err)
 		}
@@ -354,18 +412,24 @@ func RebuildRollups(ctx context.Context, sqlDB *sql.DB) (int, error) {
 	return len(accounts), nil
 }
 
-// rebuildAccountRollups replaces an account's rollups with sums of its rows, in tx.
-func rebuildAccountRollups(ctx context.Context, tx *sql.Tx, account int64) error {
+// rebuildAccountRollups replaces an account's rollups with sums of its rows, in tx;
+// tablesOf90 rebuilds only the tables that exist at migration 90 (rebuildRollups).
+func rebuildAccountRollups(ctx context.Context, tx *sql.Tx, account int64, tablesOf90 bool) error {
 	loc, err := accountZone(ctx, tx, account)
 	if err != nil {
 		return err
 	}
-	for _, table := range []string{"purchase_rollups", "product_rollups", "product_rollups_monthly", "subscriber_terms", "subscriber_rollups"} {
+	tables := []string{"purchase_rollups", "product_rollups", "product_rollups_monthly", "subscriber_terms", "subscriber_rollups"}
+	if !tablesOf90 {
+		tables = append(tables, "purchase_rollups_monthly", "purchase_rollups_weekly")
+	}
+	for _, table := range tables {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE account_id = ?", account); err != nil {
 			return translate(err)
 		}
 	}
 	d := newRollupDelta(account, loc)
+	d.tablesOf90 = tablesOf90
 	// The purchases' own figures, then their line items': two streams, so that neither
 	// holds the whole account in memory.
 	err = eachRow(ctx, tx, "SELECT storefront_id, currency, created_at, status, total FROM purchases WHERE account_id = ?", []any{account},
@@ -712,7 +776,7 @@ func (z *accountZones) apply(ctx context.Context, tx *sql.Tx) error {
 			return translate(err)
 		}
 		if now != zone {
-			if err := rebuildAccountRollups(ctx, tx, id); err != nil {
+			if err := rebuildAccountRollups(ctx, tx, id, false); err != nil {
 				return fmt.Errorf("rollups of account %d: %w", id, err)
 			}
 		}

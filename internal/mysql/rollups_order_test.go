@@ -47,8 +47,8 @@ func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
 	if err := d.apply(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.stmts) != 3 {
-		t.Fatalf("got %d statements, want 3 (purchases, products, months)", len(rec.stmts))
+	if len(rec.stmts) != 5 {
+		t.Fatalf("got %d statements, want 5 (purchases, their months and weeks, products, their months)", len(rec.stmts))
 	}
 	// The primary key's columns (after the account) in each statement's VALUES rows.
 	for i, tc := range []struct {
@@ -56,6 +56,8 @@ func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
 		key   []int
 	}{
 		{"purchase_rollups", []int{1, 2, 3, 4}},           // day, storefront, currency, status
+		{"purchase_rollups_monthly", []int{1, 2, 3, 4}},   // month, storefront, currency, status
+		{"purchase_rollups_weekly", []int{1, 2, 3, 4}},    // week, storefront, currency, status
 		{"product_rollups", []int{1, 2, 3, 4, 5}},         // status, day, storefront, currency, product
 		{"product_rollups_monthly", []int{1, 2, 3, 4, 5}}, // status, month, storefront, currency, product
 	} {
@@ -63,7 +65,7 @@ func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
 			t.Fatalf("statement %d: got %.60s, want the insert into %s", i, rec.stmts[i], tc.table)
 		}
 		width := 7
-		if i > 0 {
+		if i > 2 {
 			width = 8
 		}
 		var keys []string

@@ -195,16 +195,20 @@ func checkRollups(t *testing.T, db *mysql.DB, after string) {
 		t.Fatalf("after %s: no purchases to roll up", after)
 	}
 	diffMaps(t, after, "purchase_rollups", gp, wp)
+	diffMaps(t, after, "purchase_rollups_monthly", purchaseMonthlyRows(t, db.DB), byMonth(wp, 1))
+	diffMaps(t, after, "purchase_rollups_weekly", purchaseWeeklyRows(t, db.DB), byWeek(wp))
 	diffMaps(t, after, "product_rollups", gpr, wpr)
-	diffMaps(t, after, "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr))
+	diffMaps(t, after, "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr, 2))
 	diffMaps(t, after, "subscriber_rollups", gs, ws)
 	if _, err := mysql.RebuildRollups(context.Background(), db.DB); err != nil {
 		t.Fatal(err)
 	}
 	rp, rpr, rs := storedRollups(t, db.DB)
 	diffMaps(t, after+" and a rebuild", "purchase_rollups", rp, wp)
+	diffMaps(t, after+" and a rebuild", "purchase_rollups_monthly", purchaseMonthlyRows(t, db.DB), byMonth(wp, 1))
+	diffMaps(t, after+" and a rebuild", "purchase_rollups_weekly", purchaseWeeklyRows(t, db.DB), byWeek(wp))
 	diffMaps(t, after+" and a rebuild", "product_rollups", rpr, wpr)
-	diffMaps(t, after+" and a rebuild", "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr))
+	diffMaps(t, after+" and a rebuild", "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr, 2))
 	diffMaps(t, after+" and a rebuild", "subscriber_rollups", rs, ws)
 }
 
@@ -274,6 +278,33 @@ func TestRollups_EqualRows(t *testing.T) {
 	checkRollups(t, db, "a seed")
 }
 
+// TestRollups_MigrateFillsMonths: a database with purchases gets its monthly and weekly
+// purchase rollups from migrations 00111 and 00113, both from rollups kept before 00110
+// and from migration 90's rebuild, which runs before those tables exist.
+func TestRollups_MigrateFillsMonths(t *testing.T) {
+	ctx := context.Background()
+	for _, to := range []int64{111, 109, 89} {
+		t.Run(fmt.Sprint("down to ", to), func(t *testing.T) {
+			db := dbtest.New(t)
+			importFile(t, db, importFixturePath)
+			if err := db.MigrateDownTo(ctx, to); err != nil {
+				t.Fatalf("down: %v", err)
+			}
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatalf("up again: %v", err)
+			}
+			wp, _, _ := rollupsFromRows(t, db.DB)
+			got := purchaseMonthlyRows(t, db.DB)
+			if len(got) == 0 {
+				t.Fatal("no monthly purchase rollups after migrating up")
+			}
+			diffMaps(t, fmt.Sprint("migrating down to ", to, " and up"), "purchase_rollups_monthly", got, byMonth(wp, 1))
+			diffMaps(t, fmt.Sprint("migrating down to ", to, " and up"), "purchase_rollups_weekly", purchaseWeeklyRows(t, db.DB), byWeek(wp))
+			checkRollups(t, db, fmt.Sprint("migrating down to ", to, " and up"))
+		})
+	}
+}
+
 func TestOverview_FiguresEqualRows(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
@@ -300,6 +331,19 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	day := midnightIn(middle, loc)
+	var storefronts []int64
+	rows, err := db.Query("SELECT id FROM storefronts WHERE account_id = ? ORDER BY id", account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		storefronts = append(storefronts, id)
+	}
+	rows.Close()
 	ranges := []struct {
 		name         string
 		from, before time.Time
@@ -310,6 +354,10 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 		// Ends longer than half their day (read as the day less its rest) and shorter.
 		{"long ends", midnightIn(oldest.Add(span/3), loc).Add(2 * time.Hour), midnightIn(oldest.Add(2*span/3), loc).Add(20 * time.Hour)},
 		{"short ends", midnightIn(oldest.Add(span/3), loc).Add(20 * time.Hour), midnightIn(oldest.Add(2*span/3), loc).Add(3 * time.Hour)},
+		// Parts of a month at either end longer than half of it (read as the month less
+		// its other days) and shorter.
+		{"long month ends", monthDay(oldest.Add(span/4), 3, loc).Add(5 * time.Hour), monthDay(oldest.Add(span/4), 27, loc).AddDate(0, 3, 0).Add(2 * time.Hour)},
+		{"short month ends", monthDay(oldest.Add(span/4), 26, loc), monthDay(oldest.Add(span/4), 4, loc).AddDate(0, 3, 0)},
 		{"within a day", maxTime(day.Add(time.Second), middle.Add(-time.Hour)), middle.Add(time.Second)},
 		{"across one midnight", day.Add(-3 * time.Hour), middle.Add(time.Second)},
 	}
@@ -420,6 +468,23 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 			}
 			rows.Close()
 			diffMaps(t, r.name, "top products", gotTop, wantTop)
+
+			// The subscriber figures, of every storefront and of each, against the
+			// subscriptions' service terms; "now" inside the range, and after it.
+			for _, now := range []time.Time{r.from.Add(r.before.Sub(r.from) / 2), r.before.Add(time.Hour)} {
+				for _, sf := range append([]int64{0}, storefronts...) {
+					q := q
+					q.StorefrontID = sf
+					got, err := mysql.NewOverviewService(db).SubscriberFigures(ctx, q, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := subscriberFiguresFromRows(t, db.DB, account, sf, r.from, r.before, now)
+					if *got != want {
+						t.Errorf("%s, storefront %d, now %s: subscriber figures: got %+v, want %+v", r.name, sf, now, *got, want)
+					}
+				}
+			}
 		})
 	}
 
@@ -429,7 +494,7 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var receiving int64
-	rows, err := db.Query(`SELECT ss.status, ss.created_at, ss.updated_at, ss.started_at, ss.ended_at, ss.trial_started_at, ss.next_payment_at
+	rows, err = db.Query(`SELECT ss.status, ss.created_at, ss.updated_at, ss.started_at, ss.ended_at, ss.trial_started_at, ss.next_payment_at
 		FROM subscriptions ss JOIN subscribers sb ON sb.id = ss.subscriber_id JOIN storefronts sf ON sf.id = sb.storefront_id WHERE sf.account_id = ?`, account)
 	if err != nil {
 		t.Fatal(err)
@@ -449,6 +514,60 @@ func TestOverview_FiguresEqualRows(t *testing.T) {
 	}
 }
 
+// subscriberFiguresFromRows computes the subscriber figures of [from, before) from the
+// subscriptions' service terms: terms started in the range, ended in it until now, and
+// receiving service at the range's end (now, when it ends later).
+func subscriberFiguresFromRows(t *testing.T, db *sql.DB, account, storefront int64, from, before, now time.Time) shop.SubscriberFigures {
+	t.Helper()
+	rows, err := db.Query(`SELECT sb.storefront_id, ss.status, ss.created_at, ss.updated_at, ss.started_at, ss.ended_at, ss.trial_started_at, ss.next_payment_at
+		FROM subscriptions ss JOIN subscribers sb ON sb.id = ss.subscriber_id JOIN storefronts sf ON sf.id = sb.storefront_id WHERE sf.account_id = ?`, account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	end := before
+	if now.Before(end) {
+		end = now
+	}
+	in := func(t, a, b time.Time) bool { return !t.Before(a) && t.Before(b) }
+	var f shop.SubscriberFigures
+	for rows.Next() {
+		var (
+			sf int64
+			ss shop.Subscription
+		)
+		if err := rows.Scan(&sf, &ss.Status, &ss.CreatedAt, &ss.UpdatedAt, &ss.StartedAt, &ss.EndedAt, &ss.TrialStartedAt, &ss.NextPaymentAt); err != nil {
+			t.Fatal(err)
+		}
+		start, stop, ok := shop.ServiceTerm(&ss)
+		if !ok || storefront != 0 && sf != storefront {
+			continue
+		}
+		if in(start, from, before) {
+			f.Started++
+		}
+		if stop != nil && in(*stop, from, end) {
+			f.Ended++
+		}
+		if start.Before(end) {
+			f.ActiveAtEnd++
+		}
+		if stop != nil && stop.Before(end) {
+			f.ActiveAtEnd--
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// monthDay is midnight of day d of t's month in loc.
+func monthDay(t time.Time, d int, loc *time.Location) time.Time {
+	y, m, _ := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, loc)
+}
+
 func midnightIn(t time.Time, loc *time.Location) time.Time {
 	y, m, d := t.In(loc).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, loc)
@@ -466,8 +585,19 @@ func monthlyRows(t *testing.T, db *sql.DB) map[string]string {
 	return rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, status, month, storefront_id, currency, product_id), purchases, total FROM product_rollups_monthly")
 }
 
-// byMonth sums product rollup lines ("account|status|day|…" → "n total") by month.
-func byMonth(days map[string]string) map[string]string {
+// purchaseMonthlyRows reads purchase_rollups_monthly in the form of purchase_rollups' keys.
+func purchaseMonthlyRows(t *testing.T, db *sql.DB) map[string]string {
+	return rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, month, storefront_id, currency, status), purchases, total FROM purchase_rollups_monthly")
+}
+
+// purchaseWeeklyRows reads purchase_rollups_weekly in the form of purchase_rollups' keys.
+func purchaseWeeklyRows(t *testing.T, db *sql.DB) map[string]string {
+	return rollupRows(t, db, "SELECT CONCAT_WS('|', account_id, week, storefront_id, currency, status), purchases, total FROM purchase_rollups_weekly")
+}
+
+// byWeek sums purchase rollup lines ("account|day|…" → "n total") into the seven-day
+// weeks of purchase_rollups_weekly: the week of each day and of the six before it.
+func byWeek(days map[string]string) map[string]string {
 	type agg struct {
 		n int64
 		t *big.Rat
@@ -475,7 +605,42 @@ func byMonth(days map[string]string) map[string]string {
 	sums := map[string]*agg{}
 	for k, v := range days {
 		parts := strings.Split(k, "|")
-		parts[2] = parts[2][:8] + "01"
+		day, err := time.Parse(time.DateOnly, parts[1])
+		if err != nil {
+			panic(err)
+		}
+		var n int64
+		var total string
+		fmt.Sscan(v, &n, &total)
+		r, _ := new(big.Rat).SetString(total)
+		for back := 0; back < 7; back++ {
+			parts[1] = day.AddDate(0, 0, -back).Format(time.DateOnly)
+			wk := strings.Join(parts, "|")
+			if sums[wk] == nil {
+				sums[wk] = &agg{t: new(big.Rat)}
+			}
+			sums[wk].n += n
+			sums[wk].t.Add(sums[wk].t, r)
+		}
+	}
+	out := map[string]string{}
+	for k, a := range sums {
+		out[k] = fmt.Sprintf("%d %s", a.n, a.t.FloatString(4))
+	}
+	return out
+}
+
+// byMonth sums rollup lines ("account|…|day|…" → "n total", the day the field at index
+// field) by month.
+func byMonth(days map[string]string, field int) map[string]string {
+	type agg struct {
+		n int64
+		t *big.Rat
+	}
+	sums := map[string]*agg{}
+	for k, v := range days {
+		parts := strings.Split(k, "|")
+		parts[field] = parts[field][:8] + "01"
 		mk := strings.Join(parts, "|")
 		var n int64
 		var total string
