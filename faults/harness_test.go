@@ -437,16 +437,18 @@ func checksums(t testing.TB, db *sql.DB) map[string]int64 {
 
 // problems returns the first n WARN and ERROR lines of a log.
 func problems(log string, n int) string {
-	var out []string
+	// Errors first: a failure's cause is rarer than the warnings of a database outage.
+	var errs, warns []string
 	for _, l := range strings.Split(log, "\n") {
-		if strings.Contains(l, "level=ERROR") || strings.Contains(l, "level=WARN") {
-			out = append(out, l)
-			if len(out) == n {
-				break
-			}
+		switch {
+		case strings.Contains(l, "level=ERROR") && len(errs) < n:
+			errs = append(errs, l)
+		case strings.Contains(l, "level=WARN") && len(warns) < n:
+			warns = append(warns, l)
 		}
 	}
-	return strings.Join(out, "\n")
+	out := append(errs, warns...)
+	return strings.Join(out[:min(len(out), n)], "\n")
 }
 
 func lastLines(s string, n int) string {

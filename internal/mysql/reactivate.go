@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"strings"
 	"time"
 
@@ -54,7 +55,11 @@ func (s *PurchaseService) Reactivate(ctx context.Context, req shop.ReactivateReq
 		if isDuplicate(err) && req.IdempotencyKey != "" && attempt < 2 {
 			continue
 		}
-		if isDeadlock(err) && attempt < 3 {
+		if isDeadlock(err) && attempt < reactivateDeadlockRetries {
+			// Concurrent reactivations of one account's purchases meet on the rollup rows
+			// of the same days, weeks and months; the victim waits a moment, longer each
+			// time and at random, so that the two do not meet again at once.
+			time.Sleep(time.Duration(attempt+1) * time.Duration(1+mrand.IntN(5)) * time.Millisecond)
 			continue
 		}
 		if err != nil {
@@ -67,6 +72,10 @@ func (s *PurchaseService) Reactivate(ctx context.Context, req shop.ReactivateReq
 		return res, nil
 	}
 }
+
+// reactivateDeadlockRetries is how many times a reactivation that InnoDB rolled back as
+// a deadlock's victim is run again.
+const reactivateDeadlockRetries = 8
 
 type idemOutcome struct {
 	Code    string `json:"code,omitempty"`
