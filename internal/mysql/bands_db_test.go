@@ -2,6 +2,7 @@ package mysql_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -133,6 +134,54 @@ func TestTotalBands_MatchComparison(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestTotalBands_DocumentPages: the API's page of a total comparison on the bands, whose
+// statement leads with the ids, answers the account's purchases version and the count
+// with its documents, and with none on an empty page.
+func TestTotalBands_DocumentPages(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.New(t)
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 600, Subscribers: 40, Seed: 4}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var version int64
+	if err := db.QueryRow("SELECT version FROM purchase_versions WHERE account_id = 1").Scan(&version); err != nil || version == 0 {
+		t.Fatalf("the account's purchases version: got %d, %v; want one set by the seed", version, err)
+	}
+	svc := mysql.NewPurchaseService(db)
+	for _, tc := range []struct {
+		total string
+		op    shop.TotalOp
+	}{{"100000000000000000000", shop.TotalGt}, {"-1", shop.TotalLt}, {"300", shop.TotalGt}, {"20", shop.TotalLt}} {
+		f := shop.PurchaseFilter{AccountID: 1, Total: tc.total, TotalOp: tc.op, IncludeCount: true, PerPage: 10, Desc: true}
+		path, _, err := db.AnalyzeList(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path != "total bands" {
+			t.Fatalf("total %s %s: path %s, want total bands", tc.op, tc.total, path)
+		}
+		var want int64
+		if err := db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = 1 AND total "+map[shop.TotalOp]string{shop.TotalGt: ">", shop.TotalLt: "<"}[tc.op]+
+			" CAST(? AS DECIMAL(65,30))", tc.total).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		page, err := svc.FindPurchaseDocuments(ctx, f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Version != version || page.Total != want {
+			t.Errorf("total %s %s: version %d and count %d, want %d and %d", tc.op, tc.total, page.Version, page.Total, version, want)
+		}
+		var docs []json.RawMessage
+		if err := json.Unmarshal(page.Body, &docs); err != nil {
+			t.Fatalf("total %s %s: body %.80q: %v", tc.op, tc.total, page.Body, err)
+		}
+		if len(docs) != int(min(want, 10)) {
+			t.Errorf("total %s %s: %d documents, want %d", tc.op, tc.total, len(docs), min(want, 10))
 		}
 	}
 }

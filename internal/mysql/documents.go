@@ -93,9 +93,35 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 	} else {
 		head = head.Column("-1 AS total")
 	}
+	if pl.path == pathTotalBands {
+		// The ids come from a UNION of ranges, which Vitess's planner cannot join ON TRUE
+		// to the head (it would need a hash join): here the ids lead and the head's one row
+		// is joined to each, so an empty page has no row, and headQuery answers for it.
+		headSQL, headArgs, err := head.ToSql()
+		if err != nil {
+			return "", nil, err
+		}
+		return "SELECT v.version, v.total, t.id, t.created_at, d.document FROM (" + ids + ") t" +
+				" LEFT JOIN purchase_documents d ON d.account_id = ? AND d.purchase_id = t.id CROSS JOIN (" + headSQL + ") v",
+			append(append(idArgs, f.AccountID), headArgs...), nil
+	}
 	return sq.Select("v.version", "v.total", "t.id", "t.created_at", "d.document").FromSelect(head, "v").
 		LeftJoin("("+ids+") t ON TRUE", idArgs...).
 		LeftJoin("purchase_documents d ON d.account_id = ? AND d.purchase_id = t.id", f.AccountID).ToSql()
+}
+
+// headQuery builds the statement of an empty page's one row on the path: the account's
+// purchases version and, when counted, the size of the filtered set.
+func headQuery(f shop.PurchaseFilter, pl plan) (string, []any, error) {
+	head := sq.Select().Column(sq.Expr("("+versionQuery+") AS version", f.AccountID))
+	if f.IncludeCount {
+		count, args, err := planSelect(f, pl.path, "COUNT(*)").sel.ToSql()
+		if err != nil {
+			return "", nil, err
+		}
+		return head.Column(sq.Expr("("+count+") AS total", args...)).ToSql()
+	}
+	return head.Column("-1 AS total").ToSql()
 }
 
 // documentQuery builds the statement of one purchase's document: a primary-key read,
@@ -145,8 +171,9 @@ func findDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, buf
 	start := len(buf)
 	buf = append(buf, '[')
 	entries := make([]docEntry, 0, n+1)
-	inOrder, missing := true, false
+	inOrder, missing, rowless := true, false, true
 	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		rowless = false
 		var (
 			id  sql.NullInt64
 			at  sql.NullTime
@@ -172,6 +199,15 @@ func findDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, buf
 	})
 	if err != nil {
 		return nil, err
+	}
+	if rowless { // an empty page of a statement whose ids lead (documentPageQuery)
+		query, args, err := headQuery(f, path)
+		if err != nil {
+			return nil, err
+		}
+		if err := q.QueryRowContext(ctx, query, args...).Scan(&page.Version, &page.Total); err != nil {
+			return nil, translate(err)
+		}
 	}
 	if len(entries) > n {
 		page.Next = &entries[n-1].c
