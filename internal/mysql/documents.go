@@ -83,21 +83,12 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 	if err != nil {
 		return "", nil, err
 	}
-	head := sq.Select().Column(sq.Expr("("+versionQuery+") AS version", f.AccountID))
-	if f.IncludeCount {
-		count, args, err := planSelect(f, pl.path, "COUNT(*)").sel.ToSql()
-		if err != nil {
-			return "", nil, err
-		}
-		head = head.Column(sq.Expr("("+count+") AS total", args...))
-	} else {
-		head = head.Column("-1 AS total")
-	}
+	head := pageHead(f, pl)
 	if pl.path == pathTotalBands {
 		// The ids come from a UNION of ranges, which Vitess's planner cannot join ON TRUE
 		// to the head (it would need a hash join): here the ids lead and the head's one row
 		// is joined to each, so an empty page has no row, and headQuery answers for it.
-		headSQL, headArgs, err := head.ToSql()
+		headSQL, headArgs, err := headQuery(f, pl)
 		if err != nil {
 			return "", nil, err
 		}
@@ -110,18 +101,20 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 		LeftJoin("purchase_documents d ON d.account_id = ? AND d.purchase_id = t.id", f.AccountID).ToSql()
 }
 
-// headQuery builds the statement of an empty page's one row on the path: the account's
-// purchases version and, when counted, the size of the filtered set.
-func headQuery(f shop.PurchaseFilter, pl plan) (string, []any, error) {
+// pageHead is the one row of a page's head: the account's purchases version and, when
+// counted, the size of the filtered set (-1 when not).
+func pageHead(f shop.PurchaseFilter, pl plan) sq.SelectBuilder {
 	head := sq.Select().Column(sq.Expr("("+versionQuery+") AS version", f.AccountID))
 	if f.IncludeCount {
-		count, args, err := planSelect(f, pl.path, "COUNT(*)").sel.ToSql()
-		if err != nil {
-			return "", nil, err
-		}
-		return head.Column(sq.Expr("("+count+") AS total", args...)).ToSql()
+		return head.Column(planSelect(f, pl.path, "COUNT(*)").sel.Prefix("(").Suffix(") AS total"))
 	}
-	return head.Column("-1 AS total").ToSql()
+	return head.Column("-1 AS total")
+}
+
+// headQuery builds the statement of pageHead alone: the one row of an empty page on
+// the bands, whose page statement has no row then (documentPageQuery).
+func headQuery(f shop.PurchaseFilter, pl plan) (string, []any, error) {
+	return pageHead(f, pl).ToSql()
 }
 
 // documentQuery builds the statement of one purchase's document: a primary-key read,
