@@ -598,59 +598,49 @@ func purchaseWeeklyRows(t *testing.T, db *sql.DB) map[string]string {
 // byWeek sums purchase rollup lines ("account|day|…" → "n total") into the seven-day
 // weeks of purchase_rollups_weekly: the week of each day and of the six before it.
 func byWeek(days map[string]string) map[string]string {
-	type agg struct {
-		n int64
-		t *big.Rat
-	}
-	sums := map[string]*agg{}
-	for k, v := range days {
-		parts := strings.Split(k, "|")
+	return regroup(days, func(parts []string) []string {
 		day, err := time.Parse(time.DateOnly, parts[1])
 		if err != nil {
 			panic(err)
 		}
-		var n int64
-		var total string
-		fmt.Sscan(v, &n, &total)
-		r, _ := new(big.Rat).SetString(total)
+		var keys []string
 		for back := 0; back < 7; back++ {
 			parts[1] = day.AddDate(0, 0, -back).Format(time.DateOnly)
-			wk := strings.Join(parts, "|")
-			if sums[wk] == nil {
-				sums[wk] = &agg{t: new(big.Rat)}
-			}
-			sums[wk].n += n
-			sums[wk].t.Add(sums[wk].t, r)
+			keys = append(keys, strings.Join(parts, "|"))
 		}
-	}
-	out := map[string]string{}
-	for k, a := range sums {
-		out[k] = fmt.Sprintf("%d %s", a.n, a.t.FloatString(4))
-	}
-	return out
+		return keys
+	})
 }
 
 // byMonth sums rollup lines ("account|…|day|…" → "n total", the day the field at index
 // field) by month.
 func byMonth(days map[string]string, field int) map[string]string {
+	return regroup(days, func(parts []string) []string {
+		parts[field] = parts[field][:8] + "01"
+		return []string{strings.Join(parts, "|")}
+	})
+}
+
+// regroup sums rollup lines ("key|…" → "n total") into the lines whose keys to gives
+// for each line's key fields.
+func regroup(days map[string]string, to func(parts []string) []string) map[string]string {
 	type agg struct {
 		n int64
 		t *big.Rat
 	}
 	sums := map[string]*agg{}
 	for k, v := range days {
-		parts := strings.Split(k, "|")
-		parts[field] = parts[field][:8] + "01"
-		mk := strings.Join(parts, "|")
 		var n int64
 		var total string
 		fmt.Sscan(v, &n, &total)
 		r, _ := new(big.Rat).SetString(total)
-		if sums[mk] == nil {
-			sums[mk] = &agg{t: new(big.Rat)}
+		for _, gk := range to(strings.Split(k, "|")) {
+			if sums[gk] == nil {
+				sums[gk] = &agg{t: new(big.Rat)}
+			}
+			sums[gk].n += n
+			sums[gk].t.Add(sums[gk].t, r)
 		}
-		sums[mk].n += n
-		sums[mk].t.Add(sums[mk].t, r)
 	}
 	out := map[string]string{}
 	for k, a := range sums {
