@@ -58,6 +58,7 @@ type options struct {
 	only                   string
 	sweepDur               time.Duration
 	hooks, hookRate        int
+	bufferPool, redoLog    int64
 }
 
 func main() {
@@ -82,6 +83,8 @@ func main() {
 	flag.BoolVar(&o.rates, "rates", true, "measure import and seed rates (about a minute)")
 	flag.IntVar(&o.importN, "import", 100_000, "purchases in the import file")
 	flag.IntVar(&o.seedN, "seed", 100_000, "purchases of the seed-rate run (a tenth as many subscribers)")
+	flag.Int64Var(&o.bufferPool, "buffer-pool", 4<<30, "bytes: raise the server's InnoDB buffer pool to at least this (SET GLOBAL) before measuring, as a server holding a million purchases is configured; 0 leaves it as it is")
+	flag.Int64Var(&o.redoLog, "redo-log", 1<<30, "bytes: raise the server's InnoDB redo log to at least this (SET GLOBAL); 0 leaves it as it is")
 	flag.BoolVar(&o.keep, "keep", false, "leave the server running at the end (for pprof or a look)")
 	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep), export (the CSV exports) or webhooks (delivery rate and latency); all when empty")
 	flag.DurationVar(&o.sweepDur, "sweep-duration", time.Second, "length of each measured run of the shape sweep")
@@ -141,6 +144,7 @@ type report struct {
 	benchPurchases              int
 	goVersion, cpus             string
 	commit                      string
+	server                      string
 }
 
 type listRow struct {
@@ -193,6 +197,9 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	defer root.Close()
+	if rep.server, err = sizeServer(ctx, root, o); err != nil {
+		return err
+	}
 	t := tool{bin: bin, rootDSN: o.rootDSN}
 	if rep.benchSeedDur, err = ensureBenchDB(ctx, t, root, o); err != nil {
 		return err

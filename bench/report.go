@@ -12,8 +12,8 @@ func printHeader(w io.Writer, r *report, o options) {
 	if o.only == "sweep" || o.only == "export" {
 		runs = ""
 	}
-	fmt.Fprintf(w, "Storefront bench, %s: %s CPUs, %s; code %s; %d purchases in %s%s; load average at start %s, at end %s.\n",
-		r.started.Format("2006-01-02 15:04"), r.cpus, r.goVersion, r.commit, r.benchPurchases, o.db, runs, r.load1, r.load5)
+	fmt.Fprintf(w, "Storefront bench, %s: %s CPUs, %s; code %s; %s; %d purchases in %s%s; load average at start %s, at end %s.\n",
+		r.started.Format("2006-01-02 15:04"), r.cpus, r.goVersion, r.commit, r.server, r.benchPurchases, o.db, runs, r.load1, r.load5)
 }
 
 // printReport writes the one table, in markdown.
