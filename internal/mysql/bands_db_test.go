@@ -187,3 +187,61 @@ func TestTotalBands_DocumentPages(t *testing.T) {
 }
 
 func head(ids []int64) []int64 { return ids[:min(len(ids), 8)] }
+
+// TestTotalBands_WalkProbe: when the own band's first entries in list order hold a
+// page's matches, the plan walks it after reading those entries alone (the probe), not
+// after counting up to bandSortLimit+1 matches from the total's index; when they do
+// not, it counts them and sorts the few there are. Either way the page is the plain
+// comparison's.
+func TestTotalBands_WalkProbe(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.New(t)
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 3000, Subscribers: 100, Seed: 5}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Every total of account 1 in the band of 600 to 700, spread evenly by id: above 650
+	// match half of them (over 1,000), above 695 a twentieth (under 1,000, and under a
+	// page in the band's first entries).
+	if _, err := db.Exec("UPDATE purchases SET total = 600 + (id % 1000) / 10 WHERE account_id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	svc := mysql.NewPurchaseService(db)
+	for _, tc := range []struct {
+		total      string
+		statements int // the plan's: the edge, the probe and, when the walk is not bounded, the count
+		maxRead    float64 // the probe's entries count twice: read from the index, then from its derived table
+	}{
+		{"650", 2, 1 + 2*mysql.BandWalkProbe},
+		{"695", 3, 1 + 2*mysql.BandWalkProbe + mysql.BandSortLimit + 1},
+	} {
+		f := shop.PurchaseFilter{AccountID: 1, Total: tc.total, TotalOp: shop.TotalGt, Desc: true}
+		plan, _, _, err := mysql.PurchasePageStatements(ctx, db.DB, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var read float64
+		for _, s := range plan {
+			n, err := mysql.EntriesRead(ctx, db.DB, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read += n
+		}
+		t.Logf("total > %s: %d plan statements reading %v entries", tc.total, len(plan), read)
+		if len(plan) != tc.statements || read > tc.maxRead {
+			t.Errorf("total > %s: %d plan statements reading %v entries, want %d reading at most %v", tc.total, len(plan), read, tc.statements, tc.maxRead)
+		}
+		want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND total > CAST(? AS DECIMAL(65,30)) ORDER BY created_at DESC, id DESC LIMIT 100", tc.total)
+		page, err := svc.FindPurchases(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, p := range page.Purchases {
+			got = append(got, p.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("total > %s: page %v…, want %v…", tc.total, head(got), head(want))
+		}
+	}
+}

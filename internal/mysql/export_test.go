@@ -291,3 +291,9 @@ func ExportDense(dense bool, fn func()) {
 
 // TotalBand is totalBand, for the bands' tests.
 var TotalBand = totalBand
+
+// BandWalkProbe and BandSortLimit are the bands' plan limits, for their tests.
+const (
+	BandWalkProbe = bandWalkProbe
+	BandSortLimit = bandSortLimit
+)

@@ -53,11 +53,15 @@ const (
 
 // plan is the access path of a filter's pages, with what the path needs to know of the
 // data: for pathTotalBands, the bands on the comparison's side and whether
-// the own band's matches are few enough to sort.
+// the own band's matches are sorted from the total's index or walked in list order.
 type plan struct {
 	path    accessPath
 	bands   []int
 	sortOwn bool
+	// probed and counted tell which of the bands' plan statements ran: the probe of
+	// the own band's walk (walkProbeStatement) and the count of its matches
+	// (sliverStatement).
+	probed, counted bool
 }
 
 // sortLimit is the most matches of a total comparison that are read and sorted rather

@@ -354,7 +354,10 @@ func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilt
 	}
 	if bandable(f) {
 		build := []func(shop.PurchaseFilter) (string, []any, error){edgeStatement}
-		if path.path == pathTotalBands {
+		if path.probed {
+			build = append(build, walkProbeStatement)
+		}
+		if path.counted {
 			build = append(build, sliverStatement)
 		}
 		for _, b := range build {
