@@ -46,8 +46,8 @@ const (
 	// side, and the matches of the band that holds the compared total.
 	pathTotalBands
 	// One letter of the first name and one of the last name: the ordered range of
-	// those initials together (purchase_prefixes, field 4), each name checked by a
-	// probe of its own prefix rows.
+	// those initials together (purchase_prefixes, field 4), each entry checked on its
+	// own prefix.
 	pathPrefixInitials
 )
 
@@ -267,11 +267,15 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 		}
 		return leadSelect(f, rest, "purchase_prefixes x", "x", where, cols)
 	case pathPrefixInitials:
-		// Both names stay in rest: each is checked by a probe of its own prefix rows.
+		// The row's prefix is the two names' first characters as they are: the
+		// collation's equality finds a superset of the filters' matches (ß equals ss),
+		// and LIKE, which compares character by character as each name's own LIKE
+		// does on its first character, keeps exactly them, on the entry itself.
 		rest := f
+		rest.FirstPrefix, rest.LastPrefix = "", ""
 		where := sq.And{
 			sq.Eq{"x.account_id": f.AccountID}, sq.Eq{"x.field": int(prefixInitials)}, sq.Eq{"x.prefix_len": 2},
-			sq.Eq{"x.prefix": f.FirstPrefix + f.LastPrefix},
+			sq.Eq{"x.prefix": f.FirstPrefix + f.LastPrefix}, sq.Expr("x.prefix LIKE ?", escapeLike(f.FirstPrefix)+escapeLike(f.LastPrefix)),
 		}
 		if rest.StorefrontID != 0 { // held by the prefix row
 			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0

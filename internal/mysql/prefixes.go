@@ -53,8 +53,7 @@ var (
 )
 
 // prefixValue is the purchases column of the field k.field, for a join of purchases p
-// with prefixKinds k; the initials' row keeps no value (its filter checks each name
-// on that name's own rows).
+// with prefixKinds k; the initials' row keeps no value (its filter checks its prefix).
 const prefixValue = "CASE k.field WHEN 1 THEN p.buyer_email WHEN 2 THEN p.buyer_firstname WHEN 3 THEN p.buyer_lastname ELSE '' END"
 
 // prefixOf is the prefix of the row of kind k: the value's first k.prefix_len

@@ -171,7 +171,7 @@ func TestPrefixPaths_MatchLike(t *testing.T) {
 			}
 		}
 	}
-	// One letter of each name: the initials' range, each name checked on its own rows,
+	// One letter of each name: the initials' range, each entry's prefix checked by LIKE,
 	// for letters that differ from the values' in case and accents and for random ones.
 	var letters []string
 	for _, v := range prefixValues {
