@@ -208,7 +208,7 @@ func TestTotalBands_WalkProbe(t *testing.T) {
 	svc := mysql.NewPurchaseService(db)
 	for _, tc := range []struct {
 		total      string
-		statements int // the plan's: the edge, the probe and, when the walk is not bounded, the count
+		statements int     // the plan's: the edge, the probe and, when the walk is not bounded, the count
 		maxRead    float64 // the probe's entries count twice: read from the index, then from its derived table
 	}{
 		{"650", 2, 1 + 2*mysql.BandWalkProbe},
