@@ -100,18 +100,56 @@ func sliverCondition(f shop.PurchaseFilter) sq.And {
 }
 
 // edgeStatement builds the plan's first statement for a total comparison: the
-// account's greatest band for "gt" (least for "lt"), one probe of the bands' index.
-// (MariaDB 10.11 reads the distinct bands of this virtual column by walking every entry
-// of the range, not by a loose scan of the index; rather than that, or a recursive
-// query for each next band, the bands that can exist between the own band and the edge
-// are named, each an empty range when no purchase is in it.)
+// account's greatest band for "gt" (least for "lt"), one probe of the bands' index,
+// and, in the same row, the probe of the own band's walk (walkProbeStatement, its
+// entries seen times 1,000 plus its matches) when the page needs at most
+// bandWalkProbe matches and the edge leaves at most maxBandBranches bands beyond the
+// own band, NULL when not: MariaDB runs a subquery in a CASE only when its branch is
+// taken, so a comparison past maxBandBranches (the list order's walk) does not pay for
+// it. (MariaDB 10.11 reads the distinct bands of this virtual column by walking every
+// entry of the range, not by a loose scan of the index; rather than that, or a
+// recursive query for each next band, the bands that can exist between the own band
+// and the edge are named, each an empty range when no purchase is in it.)
 func edgeStatement(f shop.PurchaseFilter) (string, []any, error) {
-	edge := "MAX(p.total_band)"
+	agg, cmp := "MAX(p.total_band)", "<="
 	if f.TotalOp == shop.TotalLt {
-		edge = "MIN(p.total_band)"
+		agg, cmp = "MIN(p.total_band)", ">="
 	}
-	return sq.Select(edge).From("purchases p FORCE INDEX (purchases_account_band_created)").
-		Where(sq.Eq{"p.account_id": f.AccountID}).ToSql()
+	edge := sq.Select(agg + " AS edge").From("purchases p FORCE INDEX (purchases_account_band_created)").
+		Where(sq.Eq{"p.account_id": f.AccountID})
+	sel := sq.Select("e.edge").FromSelect(edge, "e")
+	farthest, limited := farthestEdge(totalBand(f.Total), f.TotalOp == shop.TotalGt)
+	if pageNeed(f) > bandWalkProbe {
+		return sel.Column("NULL").ToSql()
+	}
+	probe, args, err := walkProbeStatement(f)
+	if err != nil {
+		return "", nil, err
+	}
+	if !limited {
+		return sel.Column(sq.Expr("("+probe+")", args...)).ToSql()
+	}
+	return sel.Column(sq.Expr("CASE WHEN e.edge "+cmp+" ? THEN ("+probe+") END", append([]any{farthest}, args...)...)).ToSql()
+}
+
+// farthestEdge returns the edge band (the account's greatest for "gt", least for
+// "lt") farthest from the own band that leaves at most maxBandBranches bands beyond
+// it (bandsBeyond), and false when every edge does (fewer bands than that exist below
+// the own band).
+func farthestEdge(own int, gt bool) (int, bool) {
+	n := 0
+	for b := own; ; {
+		if gt {
+			b++
+		} else if b--; b < 0 {
+			return 0, false
+		}
+		if b == 0 || (b > 10 && b%10 != 0) {
+			if n++; n == maxBandBranches {
+				return b, true
+			}
+		}
+	}
 }
 
 // sliverStatement builds the plan's second statement for a total comparison on the
@@ -125,9 +163,10 @@ func sliverStatement(f shop.PurchaseFilter) (string, []any, error) {
 	return "SELECT (" + next + ") IS NOT NULL", args, err
 }
 
-// walkProbeStatement builds the plan's probe of the own band (bandWalkProbe): of the
-// own band's first bandWalkProbe entries in list order after the page's cursor, how
-// many there are and how many match the comparison.
+// walkProbeStatement builds the probe of the own band (bandWalkProbe) that the plan's
+// first statement holds: of the own band's first bandWalkProbe entries in list order
+// after the page's cursor, how many there are times 1,000, plus how many of them match
+// the comparison.
 func walkProbeStatement(f shop.PurchaseFilter) (string, []any, error) {
 	g := f
 	g.Total = ""
@@ -141,7 +180,7 @@ func walkProbeStatement(f shop.PurchaseFilter) (string, []any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return sq.Select("COUNT(*)").Column(sq.Expr("COALESCE(SUM("+match+"), 0)", args...)).FromSelect(inner, "p").ToSql()
+	return sq.Select().Column(sq.Expr("COUNT(*) * 1000 + COALESCE(SUM("+match+"), 0)", args...)).FromSelect(inner, "p").ToSql()
 }
 
 // walkBounded reports whether the probe's read of the own band (seen entries, matched
@@ -171,37 +210,27 @@ func bandsBeyond(own int, edge sql.NullInt64, gt bool) []int {
 	return out
 }
 
-// planBands reads the account's edge band (edgeStatement) and chooses: past
-// maxBandBranches bands on the comparison's side, the list order's walk; else the
-// bands' ranges, with the own band walked in list order when a probe of its first
-// entries (walkProbeStatement) finds the page's matches in them; else the own band's
-// matches sorted from the total's index when a count (sliverStatement) finds them few,
-// or walked when not.
+// planBands reads the account's edge band and the probe of the own band's first
+// entries (edgeStatement) and chooses: past maxBandBranches bands on the comparison's
+// side, the list order's walk; else the bands' ranges, with the own band walked in
+// list order when the probe finds the page's matches in its entries; else the own
+// band's matches sorted from the total's index when a count (sliverStatement) finds
+// them few, or walked when not.
 func planBands(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
 	query, args, err := edgeStatement(f)
 	if err != nil {
 		return plan{}, err
 	}
-	var edge sql.NullInt64
-	if err := q.QueryRowContext(ctx, query, args...).Scan(&edge); err != nil {
+	var edge, probe sql.NullInt64
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&edge, &probe); err != nil {
 		return plan{}, translate(err)
 	}
 	bands := bandsBeyond(totalBand(f.Total), edge, f.TotalOp == shop.TotalGt)
 	if len(bands) > maxBandBranches {
 		return plan{path: pathWalkTotal}, nil
 	}
-	need := pageNeed(f)
-	if need <= bandWalkProbe {
-		if query, args, err = walkProbeStatement(f); err != nil {
-			return plan{}, err
-		}
-		var seen, matched int64
-		if err := q.QueryRowContext(ctx, query, args...).Scan(&seen, &matched); err != nil {
-			return plan{}, translate(err)
-		}
-		if walkBounded(seen, matched, need) {
-			return plan{path: pathTotalBands, bands: bands, probed: true}, nil
-		}
+	if probe.Valid && walkBounded(probe.Int64/1000, probe.Int64%1000, pageNeed(f)) {
+		return plan{path: pathTotalBands, bands: bands}, nil
 	}
 	if query, args, err = sliverStatement(f); err != nil {
 		return plan{}, err
@@ -210,7 +239,7 @@ func planBands(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, err
 	if err := q.QueryRowContext(ctx, query, args...).Scan(&many); err != nil {
 		return plan{}, translate(err)
 	}
-	return plan{path: pathTotalBands, bands: bands, sortOwn: !many, probed: need <= bandWalkProbe, counted: true}, nil
+	return plan{path: pathTotalBands, bands: bands, sortOwn: !many, counted: true}, nil
 }
 
 // pageOffset is the number of matches before the page (offset paging).

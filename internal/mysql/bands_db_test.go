@@ -208,11 +208,11 @@ func TestTotalBands_WalkProbe(t *testing.T) {
 	svc := mysql.NewPurchaseService(db)
 	for _, tc := range []struct {
 		total      string
-		statements int     // the plan's: the edge, the probe and, when the walk is not bounded, the count
+		statements int     // the plan's: the edge with the probe and, when the walk is not bounded, the count
 		maxRead    float64 // the probe's entries count twice: read from the index, then from its derived table
 	}{
-		{"650", 2, 1 + 2*mysql.BandWalkProbe},
-		{"695", 3, 1 + 2*mysql.BandWalkProbe + mysql.BandSortLimit + 1},
+		{"650", 1, 2 + 2*mysql.BandWalkProbe},
+		{"695", 2, 2 + 2*mysql.BandWalkProbe + mysql.BandSortLimit + 1},
 	} {
 		f := shop.PurchaseFilter{AccountID: 1, Total: tc.total, TotalOp: shop.TotalGt, Desc: true}
 		plan, _, _, err := mysql.PurchasePageStatements(ctx, db.DB, f)

@@ -69,3 +69,45 @@ func TestBandsBeyond(t *testing.T) {
 		}
 	}
 }
+
+// TestFarthestEdge: the plan's first statement probes the own band exactly when the
+// edge it reads leaves at most maxBandBranches bands beyond the own band, as
+// planBands then counts them (bandsBeyond).
+func TestFarthestEdge(t *testing.T) {
+	valid := func(b int) bool { return b == 0 || (b > 10 && b%10 != 0) }
+	for own := 0; own <= 200; own++ {
+		if !valid(own) {
+			continue
+		}
+		for _, gt := range []bool{true, false} {
+			farthest, limited := farthestEdge(own, gt)
+			for edge := 0; edge <= 300; edge++ {
+				if !valid(edge) {
+					continue
+				}
+				probed := !limited || (gt && edge <= farthest) || (!gt && edge >= farthest)
+				within := len(bandsBeyond(own, sql.NullInt64{Int64: int64(edge), Valid: true}, gt)) <= maxBandBranches
+				if probed != within {
+					t.Fatalf("own %d, gt %v, edge %d: probed %v (farthest %d, %v), bands within the limit %v", own, gt, edge, probed, farthest, limited, within)
+				}
+			}
+		}
+	}
+}
+
+func TestWalkBounded(t *testing.T) {
+	for _, tc := range []struct {
+		seen, matched int64
+		need          int
+		want          bool
+	}{
+		{bandWalkProbe, 101, 101, true},   // the page's matches in the probe's entries
+		{bandWalkProbe, 100, 101, false},  // not: the walk may go on past them
+		{bandWalkProbe - 1, 0, 101, true}, // the band's whole rest: the walk ends within it
+		{bandWalkProbe, bandWalkProbe, 401, false},
+	} {
+		if got := walkBounded(tc.seen, tc.matched, tc.need); got != tc.want {
+			t.Errorf("walkBounded(%d, %d, %d) = %v, want %v", tc.seen, tc.matched, tc.need, got, tc.want)
+		}
+	}
+}

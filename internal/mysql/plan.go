@@ -58,10 +58,9 @@ type plan struct {
 	path    accessPath
 	bands   []int
 	sortOwn bool
-	// probed and counted tell which of the bands' plan statements ran: the probe of
-	// the own band's walk (walkProbeStatement) and the count of its matches
-	// (sliverStatement).
-	probed, counted bool
+	// counted tells that the bands' plan counted the own band's matches
+	// (sliverStatement) after its first statement.
+	counted bool
 }
 
 // sortLimit is the most matches of a total comparison that are read and sorted rather

@@ -354,9 +354,6 @@ func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilt
 	}
 	if bandable(f) {
 		build := []func(shop.PurchaseFilter) (string, []any, error){edgeStatement}
-		if path.probed {
-			build = append(build, walkProbeStatement)
-		}
 		if path.counted {
 			build = append(build, sliverStatement)
 		}
