@@ -51,9 +51,10 @@ type sweepCell struct {
 	path    string // "" when the list has no such page
 	c       [2]stats
 	reqErr  string // why the page could not be reached
-	// base is the unfiltered first page at one client, measured just before the
-	// value's cells: the ratio's denominator, so that the machine's drift during the
-	// sweep (other work, caches) cancels out.
+	// base is the unfiltered first page at one client, its requests sent in turn with
+	// the cell's (pairedRun): the ratio's denominator, measured under the same load as
+	// the cell's, so that the machine's drift during the sweep (other work, caches)
+	// cancels out.
 	base stats
 	// entries is the number of index entries the page's statements read (the plan's
 	// counts and the page's ids, by ANALYZE): what the page costs whatever the load.
@@ -442,30 +443,20 @@ func runSweep(ctx context.Context, o options, client *http.Client, base string, 
 			}
 			basePath = paths[0]
 		}
-		var before stats
-		if i > 0 && err == nil {
-			logf("sweep: the unfiltered first page, before %s", v.name)
-			before = run(basePath, 0)
-		}
 		for p := range paths {
-			cell := sweepCell{value: v, page: pageNames[p], matches: matches, path: paths[p], base: before}
+			cell := sweepCell{value: v, page: pageNames[p], matches: matches, path: paths[p]}
 			if err != nil {
 				cell.reqErr = err.Error()
 				logf("sweep: %s: %v", v.name, err)
 			} else if cell.path != "" {
 				logf("sweep: %s (%s), %s", v.name, v.query.Encode(), cell.page)
-				for k := range sweepClients {
+				cell.c[0], cell.base = pairedRun(client, base, cell.path, basePath, h, o.sweepDur)
+				for k := 1; k < len(sweepClients); k++ {
 					cell.c[k] = run(cell.path, k)
 				}
 				if cell.entries, err = pageEntries(ctx, db, cell.path); err != nil {
 					return nil, fmt.Errorf("sweep: %s: %w", v.name, err)
 				}
-			}
-			if i == 0 {
-				if p == 0 {
-					before = cell.c[0] // the unfiltered list is its own baseline
-				}
-				cell.base = before
 			}
 			rep.cells = append(rep.cells, cell)
 		}
@@ -475,18 +466,65 @@ func runSweep(ctx context.Context, o options, client *http.Client, base string, 
 	return rep, nil
 }
 
+// pairedRun measures a cell at one client with the unfiltered first page's requests
+// (ref) sent in turn with the cell's, for dur after a short warm-up and until each has
+// at least sweepMinRequests answers: both see the same moments of the machine's load.
+func pairedRun(client *http.Client, base, cellPath, refPath string, h http.Header, dur time.Duration) (cell, ref stats) {
+	get := getter(base, []string{cellPath, refPath}, h)
+	run := func(d time.Duration, minN int) (cell, ref stats) {
+		start := time.Now()
+		for n := 0; time.Since(start) < d || len(cell.lat) < minN || len(ref.lat) < minN; n++ {
+			req := get(n)
+			t0 := time.Now()
+			resp, err := client.Do(req)
+			ok := err == nil
+			if ok {
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				ok = err == nil && resp.StatusCode == http.StatusOK
+			}
+			s := &cell
+			if n%2 == 1 {
+				s = &ref
+			}
+			if ok {
+				s.lat = append(s.lat, time.Since(t0))
+			} else {
+				s.errs++
+				if s.errs > 100 {
+					break
+				}
+			}
+		}
+		// Each one's requests per second as if sent alone: its count over the time its
+		// own requests took.
+		for _, d := range cell.lat {
+			cell.elapsed += d
+		}
+		for _, d := range ref.lat {
+			ref.elapsed += d
+		}
+		slices.Sort(cell.lat)
+		slices.Sort(ref.lat)
+		return cell, ref
+	}
+	run(min(dur/5, 400*time.Millisecond), 0)
+	return run(dur, sweepMinRequests)
+}
+
 // printSweep writes the sweep's table and its shape ratio, in markdown.
 func printSweep(w io.Writer, r *sweepReport) {
 	fmt.Fprintf(w, "\nShape sweep: GET /api/v2/purchases of account 1 (%d purchases), %d per page, over HTTP; %s per cell and concurrency "+
 		"(at least %d requests at 1 client) after a short warm-up; closed loop. The last column divides the cell's p50 at 1 client by "+
-		"the unfiltered newest-first first page's, measured at 1 client just before the value's cells (its p50 in the column before).\n\n",
+		"the unfiltered newest-first first page's, whose requests were sent at 1 client in turn with the cell's, one of each after the other, "+
+		"for the same time (its p50 in the column before).\n\n",
 		r.accountPurchases, sweepPerPage, r.dur, sweepMinRequests)
 	fmt.Fprintln(w, "| value | filter | matches | page | p50 @1 | p99 @1 | req/s @1 | p50 @16 | p99 @16 | req/s @16 | errors @1 / @16 | unfiltered p50 @1 | p50 @1 ÷ unfiltered | index entries |")
 	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	maxEntries, maxEntriesCell := 0.0, ""
 	worst, worstRatio, above, cells, errs16 := "", 0.0, 0, 0, 0
 	var bases []time.Duration
-	for i, c := range r.cells {
+	for _, c := range r.cells {
 		filter := c.value.query.Encode()
 		if filter == "" {
 			filter = "(none)"
@@ -502,9 +540,7 @@ func printSweep(w io.Writer, r *sweepReport) {
 		cells++
 		errs16 += c.c[1].errs
 		base := c.base.pct(0.5)
-		if i == 0 || c.value.name != r.cells[i-1].value.name {
-			bases = append(bases, base)
-		}
+		bases = append(bases, base)
 		ratio := "—"
 		if base > 0 && len(c.c[0].lat) > 0 {
 			x := float64(c.c[0].pct(0.5)) / float64(base)
