@@ -66,10 +66,20 @@ func writeDocuments(ctx context.Context, q queryer, accountID int64, ids []int64
 }
 
 // WriteDocuments rebuilds the stored documents of the given purchases of an account
-// from their rows, inside tx: for writers outside this package (the seeder) that have
-// just written those rows in tx.
+// from their rows, inside tx: for writers outside this package that have just written
+// those rows in tx.
 func WriteDocuments(ctx context.Context, tx *sql.Tx, accountID int64, ids []int64) error {
 	return writeDocuments(ctx, tx, accountID, ids)
+}
+
+// StoreDocuments writes the stored documents of the given purchases of an account,
+// inside tx, from the purchases as given rather than from their rows: for writers
+// outside this package (the seeder) that have just written those rows in tx and hold
+// each purchase exactly as the read path would read it back (every collection
+// non-nil, in the read path's order; money in the currency's digits; times in whole
+// seconds).
+func StoreDocuments(ctx context.Context, tx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
+	return storeDocuments(ctx, tx, accountID, ps)
 }
 
 // documentPageQuery builds the one statement of a page of documents on the path: the

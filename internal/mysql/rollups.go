@@ -374,6 +374,25 @@ func AddRollups(ctx context.Context, tx *sql.Tx, account int64, ids []int64) err
 	return c.apply(ctx, tx)
 }
 
+// AddPurchaseRollups counts purchases just written in tx (of one account) into the
+// rollups from the purchases as given, as AddRollups does from their rows: for writers
+// of new purchases that hold them as the read path would read them back (the seeder).
+func AddPurchaseRollups(ctx context.Context, tx *sql.Tx, account int64, ps []*shop.Purchase) error {
+	loc, err := accountZone(ctx, tx, account)
+	if err != nil {
+		return err
+	}
+	d := newRollupDelta(account, loc)
+	for _, p := range ps {
+		f, err := factOf(p)
+		if err != nil {
+			return fmt.Errorf("rollups: purchase %d: %w", p.ID, err)
+		}
+		d.add(f, 1)
+	}
+	return d.apply(ctx, tx)
+}
+
 // RebuildRollups rebuilds every account's rollups from the purchases' and the
 // subscriptions' rows, one account per transaction, and returns how many accounts it
 // rebuilt. For repairs after rows were changed by hand (`storefront rollups rebuild`).

@@ -3,6 +3,8 @@ package seed
 import (
 	"strings"
 	"time"
+
+	"storefront/internal/shop"
 )
 
 // Limits of one multi-row INSERT. MySQL's prepared statements take at most 65,535
@@ -47,24 +49,35 @@ type chunk struct {
 	rows  map[string]int64
 	// purchases and subscribers count the generated objects, for progress reports.
 	purchases, subscribers int
-	// documents lists the purchases of the chunk by account: their stored documents are
-	// written from their rows in the chunk's transaction.
-	documents map[int64][]int64
+	// purchases lists the purchases of the chunk by account, each as the read path
+	// would read its rows back: their stored documents and rollups are written from
+	// them in the chunk's transaction.
+	bought map[int64][]*shop.Purchase
 	// subscriberIDs lists the subscribers of the chunk by account, for their service
 	// terms in the rollups.
 	subscriberIDs map[int64][]int64
 }
 
 func newChunk() *chunk {
-	return &chunk{rows: map[string]int64{}, documents: map[int64][]int64{}, subscriberIDs: map[int64][]int64{}}
+	return &chunk{rows: map[string]int64{}, bought: map[int64][]*shop.Purchase{}, subscriberIDs: map[int64][]int64{}}
 }
 
 func (c *chunk) addSubscriber(account, id int64) {
 	c.subscriberIDs[account] = append(c.subscriberIDs[account], id)
 }
 
-func (c *chunk) addPurchase(account, id int64) {
-	c.documents[account] = append(c.documents[account], id)
+func (c *chunk) addPurchase(p *shop.Purchase) {
+	c.bought[p.AccountID] = append(c.bought[p.AccountID], p)
+}
+
+// purchaseIDs returns the ids of the chunk's purchases of an account.
+func (c *chunk) purchaseIDs(account int64) []int64 {
+	ps := c.bought[account]
+	ids := make([]int64, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	return ids
 }
 
 // batch gathers rows of one table into statements of bounded size, appending each
@@ -146,4 +159,30 @@ func nullTime(t time.Time) any {
 		return nil
 	}
 	return t
+}
+
+// optStr is the read path's value of an optional text written as v (nil or a string).
+func optStr(v any) *string {
+	if s, ok := v.(string); ok {
+		return &s
+	}
+	return nil
+}
+
+// optMoney is the read path's value of an optional amount written as v (nil or the
+// amount formatted in its currency's digits).
+func optMoney(v any) *shop.Money {
+	if s, ok := v.(string); ok {
+		m := shop.Money(s)
+		return &m
+	}
+	return nil
+}
+
+// optInt is the read path's value of an optional number written as v (nil or an int64).
+func optInt(v any) *int64 {
+	if n, ok := v.(int64); ok {
+		return &n
+	}
+	return nil
 }
