@@ -310,8 +310,8 @@ func (r *reporter) done(c *chunk, s Stats) {
 // writeRollups counts the chunk's purchases and subscribers into the rollups, in the
 // chunk's transaction.
 func writeRollups(ctx context.Context, tx *sql.Tx, c *chunk) error {
-	for account := range c.bought {
-		if err := mysql.AddRollups(ctx, tx, account, c.purchaseIDs(account)); err != nil {
+	for account, ps := range c.bought {
+		if err := mysql.AddPurchaseRollups(ctx, tx, account, ps); err != nil {
 			return fmt.Errorf("rollups: %w", err)
 		}
 	}
