@@ -111,6 +111,56 @@ func WritePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ids []int64
 	return writePrefixes(ctx, tx, accountID, ids)
 }
 
+// StorePrefixes writes the prefix rows of the given purchases of an account, inside
+// tx, from the purchases as given rather than from their rows: for writers outside
+// this package (the seeder) that have just written those rows in tx. The purchases have
+// none yet. The rows are those prefixRowsInsert derives (prefixRows).
+func StorePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
+	args := make([]any, 0, 8*10*len(ps))
+	for _, p := range ps {
+		args = prefixRows(args, accountID, p)
+	}
+	err := upsertChunks(ctx, tx, "INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)", 8, "", args)
+	if err != nil {
+		return fmt.Errorf("write prefix rows: %w", err)
+	}
+	return nil
+}
+
+// prefixRows appends to args the prefix rows of a purchase, eight values each, as
+// prefixRowsInsert derives them from its row: for each of e-mail, first and last name,
+// one row per length n of 1 to maxPrefixLen that the value has, its first n characters
+// (LEFT counts the characters of utf8mb4: the runes of valid UTF-8) with the whole value;
+// and with both names the initials' row, without a value. A missing value (NULL) has
+// no rows.
+func prefixRows(args []any, accountID int64, p *shop.Purchase) []any {
+	at := p.CreatedAt.UTC()
+	for i, v := range []*string{p.BuyerEmail, p.BuyerFirstname, p.BuyerLastname} {
+		if v == nil {
+			continue
+		}
+		cut := 0
+		for n := 1; n <= maxPrefixLen && cut < len(*v); n++ {
+			_, size := utf8.DecodeRuneInString((*v)[cut:])
+			cut += size
+			args = append(args, accountID, int(prefixEmail)+i, n, (*v)[:cut], at, p.ID, *v, p.StorefrontID)
+		}
+	}
+	if f, l := firstRune(p.BuyerFirstname), firstRune(p.BuyerLastname); f != "" && l != "" {
+		args = append(args, accountID, int(prefixInitials), 2, f+l, at, p.ID, "", p.StorefrontID)
+	}
+	return args
+}
+
+// firstRune returns the first character of *s, "" for nil or "".
+func firstRune(s *string) string {
+	if s == nil || *s == "" {
+		return ""
+	}
+	_, size := utf8.DecodeRuneInString(*s)
+	return (*s)[:size]
+}
+
 // deletePrefixes deletes the prefix rows of the given purchases of an account, found
 // by their keys as the purchases' current rows give them: it runs before the rows
 // change.

@@ -264,7 +264,7 @@ func writeChunk(ctx context.Context, conn *sql.Conn, c *chunk) error {
 		}
 	}
 	for account, ps := range c.bought {
-		if err := mysql.WritePrefixes(ctx, tx, account, c.purchaseIDs(account)); err != nil {
+		if err := mysql.StorePrefixes(ctx, tx, account, ps); err != nil {
 			_ = tx.Rollback()
 			return err
 		}
