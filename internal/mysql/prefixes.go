@@ -1,10 +1,13 @@
 package mysql
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"storefront/internal/shop"
@@ -114,11 +117,22 @@ func WritePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ids []int64
 // StorePrefixes writes the prefix rows of the given purchases of an account, inside
 // tx, from the purchases as given rather than from their rows: for writers outside
 // this package (the seeder) that have just written those rows in tx. The purchases have
-// none yet. The rows are those prefixRowsInsert derives (prefixRows).
+// none yet. The rows are those prefixRowsInsert derives (prefixRows), sent in the order
+// of the table's key, near enough (the collation's order taken as lower case): InnoDB
+// inserts a statement's rows into neighbouring pages at about 60% of the cost of rows
+// in purchase order, which land all over the key.
 func StorePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
-	args := make([]any, 0, 8*10*len(ps))
+	rows := make([]prefixRow, 0, 10*len(ps))
 	for _, p := range ps {
-		args = prefixRows(args, accountID, p)
+		rows = prefixRows(rows, p)
+	}
+	slices.SortFunc(rows, func(a, b prefixRow) int {
+		return cmp.Or(cmp.Compare(a.field, b.field), cmp.Compare(a.n, b.n), strings.Compare(a.order, b.order),
+			a.at.Compare(b.at), cmp.Compare(a.id, b.id))
+	})
+	args := make([]any, 0, 8*len(rows))
+	for _, r := range rows {
+		args = append(args, accountID, r.field, r.n, r.prefix, r.at, r.id, r.value, r.storefront)
 	}
 	err := upsertChunks(ctx, tx, "INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)", 8, "", args)
 	if err != nil {
@@ -127,13 +141,21 @@ func StorePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ps []*shop.
 	return nil
 }
 
-// prefixRows appends to args the prefix rows of a purchase, eight values each, as
-// prefixRowsInsert derives them from its row: for each of e-mail, first and last name,
-// one row per length n of 1 to maxPrefixLen that the value has, its first n characters
-// (LEFT counts the characters of utf8mb4: the runes of valid UTF-8) with the whole value;
-// and with both names the initials' row, without a value. A missing value (NULL) has
-// no rows.
-func prefixRows(args []any, accountID int64, p *shop.Purchase) []any {
+// prefixRow is one row of purchase_prefixes within an account; order is its prefix in
+// lower case, to sort by.
+type prefixRow struct {
+	field, n             int
+	prefix, value, order string
+	at                   time.Time
+	id, storefront       int64
+}
+
+// prefixRows appends the prefix rows of a purchase to rows, as prefixRowsInsert derives
+// them from its row: for each of e-mail, first and last name, one row per length n of
+// 1 to maxPrefixLen that the value has, its first n characters (LEFT counts the
+// characters of utf8mb4: the runes of valid UTF-8) with the whole value; and with both
+// names the initials' row, without a value. A missing value (NULL) has no rows.
+func prefixRows(rows []prefixRow, p *shop.Purchase) []prefixRow {
 	at := p.CreatedAt.UTC()
 	for i, v := range []*string{p.BuyerEmail, p.BuyerFirstname, p.BuyerLastname} {
 		if v == nil {
@@ -143,13 +165,16 @@ func prefixRows(args []any, accountID int64, p *shop.Purchase) []any {
 		for n := 1; n <= maxPrefixLen && cut < len(*v); n++ {
 			_, size := utf8.DecodeRuneInString((*v)[cut:])
 			cut += size
-			args = append(args, accountID, int(prefixEmail)+i, n, (*v)[:cut], at, p.ID, *v, p.StorefrontID)
+			prefix := (*v)[:cut]
+			rows = append(rows, prefixRow{field: int(prefixEmail) + i, n: n, prefix: prefix, value: *v, order: strings.ToLower(prefix),
+				at: at, id: p.ID, storefront: p.StorefrontID})
 		}
 	}
 	if f, l := firstRune(p.BuyerFirstname), firstRune(p.BuyerLastname); f != "" && l != "" {
-		args = append(args, accountID, int(prefixInitials), 2, f+l, at, p.ID, "", p.StorefrontID)
+		rows = append(rows, prefixRow{field: int(prefixInitials), n: 2, prefix: f + l, order: strings.ToLower(f + l),
+			at: at, id: p.ID, storefront: p.StorefrontID})
 	}
-	return args
+	return rows
 }
 
 // firstRune returns the first character of *s, "" for nil or "".
