@@ -10,3 +10,6 @@ func SetChunkSizes(purchases, subscribers int) (restore func()) {
 	purchasesPerChunk, subscribersPerChunk = purchases, subscribers
 	return func() { purchasesPerChunk, subscribersPerChunk = p, s }
 }
+
+// AppendLiteral exposes appendLiteral to the external tests.
+var AppendLiteral = appendLiteral

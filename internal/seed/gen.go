@@ -134,7 +134,9 @@ type generator struct {
 	lines []line // reused per purchase
 }
 
-func newGenerator(seed int64, now time.Time, sfs []*storefront, next ids) *generator {
+// newGenerator returns a generator of rows after the ids next for the storefronts sfs;
+// noBackslashEscapes writes the statements for sessions with NO_BACKSLASH_ESCAPES.
+func newGenerator(seed int64, now time.Time, sfs []*storefront, next ids, noBackslashEscapes bool) *generator {
 	// The ids in use take part in the seed, so that a second run on the same database
 	// makes up new names, salts and keys rather than repeating the first.
 	state := uint64(next.purchase)*0x9e3779b97f4a7c15 ^ uint64(next.subscriber)*0xbf58476d1ce4e5b9 ^ uint64(next.customer)
@@ -153,16 +155,16 @@ func newGenerator(seed int64, now time.Time, sfs []*storefront, next ids) *gener
 			g.subWeight += sf.weight
 		}
 	}
-	g.customers = newBatch(customersTable)
-	g.subscribers = newBatch(subscribersTable)
-	g.subscriptions = newBatch(subscriptionsTable)
-	g.purchases = newBatch(purchasesTable)
-	g.lineItems = newBatch(lineItemsTable)
-	g.productKeys = newBatch(productKeysTable)
-	g.coupons = newBatch(couponsTable)
-	g.customFields = newBatch(customFieldsTable)
-	g.transactions = newBatch(transactionsTable)
-	g.purchaseProducts = newBatch(purchaseProductsTable)
+	g.customers = newBatch(customersTable, noBackslashEscapes)
+	g.subscribers = newBatch(subscribersTable, noBackslashEscapes)
+	g.subscriptions = newBatch(subscriptionsTable, noBackslashEscapes)
+	g.purchases = newBatch(purchasesTable, noBackslashEscapes)
+	g.lineItems = newBatch(lineItemsTable, noBackslashEscapes)
+	g.productKeys = newBatch(productKeysTable, noBackslashEscapes)
+	g.coupons = newBatch(couponsTable, noBackslashEscapes)
+	g.customFields = newBatch(customFieldsTable, noBackslashEscapes)
+	g.transactions = newBatch(transactionsTable, noBackslashEscapes)
+	g.purchaseProducts = newBatch(purchaseProductsTable, noBackslashEscapes)
 	return g
 }
 

@@ -121,12 +121,20 @@ func Run(ctx context.Context, db *sql.DB, opt Options, progress io.Writer) (Stat
 		conns[i] = c
 	}
 
-	sfs, next, err := prepare(ctx, conns[0], opt.Now, &stats)
+	// The statements carry their values as literals (stmt), escaped for the sessions'
+	// sql_mode.
+	var mode string
+	if err := conns[0].QueryRowContext(ctx, "SELECT @@SESSION.sql_mode").Scan(&mode); err != nil {
+		return stats, fmt.Errorf("seed: %w", err)
+	}
+	noBackslashEscapes := strings.Contains(mode, "NO_BACKSLASH_ESCAPES")
+
+	sfs, next, err := prepare(ctx, conns[0], opt.Now, noBackslashEscapes, &stats)
 	if err != nil {
 		return stats, fmt.Errorf("seed: %w", err)
 	}
 
-	g := newGenerator(opt.Seed, opt.Now, sfs, next)
+	g := newGenerator(opt.Seed, opt.Now, sfs, next, noBackslashEscapes)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	chunks := make(chan *chunk, 1)
@@ -258,7 +266,7 @@ func writeChunk(ctx context.Context, conn *sql.Conn, c *chunk) error {
 		return err
 	}
 	for _, s := range c.stmts {
-		if _, err := tx.ExecContext(ctx, s.query, s.args...); err != nil {
+		if _, err := tx.ExecContext(ctx, s.query); err != nil {
 			_ = tx.Rollback()
 			return fmt.Errorf("%.40s…: %w", s.query, err)
 		}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	gomysql "github.com/go-sql-driver/mysql"
+
 	"storefront/internal/dbtest"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
@@ -478,6 +480,63 @@ func TestRun_DerivedEqual(t *testing.T) {
 	seedDB(t, db, seed.Options{Purchases: 3000, Subscribers: 400, Seed: 11, Now: now})
 	seedDB(t, db, seed.Options{Purchases: 1000, Subscribers: 100, Seed: 12, Now: now})
 	checkDerivedRebuilt(t, db)
+
+	// The statements' literals written for a session where a backslash is a plain
+	// character: the names and notes with apostrophes must arrive as they are.
+	t.Run("NoBackslashEscapes", func(t *testing.T) {
+		cfg, err := gomysql.ParseDSN(dbtest.DSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Params = map[string]string{"sql_mode": "CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')"}
+		db, err := mysql.Open(context.Background(), cfg.FormatDSN())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		seedDB(t, db.DB, seed.Options{Purchases: 1500, Subscribers: 150, Seed: 13, Now: now})
+		if n := count(t, db.DB, "SELECT COUNT(*) FROM purchases WHERE buyer_lastname LIKE '%''%'"); n == 0 {
+			t.Error("no buyer name with an apostrophe: the check proves nothing")
+		}
+		checkDerivedRebuilt(t, db.DB)
+	})
+}
+
+// TestAppendLiteral reads back, through the server, the literals the seeder writes for
+// texts that need escaping, in both of the sql_modes that escape differently.
+func TestAppendLiteral(t *testing.T) {
+	db := dbtest.New(t).DB
+	ctx := context.Background()
+	texts := []string{"", "plain", "O'Brien", `back\slash`, `\'`, `'\`, "quote \" dq", "nul \x00 byte", "line\nbreak\r\n",
+		"ctrl-z \x1a", "tab\t", "Zoë 😀 李", "''", `\\`, `%_`}
+	for _, noBackslash := range []bool{false, true} {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mode := "REPLACE(@@sql_mode, 'NO_BACKSLASH_ESCAPES', '')"
+		if noBackslash {
+			mode = "CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')"
+		}
+		if _, err := conn.ExecContext(ctx, "SET SESSION sql_mode = "+mode); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range texts {
+			var got string
+			q := "SELECT " + string(seed.AppendLiteral(nil, s, noBackslash))
+			if err := conn.QueryRowContext(ctx, q).Scan(&got); err != nil {
+				t.Errorf("noBackslashEscapes=%v: %s: %v", noBackslash, q, err)
+			} else if got != s {
+				t.Errorf("noBackslashEscapes=%v: %s: got %q, want %q", noBackslash, q, got, s)
+			}
+		}
+		var got time.Time
+		at := time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)
+		if err := conn.QueryRowContext(ctx, "SELECT CAST("+string(seed.AppendLiteral(nil, at, noBackslash))+" AS DATETIME)").Scan(&got); err != nil || !got.Equal(at) {
+			t.Errorf("time: got %v (%v), want %v", got, err, at)
+		}
+		conn.Close()
+	}
 }
 
 // around shows s where it first differs from other, or "none" when absent.
