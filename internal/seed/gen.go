@@ -133,6 +133,16 @@ type generator struct {
 	chunk                                                       *chunk
 
 	lines []line // reused per purchase
+	// paths holds the chunk's rows of purchase_products until the chunk ends.
+	paths []productPath
+}
+
+// productPath is a row of purchase_products: a product of a purchase on the product
+// filter's path.
+type productPath struct {
+	account, product int64
+	at               time.Time
+	purchase         int64
 }
 
 // newGenerator returns a generator of rows after the ids next for the storefronts sfs;
@@ -182,8 +192,17 @@ func (g *generator) beginChunk(c *chunk) {
 	}
 }
 
-// endChunk flushes the rows gathered for the current chunk.
+// endChunk flushes the rows gathered for the current chunk. The product paths go in
+// the order of their key, so that each statement fills neighbouring pages of
+// purchase_products rather than one page per product.
 func (g *generator) endChunk() {
+	slices.SortFunc(g.paths, func(a, b productPath) int {
+		return cmp.Or(cmp.Compare(a.account, b.account), cmp.Compare(a.product, b.product), a.at.Compare(b.at), cmp.Compare(a.purchase, b.purchase))
+	})
+	for _, p := range g.paths {
+		g.purchaseProducts.add(p.account, p.product, p.at, p.purchase)
+	}
+	g.paths = g.paths[:0]
 	for _, b := range g.batches() {
 		b.flush()
 	}
@@ -810,7 +829,7 @@ func (g *generator) purchase(t time.Time) {
 	// of the purchase once.
 	for i := range lines {
 		if !slices.ContainsFunc(lines[:i], func(o line) bool { return o.p.id == lines[i].p.id }) {
-			g.purchaseProducts.add(acct.id, lines[i].p.id, t, pid)
+			g.paths = append(g.paths, productPath{acct.id, lines[i].p.id, t, pid})
 		}
 	}
 	var expires any
