@@ -92,13 +92,6 @@ func writeDocuments(ctx context.Context, q queryer, accountID int64, ids []int64
 	return nil
 }
 
-// WriteDocuments rebuilds the stored documents of the given purchases of an account
-// from their rows, inside tx: for writers outside this package that have just written
-// those rows in tx.
-func WriteDocuments(ctx context.Context, tx *sql.Tx, accountID int64, ids []int64) error {
-	return writeDocuments(ctx, tx, accountID, ids)
-}
-
 // StoreDocuments writes the stored documents of the given purchases of an account,
 // inside tx, from the purchases as given rather than from their rows: for writers
 // outside this package (the seeder) that have just written those rows in tx and hold

@@ -107,13 +107,6 @@ func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accoun
 	return nil
 }
 
-// WritePrefixes writes the prefix rows of the given purchases of an account from their
-// rows, inside tx: for writers outside this package (the seeder) that have just
-// written those rows in tx.
-func WritePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ids []int64) error {
-	return writePrefixes(ctx, tx, accountID, ids)
-}
-
 // StorePrefixes writes the prefix rows of the given purchases of an account, inside
 // tx, from the purchases as given rather than from their rows: for writers outside
 // this package (the seeder) that have just written those rows in tx. The purchases have

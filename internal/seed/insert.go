@@ -68,16 +68,6 @@ func (c *chunk) addPurchase(p *shop.Purchase) {
 	c.bought[p.AccountID] = append(c.bought[p.AccountID], p)
 }
 
-// purchaseIDs returns the ids of the chunk's purchases of an account.
-func (c *chunk) purchaseIDs(account int64) []int64 {
-	ps := c.bought[account]
-	ids := make([]int64, len(ps))
-	for i, p := range ps {
-		ids[i] = p.ID
-	}
-	return ids
-}
-
 // batch gathers rows of one table into statements of bounded size, appending each
 // full statement to its chunk.
 type batch struct {
