@@ -120,8 +120,16 @@ func StorePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ps []*shop.
 		rows = prefixRows(rows, p)
 	}
 	slices.SortFunc(rows, func(a, b prefixRow) int {
-		return cmp.Or(cmp.Compare(a.field, b.field), cmp.Compare(a.n, b.n), strings.Compare(a.order, b.order),
-			a.at.Compare(b.at), cmp.Compare(a.id, b.id))
+		if a.field != b.field {
+			return cmp.Compare(a.field, b.field)
+		}
+		if a.n != b.n {
+			return cmp.Compare(a.n, b.n)
+		}
+		if c := strings.Compare(a.order, b.order); c != 0 {
+			return c
+		}
+		return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.id, b.id))
 	})
 	args := make([]any, 0, 8*len(rows))
 	for _, r := range rows {

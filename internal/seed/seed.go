@@ -6,8 +6,10 @@
 //
 // It writes with multi-row INSERTs on two sessions with foreign-key checks off,
 // committing every few thousand purchases, while the next rows are generated
-// concurrently, so that a million purchases take minutes. The same seed on the same
-// database state yields the same data.
+// concurrently, so that a million purchases take minutes. What is derived from the
+// purchases (their stored documents, prefix and product paths, and rollups) is written
+// in the same transactions from the generated purchases, not read back from the rows.
+// The same seed on the same database state yields the same data.
 package seed
 
 import (
