@@ -2,6 +2,7 @@ package mysql_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -44,35 +45,7 @@ func ptr(s string) *string { return &s }
 func TestPrefixPaths_MatchLike(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
-	importFile(t, db, importFixturePath)
-
-	// Purchases 1001.. of account 1, each value in each field in turn, some of them
-	// created at the same second so that the list order's tie on id is exercised.
-	fx := readImportFixture(t)
-	var purchases []any
-	id := 1001
-	for i := range prefixValues {
-		for shift := 0; shift < 3; shift++ {
-			p := importObject(t, fx.Purchases[3]) // purchase 4: storefront 10, no customer, no items
-			p["id"] = id
-			p["transactions"] = []any{}
-			p["salt"] = fmt.Sprintf("prefix%d", id)
-			p["created_at"] = 1700100000 + (id/2)*60
-			p["buyer_email"] = jsonValue(prefixValues[i], "@example.com")
-			p["buyer_firstname"] = jsonValue(prefixValues[(i+shift+1)%len(prefixValues)], "")
-			p["buyer_lastname"] = jsonValue(prefixValues[(i+2*shift+2)%len(prefixValues)], "")
-			purchases = append(purchases, p)
-			id++
-		}
-	}
-	doc, err := json.Marshal(map[string]any{"purchases": purchases})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := importer.Run(ctx, db, strings.NewReader(string(doc)), nil); err != nil {
-		t.Fatal(err)
-	}
-	checkDerived(t, db, "the import of the prefix values")
+	importPrefixValues(t, db)
 
 	// The prefixes: every leading 1 to 5 characters of every value, in upper and lower
 	// case and without accents, the wildcards alone, and random strings.
@@ -210,6 +183,100 @@ func TestPrefixPaths_MatchLike(t *testing.T) {
 	if matched < 1000 {
 		t.Errorf("the prefixes matched %d purchases in all; the test data do not exercise the paths", matched)
 	}
+}
+
+// importPrefixValues imports the fixture and purchases 1001.. of account 1, each value
+// of prefixValues in each field in turn, some of them created at the same second so
+// that the list order's tie on id is exercised.
+func importPrefixValues(t *testing.T, db *mysql.DB) {
+	t.Helper()
+	ctx := context.Background()
+	importFile(t, db, importFixturePath)
+	fx := readImportFixture(t)
+	var purchases []any
+	id := 1001
+	for i := range prefixValues {
+		for shift := 0; shift < 3; shift++ {
+			p := importObject(t, fx.Purchases[3]) // purchase 4: storefront 10, no customer, no items
+			p["id"] = id
+			p["transactions"] = []any{}
+			p["salt"] = fmt.Sprintf("prefix%d", id)
+			p["created_at"] = 1700100000 + (id/2)*60
+			p["buyer_email"] = jsonValue(prefixValues[i], "@example.com")
+			p["buyer_firstname"] = jsonValue(prefixValues[(i+shift+1)%len(prefixValues)], "")
+			p["buyer_lastname"] = jsonValue(prefixValues[(i+2*shift+2)%len(prefixValues)], "")
+			purchases = append(purchases, p)
+			id++
+		}
+	}
+	doc, err := json.Marshal(map[string]any{"purchases": purchases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importer.Run(ctx, db, strings.NewReader(string(doc)), nil); err != nil {
+		t.Fatal(err)
+	}
+	checkDerived(t, db, "the import of the prefix values")
+}
+
+// TestStorePrefixes_SameRows writes the prefix rows of purchases with the values above
+// from the purchases as read (StorePrefixes, the seeder's way) and checks that they are
+// byte for byte those the database derives from their rows (LEFT on utf8mb4).
+func TestStorePrefixes_SameRows(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	importPrefixValues(t, db)
+	var ids []int64
+	for id := int64(1001); id < 1001+3*int64(len(prefixValues)); id++ {
+		ids = append(ids, id)
+	}
+	last := ids[len(ids)-1]
+	read := func() []string {
+		return dbtest.Query(t, db.DB, func(rows *sql.Rows) (string, error) {
+			var s string
+			err := rows.Scan(&s)
+			return s, err
+		}, `SELECT CONCAT_WS('|', account_id, field, prefix_len, HEX(prefix), created_at, purchase_id, HEX(value), storefront_id)
+			FROM purchase_prefixes WHERE purchase_id BETWEEN 1001 AND ? ORDER BY 1`, last)
+	}
+	want := read()
+	if len(want) < 3*len(prefixValues) {
+		t.Fatalf("the import wrote %d prefix rows", len(want))
+	}
+	page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, IDs: ids, PerPage: shop.MaxPerPage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Purchases) != len(ids) {
+		t.Fatalf("read %d purchases, want %d", len(page.Purchases), len(ids))
+	}
+	if _, err := db.Exec("DELETE FROM purchase_prefixes WHERE purchase_id BETWEEN 1001 AND ?", last); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mysql.StorePrefixes(ctx, tx, 1, page.Purchases); err != nil {
+		_ = tx.Rollback()
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); !slices.Equal(got, want) {
+		for _, g := range got {
+			if !slices.Contains(want, g) {
+				t.Errorf("extra row %s", g)
+			}
+		}
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("missing row %s", w)
+			}
+		}
+	}
+	checkDerived(t, db, "StorePrefixes")
 }
 
 // TestPrefixPaths_Backfill deletes prefix rows and has migration 00033's backfill

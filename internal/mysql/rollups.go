@@ -367,11 +367,24 @@ func (c *rollupChange) apply(ctx context.Context, tx queryer) error {
 	return d.apply(ctx, tx)
 }
 
-// AddRollups counts purchases just written in tx (ids of one account) into the
-// rollups: for writers of new purchases, such as the seeder.
-func AddRollups(ctx context.Context, tx *sql.Tx, account int64, ids []int64) error {
-	c := &rollupChange{account: account, ids: ids}
-	return c.apply(ctx, tx)
+// AddPurchaseRollups counts purchases just written in tx (of one account) into the
+// rollups from the purchases as given, as the rollups' rebuild counts them from their
+// rows: for writers of new purchases that hold them as the read path would read them
+// back (the seeder).
+func AddPurchaseRollups(ctx context.Context, tx *sql.Tx, account int64, ps []*shop.Purchase) error {
+	loc, err := accountZone(ctx, tx, account)
+	if err != nil {
+		return err
+	}
+	d := newRollupDelta(account, loc)
+	for _, p := range ps {
+		f, err := factOf(p)
+		if err != nil {
+			return fmt.Errorf("rollups: purchase %d: %w", p.ID, err)
+		}
+		d.add(f, 1)
+	}
+	return d.apply(ctx, tx)
 }
 
 // RebuildRollups rebuilds every account's rollups from the purchases' and the

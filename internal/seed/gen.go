@@ -1,6 +1,7 @@
 package seed
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"storefront/internal/shop"
 )
 
 // The tables the generator writes, with the columns it fills. purchases.to_ship is
@@ -51,10 +54,12 @@ type account struct {
 	customers []*customer
 }
 
-// customer is a buyer record created by this run.
+// customer is a buyer record created by this run, with its record as the documents of
+// its purchases embed it.
 type customer struct {
-	id int64
-	p  person
+	id  int64
+	p   person
+	doc *shop.Customer
 }
 
 // storefront is a storefront being seeded with the products and plans it sells.
@@ -128,9 +133,21 @@ type generator struct {
 	chunk                                                       *chunk
 
 	lines []line // reused per purchase
+	// paths holds the chunk's rows of purchase_products until the chunk ends.
+	paths []productPath
 }
 
-func newGenerator(seed int64, now time.Time, sfs []*storefront, next ids) *generator {
+// productPath is a row of purchase_products: a product of a purchase on the product
+// filter's path.
+type productPath struct {
+	account, product int64
+	at               time.Time
+	purchase         int64
+}
+
+// newGenerator returns a generator of rows after the ids next for the storefronts sfs;
+// noBackslashEscapes writes the statements for sessions with NO_BACKSLASH_ESCAPES.
+func newGenerator(seed int64, now time.Time, sfs []*storefront, next ids, noBackslashEscapes bool) *generator {
 	// The ids in use take part in the seed, so that a second run on the same database
 	// makes up new names, salts and keys rather than repeating the first.
 	state := uint64(next.purchase)*0x9e3779b97f4a7c15 ^ uint64(next.subscriber)*0xbf58476d1ce4e5b9 ^ uint64(next.customer)
@@ -149,16 +166,16 @@ func newGenerator(seed int64, now time.Time, sfs []*storefront, next ids) *gener
 			g.subWeight += sf.weight
 		}
 	}
-	g.customers = newBatch(customersTable)
-	g.subscribers = newBatch(subscribersTable)
-	g.subscriptions = newBatch(subscriptionsTable)
-	g.purchases = newBatch(purchasesTable)
-	g.lineItems = newBatch(lineItemsTable)
-	g.productKeys = newBatch(productKeysTable)
-	g.coupons = newBatch(couponsTable)
-	g.customFields = newBatch(customFieldsTable)
-	g.transactions = newBatch(transactionsTable)
-	g.purchaseProducts = newBatch(purchaseProductsTable)
+	g.customers = newBatch(customersTable, noBackslashEscapes)
+	g.subscribers = newBatch(subscribersTable, noBackslashEscapes)
+	g.subscriptions = newBatch(subscriptionsTable, noBackslashEscapes)
+	g.purchases = newBatch(purchasesTable, noBackslashEscapes)
+	g.lineItems = newBatch(lineItemsTable, noBackslashEscapes)
+	g.productKeys = newBatch(productKeysTable, noBackslashEscapes)
+	g.coupons = newBatch(couponsTable, noBackslashEscapes)
+	g.customFields = newBatch(customFieldsTable, noBackslashEscapes)
+	g.transactions = newBatch(transactionsTable, noBackslashEscapes)
+	g.purchaseProducts = newBatch(purchaseProductsTable, noBackslashEscapes)
 	return g
 }
 
@@ -175,8 +192,17 @@ func (g *generator) beginChunk(c *chunk) {
 	}
 }
 
-// endChunk flushes the rows gathered for the current chunk.
+// endChunk flushes the rows gathered for the current chunk. The product paths go in
+// the order of their key, so that each statement fills neighbouring pages of
+// purchase_products rather than one page per product.
 func (g *generator) endChunk() {
+	slices.SortFunc(g.paths, func(a, b productPath) int {
+		return cmp.Or(cmp.Compare(a.account, b.account), cmp.Compare(a.product, b.product), a.at.Compare(b.at), cmp.Compare(a.purchase, b.purchase))
+	})
+	for _, p := range g.paths {
+		g.purchaseProducts.add(p.account, p.product, p.at, p.purchase)
+	}
+	g.paths = g.paths[:0]
 	for _, b := range g.batches() {
 		b.flush()
 	}
@@ -470,7 +496,10 @@ func (g *generator) newCustomer(a *account, p person, t time.Time) *customer {
 	if g.r.IntN(100) < 15 {
 		updated = g.between(t, g.now)
 	}
-	g.customers.add(c.id, a.id, p.first, p.last, p.email, g.r.IntN(100) < 40, t, updated)
+	receives := g.r.IntN(100) < 40
+	g.customers.add(c.id, a.id, p.first, p.last, p.email, receives, t, updated)
+	c.doc = &shop.Customer{ID: c.id, Firstname: &p.first, Lastname: &p.last, Email: &p.email, ReceivesEmail: receives,
+		CreatedAt: shop.Time{Time: t}, UpdatedAt: shop.Time{Time: updated}}
 	a.customers = append(a.customers, c)
 	return c
 }
@@ -753,27 +782,61 @@ func (g *generator) purchase(t time.Time) {
 		subID = sub.id
 	}
 
+	salt := hexString(r, 32)
+	subtotalS, discountS, taxS, shippingS, totalS := cur.format(subtotal), cur.format(discount), cur.format(tax), cur.format(shipping), cur.format(total)
+	billStreet2, billState := nullStr(bill.street2), nullStr(bill.state)
+	ip := ipAddress(r)
+	optin := r.IntN(100) < 35
 	g.purchases.add(pid, acct.id, sf.id, custID, subID, t, updated,
-		hexString(r, 32), status, cur.code,
-		cur.format(subtotal), cur.format(discount), cur.format(tax), cur.format(shipping), cur.format(total), fee,
+		salt, status, cur.code,
+		subtotalS, discountS, taxS, shippingS, totalS, fee,
 		buyer.email, buyer.first, buyer.last, notes,
 		ship[0], ship[1], ship[2], ship[3], ship[4], ship[5], ship[6], ship[7], ship[8], ship[9], ship[10], ship[11],
 		carrier, tracking, requiresShipping, toShip,
-		billFirst, billLast, bill.street, nullStr(bill.street2), bill.city, nullStr(bill.state), bill.zip, ctry.code,
-		cardType, cardNumber, ipAddress(r), r.IntN(100) < 35)
+		billFirst, billLast, bill.street, billStreet2, bill.city, billState, bill.zip, ctry.code,
+		cardType, cardNumber, ip, optin)
 
-	g.chunk.addPurchase(acct.id, pid)
+	// The purchase as the read path reads these rows back (mysql.readPurchases), for its
+	// stored document and the rollups.
+	doc := &shop.Purchase{
+		ID: pid, AccountID: acct.id, StorefrontID: sf.id, CreatedAt: shop.Time{Time: t}, UpdatedAt: shop.Time{Time: updated},
+		Salt: salt, Status: shop.PurchaseStatus(status), Currency: cur.code,
+		Subtotal: shop.Money(subtotalS), Discount: shop.Money(discountS), Tax: shop.Money(taxS), Shipping: shop.Money(shippingS),
+		Total: shop.Money(totalS), ProcessorFee: optMoney(fee),
+		BuyerEmail: &buyer.email, BuyerFirstname: &buyer.first, BuyerLastname: &buyer.last, CustomerNotes: optStr(notes),
+		CustomFields:      []shop.CustomField{},
+		ShippingFirstname: optStr(ship[0]), ShippingLastname: optStr(ship[1]), ShippingStreet: optStr(ship[2]),
+		ShippingStreet2: optStr(ship[3]), ShippingCity: optStr(ship[4]), ShippingState: optStr(ship[5]),
+		ShippingZipCode: optStr(ship[6]), ShippingCountryCode: optStr(ship[7]), ShippingCountry: optStr(ship[8]),
+		ShippingPhone: optStr(ship[9]), ShippingVATIN: optStr(ship[10]), ShippingBusinessName: optStr(ship[11]),
+		ShippingCarrier: optStr(carrier), ShippingTrackingNumber: optStr(tracking),
+		RequiresShipping: requiresShipping, TangiblesToShip: optInt(toShip),
+		BillingFirstname: &billFirst, BillingLastname: &billLast, BillingStreet: &bill.street, BillingStreet2: optStr(billStreet2),
+		BillingCity: &bill.city, BillingState: optStr(billState), BillingZipCode: &bill.zip, BillingCountryCode: &ctry.code,
+		BillingCardType: optStr(cardType), BillingCardNumber: optStr(cardNumber),
+		LineItems: make([]shop.LineItem, 0, len(lines)), Coupons: []shop.Coupon{},
+		IPAddress: &ip, MarketingOptin: optin, Transactions: []shop.Transaction{},
+	}
+	if cust != nil {
+		doc.Customer = cust.doc
+	}
+	if sub != nil {
+		doc.SubscriberID = &sub.id
+	}
+	g.chunk.addPurchase(doc)
 
 	// Line items with downloads and keys; the product filter's path holds each product
 	// of the purchase once.
 	for i := range lines {
 		if !slices.ContainsFunc(lines[:i], func(o line) bool { return o.p.id == lines[i].p.id }) {
-			g.purchaseProducts.add(acct.id, lines[i].p.id, t, pid)
+			g.paths = append(g.paths, productPath{acct.id, lines[i].p.id, t, pid})
 		}
 	}
 	var expires any
+	var expiresAt *shop.Time
 	if sf.dlDays > 0 {
-		expires = t.Add(time.Duration(sf.dlDays) * 24 * time.Hour)
+		at := t.Add(time.Duration(sf.dlDays) * 24 * time.Hour)
+		expires, expiresAt = at, &shop.Time{Time: at}
 	}
 	for i := range lines {
 		l := &lines[i]
@@ -796,22 +859,32 @@ func (g *generator) purchase(t time.Time) {
 				keys, hasAll = int64(r.IntN(int(l.qty))), false // the key pool ran dry
 			}
 		}
-		g.lineItems.add(liid, sf.acct.id, pid, l.p.id, cur.format(l.price), l.qty, cur.format(l.sub), cur.format(l.tax),
-			cur.format(l.disc), cur.format(l.total), l.p.name, sf.dlLimit, downloads, expires, hasAll)
+		li := shop.LineItem{ID: liid, PurchaseID: pid, ProductID: l.p.id, Price: shop.Money(cur.format(l.price)), Quantity: l.qty,
+			Subtotal: shop.Money(cur.format(l.sub)), Tax: shop.Money(cur.format(l.tax)), Discount: shop.Money(cur.format(l.disc)),
+			Total: shop.Money(cur.format(l.total)), ProductName: l.p.name, DownloadLimit: sf.dlLimit, DownloadCount: downloads,
+			ExpiresAt: expiresAt, ProductKeys: make([]string, 0, keys), HasAllKeys: hasAll}
+		g.lineItems.add(liid, sf.acct.id, pid, l.p.id, string(li.Price), l.qty, string(li.Subtotal), string(li.Tax),
+			string(li.Discount), string(li.Total), l.p.name, sf.dlLimit, downloads, expires, hasAll)
 		for k := int64(0); k < keys; k++ {
-			g.productKeys.add(liid, k, sf.acct.id, pid, sf.productKey(r))
+			key := sf.productKey(r)
+			g.productKeys.add(liid, k, sf.acct.id, pid, key)
+			li.ProductKeys = append(li.ProductKeys, key)
 		}
+		doc.LineItems = append(doc.LineItems, li)
 	}
 
 	if coupon != nil {
 		g.coupons.add(sf.acct.id, pid, 0, coupon.name, coupon.code, coupon.amount, coupon.kind)
+		doc.Coupons = append(doc.Coupons, shop.Coupon{Name: coupon.name, Code: coupon.code, DiscountAmount: coupon.amount, DiscountType: coupon.kind})
 	}
 	if r.IntN(100) < 15 {
 		n := 1 + r.IntN(3)
 		first := r.IntN(len(customFieldQuestions))
 		for i := 0; i < n; i++ {
 			q := customFieldQuestions[(first+i)%len(customFieldQuestions)]
-			g.customFields.add(sf.acct.id, pid, i, q.label, q.answers[r.IntN(len(q.answers))])
+			answer := q.answers[r.IntN(len(q.answers))]
+			g.customFields.add(sf.acct.id, pid, i, q.label, answer)
+			doc.CustomFields = append(doc.CustomFields, shop.CustomField{Label: q.label, Response: answer})
 		}
 	}
 
@@ -836,6 +909,9 @@ func (g *generator) purchase(t time.Time) {
 			msg = "Approved."
 		}
 		g.transactions.add(g.next.transaction, sf.acct.id, pid, action, amt, cur.code, gateway, ok, ref, msg, at, at)
+		doc.Transactions = append(doc.Transactions, shop.Transaction{ID: g.next.transaction, PurchaseID: pid, Action: action,
+			Amount: shop.Money(amt), Currency: cur.code, Gateway: gateway, IsSuccess: ok, Reference: optStr(ref), Message: optStr(msg),
+			CreatedAt: shop.Time{Time: at}, UpdatedAt: shop.Time{Time: at}})
 	}
 	switch status {
 	case "ACT":
@@ -862,6 +938,11 @@ func (g *generator) purchase(t time.Time) {
 	case "HLD":
 		tx("Authorize", amount, true, t)
 	}
+	// The read path lists line items and transactions by id. Ids grow with each row,
+	// but wrap around past the largest int64 (in a database holding such ids, as the
+	// import tests' does).
+	slices.SortFunc(doc.LineItems, func(a, b shop.LineItem) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(doc.Transactions, func(a, b shop.Transaction) int { return cmp.Compare(a.ID, b.ID) })
 	g.lines = lines[:0]
 }
 

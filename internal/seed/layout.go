@@ -66,7 +66,7 @@ func weightOf(i int, name string) int {
 
 // prepare makes sure there are storefronts and products to seed into and returns them
 // with the next free ids.
-func prepare(ctx context.Context, conn *sql.Conn, now time.Time, stats *Stats) ([]*storefront, ids, error) {
+func prepare(ctx context.Context, conn *sql.Conn, now time.Time, noBackslashEscapes bool, stats *Stats) ([]*storefront, ids, error) {
 	var next ids
 	var nAccounts int
 	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM accounts").Scan(&nAccounts); err != nil {
@@ -111,7 +111,7 @@ func prepare(ctx context.Context, conn *sql.Conn, now time.Time, stats *Stats) (
 		sf.weight = weightOf(i, sf.name)
 	}
 
-	if err := addProducts(ctx, conn, sfs, stats); err != nil {
+	if err := addProducts(ctx, conn, sfs, noBackslashEscapes, stats); err != nil {
 		return nil, next, fmt.Errorf("products: %w", err)
 	}
 	if err := loadEmails(ctx, conn, accounts); err != nil {
@@ -169,7 +169,7 @@ func createLayout(ctx context.Context, conn *sql.Conn, now time.Time, stats *Sta
 
 // addProducts gives every storefront its catalog: products already there (by name)
 // are reused, the others are inserted.
-func addProducts(ctx context.Context, conn *sql.Conn, sfs []*storefront, stats *Stats) error {
+func addProducts(ctx context.Context, conn *sql.Conn, sfs []*storefront, noBackslashEscapes bool, stats *Stats) error {
 	type key struct {
 		sf   int64
 		name string
@@ -198,7 +198,7 @@ func addProducts(ctx context.Context, conn *sql.Conn, sfs []*storefront, stats *
 	}
 
 	c := newChunk()
-	b := newBatch(newTable("products", "id", "account_id", "storefront_id", "name"))
+	b := newBatch(newTable("products", "id", "account_id", "storefront_id", "name"), noBackslashEscapes)
 	b.reset(c)
 	productID := func(sf *storefront, name string) int64 {
 		if id, ok := existing[key{sf.id, name}]; ok {
