@@ -65,6 +65,9 @@ type importTx struct {
 	hooked      map[int64]bool
 	hookTargets map[int64][]hookTarget
 	events      int
+	// rollups gathers the purchases' rollup changes of every batch, written at the
+	// commit or before accounts are written, whichever comes first.
+	rollups importDeltas
 }
 
 func (t *importTx) end(fn func() error) error {
@@ -105,6 +108,10 @@ func (t *importTx) Commit() error {
 			_ = t.Rollback()
 			return fmt.Errorf("accounts of the imported subscribers: %w", err)
 		}
+	}
+	if err := t.rollups.apply(ctx, t.tx); err != nil {
+		_ = t.Rollback()
+		return err
 	}
 	// Last: the accounts' API answers change with this commit (versions.go).
 	accounts := make([]int64, 0, len(t.accounts))
@@ -385,6 +392,12 @@ func (t *importTx) UpsertAccounts(ctx context.Context, accounts []*shop.Account)
 	if len(accounts) == 0 {
 		return nil
 	}
+	// A change of zone rebuilds the account's rollups from its rows: the changes
+	// gathered so far are written first, in the zone they were counted in.
+	if err := t.rollups.apply(ctx, t.tx); err != nil {
+		return fmt.Errorf("upsert accounts: %w", err)
+	}
+	t.rollups.forgetZones()
 	args := make([]any, 0, 4*len(accounts))
 	for _, a := range accounts {
 		t.accounts[a.ID] = true
@@ -710,7 +723,7 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	if err := t.followAccount(ctx, "UPDATE purchase_activity a JOIN purchases p ON p.id = a.purchase_id SET a.account_id = p.account_id WHERE a.purchase_id IN ", movedAccount); err != nil {
 		return fmt.Errorf("move purchase activity: %w", err)
 	}
-	if err := roll.apply(ctx, t.tx, b.Purchases); err != nil {
+	if err := t.rollups.add(ctx, t.tx, roll, b.Purchases); err != nil {
 		return err
 	}
 	for _, in := range []struct {
