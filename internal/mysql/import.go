@@ -454,12 +454,17 @@ func (t *importTx) LookupBatchRefs(ctx context.Context, b *importer.PurchaseBatc
 func (r *batchRows) changedCustomers() map[int64][]int64 {
 	changed := map[int64][]int64{}
 	for _, n := range r.batch.Customers {
-		c, ok := r.customers[n.ID]
-		if ok && (c.account != n.AccountID || !sameCustomer(c.Customer, n.Customer)) {
+		if _, ok := r.customers[n.ID]; ok && !r.unchanged(n) {
 			changed[n.AccountID] = append(changed[n.AccountID], n.ID)
 		}
 	}
 	return changed
+}
+
+// unchanged reports whether the customer is stored exactly as the batch gives it.
+func (r *batchRows) unchanged(n importer.CustomerRow) bool {
+	c, ok := r.customers[n.ID]
+	return ok && c.account == n.AccountID && sameCustomer(c.Customer, n.Customer)
 }
 
 // Argument helpers: explicit conversions spare database/sql its reflection.
@@ -657,14 +662,18 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	// Documents embed their customer: a customer that this batch changes changes the
 	// documents of its other purchases too.
 	changedCustomers := found.changedCustomers()
-	if len(b.Customers) > 0 {
-		args := make([]any, 0, 8*len(b.Customers))
-		for _, c := range b.Customers {
-			args = append(args, c.ID, c.AccountID, importStr(c.Firstname), importStr(c.Lastname), importStr(c.Email), c.ReceivesEmail, c.CreatedAt.Time, c.UpdatedAt.Time)
+	// A customer stored as the batch gives it (written by an earlier batch, or by an
+	// earlier import) is left as it is.
+	var custArgs []any
+	for _, c := range b.Customers {
+		if !found.unchanged(c) {
+			custArgs = append(custArgs, c.ID, c.AccountID, importStr(c.Firstname), importStr(c.Lastname), importStr(c.Email), c.ReceivesEmail, c.CreatedAt.Time, c.UpdatedAt.Time)
 		}
+	}
+	if len(custArgs) > 0 {
 		err := t.insertRows(ctx, "INSERT INTO customers (id, account_id, firstname, lastname, email, receives_email, created_at, updated_at)", 8,
 			"ON DUPLICATE KEY UPDATE account_id = VALUES(account_id), firstname = VALUES(firstname), lastname = VALUES(lastname), "+
-				"email = VALUES(email), receives_email = VALUES(receives_email), created_at = VALUES(created_at), updated_at = VALUES(updated_at)", args)
+				"email = VALUES(email), receives_email = VALUES(receives_email), created_at = VALUES(created_at), updated_at = VALUES(updated_at)", custArgs)
 		if err != nil {
 			return fmt.Errorf("upsert customers: %w", err)
 		}
