@@ -71,6 +71,8 @@ type importTx struct {
 	// looked holds what the lookup of the batch being written read (LookupBatchRefs),
 	// for its UpsertPurchases.
 	looked *batchRows
+	// work is the preparation of the batch being written, started by its lookup.
+	work <-chan *batchWork
 	// rollups gathers the purchases' rollup changes of every batch, written at the
 	// commit or before accounts are written, whichever comes first.
 	rollups importDeltas
@@ -441,6 +443,8 @@ func nullStr(s sql.NullString) *string {
 // LookupBatchRefs implements importer.Tx: what it reads of the batch's rows is kept for
 // the batch's UpsertPurchases.
 func (t *importTx) LookupBatchRefs(ctx context.Context, b *importer.PurchaseBatch, subscriberIDs []int64) (*importer.BatchRefs, error) {
+	// Go prepares the batch's rows while the database looks.
+	t.work = prepare(b)
 	r, err := t.lookupBatch(ctx, b, subscriberIDs)
 	if err != nil {
 		return nil, fmt.Errorf("look up references: %w", err)
@@ -700,47 +704,9 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		return nil
 	}
 
-	// The documents are built while the rows are written.
-	built := buildDocuments(b)
-	args := make([]any, 0, importPurchaseCols*len(b.Purchases))
-	var items, keys, coupons, fields, txns, products []any
-	for _, p := range b.Purchases {
-		var customerID any
-		if p.Customer != nil {
-			customerID = p.Customer.ID
-		}
-		args = append(args, p.ID, p.AccountID, p.StorefrontID, customerID, importInt(p.SubscriberID), p.CreatedAt.Time, p.UpdatedAt.Time,
-			p.Salt, string(p.Status), p.Currency, string(p.Subtotal), string(p.Discount), string(p.Tax), string(p.Shipping), string(p.Total),
-			importMoney(p.ProcessorFee), importStr(p.BuyerEmail), importStr(p.BuyerFirstname), importStr(p.BuyerLastname), importStr(p.CustomerNotes),
-			importStr(p.ShippingFirstname), importStr(p.ShippingLastname), importStr(p.ShippingStreet), importStr(p.ShippingStreet2),
-			importStr(p.ShippingCity), importStr(p.ShippingState), importStr(p.ShippingZipCode), importStr(p.ShippingCountryCode),
-			importStr(p.ShippingCountry), importStr(p.ShippingPhone), importStr(p.ShippingVATIN), importStr(p.ShippingBusinessName),
-			importStr(p.ShippingCarrier), importStr(p.ShippingTrackingNumber), p.RequiresShipping, importInt(p.TangiblesToShip),
-			importStr(p.BillingFirstname), importStr(p.BillingLastname), importStr(p.BillingStreet), importStr(p.BillingStreet2),
-			importStr(p.BillingCity), importStr(p.BillingState), importStr(p.BillingZipCode), importStr(p.BillingCountryCode),
-			importStr(p.BillingCardType), importStr(p.BillingCardNumber), importStr(p.IPAddress), p.MarketingOptin)
-		seen := map[int64]bool{}
-		for _, li := range p.LineItems {
-			if !seen[li.ProductID] {
-				seen[li.ProductID] = true
-				products = append(products, p.AccountID, li.ProductID, p.CreatedAt.Time, p.ID)
-			}
-			items = append(items, li.ID, p.AccountID, p.ID, li.ProductID, string(li.Price), li.Quantity, string(li.Subtotal), string(li.Tax),
-				string(li.Discount), string(li.Total), li.ProductName, li.DownloadLimit, li.DownloadCount, importTime(li.ExpiresAt), li.HasAllKeys)
-			for k, key := range li.ProductKeys {
-				keys = append(keys, li.ID, k, p.AccountID, p.ID, key)
-			}
-		}
-		for k, c := range p.Coupons {
-			coupons = append(coupons, p.AccountID, p.ID, k, c.Name, c.Code, c.DiscountAmount, c.DiscountType)
-		}
-		for k, f := range p.CustomFields {
-			fields = append(fields, p.AccountID, p.ID, k, f.Label, f.Response)
-		}
-		for _, tr := range p.Transactions {
-			txns = append(txns, tr.ID, p.AccountID, p.ID, tr.Action, string(tr.Amount), tr.Currency, tr.Gateway, tr.IsSuccess,
-				importStr(tr.Reference), importStr(tr.Message), tr.CreatedAt.Time, tr.UpdatedAt.Time)
-		}
+	w := t.prepared(b)
+	if w.err != nil {
+		return w.err
 	}
 	// Nested collections are replaced: what the purchases had goes, and so do line
 	// items and transactions whose ids the batch takes over from other purchases.
@@ -810,7 +776,7 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 			return fmt.Errorf("replace purchase_prefixes: %w", err)
 		}
 	}
-	if err := t.insertRows(ctx, importPurchaseInsert, importPurchaseCols, importPurchaseUpdate, args); err != nil {
+	if err := t.insertRows(ctx, importPurchaseInsert, importPurchaseCols, importPurchaseUpdate, w.args); err != nil {
 		return fmt.Errorf("upsert purchases: %w", err)
 	}
 	idsByAccount := map[int64][]int64{}
@@ -832,7 +798,7 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	if err := t.followAccount(ctx, "UPDATE purchase_activity a JOIN purchases p ON p.id = a.purchase_id SET a.account_id = p.account_id WHERE a.purchase_id IN ", movedAccount); err != nil {
 		return fmt.Errorf("move purchase activity: %w", err)
 	}
-	if err := t.rollups.add(ctx, t.tx, roll, b.Purchases); err != nil {
+	if err := t.rollups.add(ctx, t.tx, roll, b.Purchases, w.facts); err != nil {
 		return err
 	}
 	for _, in := range []struct {
@@ -841,14 +807,14 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		args []any
 		tail string
 	}{
-		{"INSERT INTO purchase_products (account_id, product_id, created_at, purchase_id)", 4, products, "ON DUPLICATE KEY UPDATE purchase_id = purchase_id"},
+		{"INSERT INTO purchase_products (account_id, product_id, created_at, purchase_id)", 4, w.products, "ON DUPLICATE KEY UPDATE purchase_id = purchase_id"},
 		{"INSERT INTO line_items (id, account_id, purchase_id, product_id, price, quantity, subtotal, tax, discount, total, product_name, " +
-			"download_limit, download_count, expires_at, has_all_keys)", 15, items, ""},
-		{"INSERT INTO product_keys (line_item_id, position, account_id, purchase_id, key_value)", 5, keys, ""},
-		{"INSERT INTO coupons (account_id, purchase_id, position, name, code, discount_amount, discount_type)", 7, coupons, ""},
-		{"INSERT INTO custom_fields (account_id, purchase_id, position, label, response)", 5, fields, ""},
+			"download_limit, download_count, expires_at, has_all_keys)", 15, w.items, ""},
+		{"INSERT INTO product_keys (line_item_id, position, account_id, purchase_id, key_value)", 5, w.keys, ""},
+		{"INSERT INTO coupons (account_id, purchase_id, position, name, code, discount_amount, discount_type)", 7, w.coupons, ""},
+		{"INSERT INTO custom_fields (account_id, purchase_id, position, label, response)", 5, w.fields, ""},
 		{"INSERT INTO transactions (id, account_id, purchase_id, action, amount, currency, gateway, is_success, reference, message, " +
-			"created_at, updated_at)", 12, txns, ""},
+			"created_at, updated_at)", 12, w.txns, ""},
 	} {
 		if len(in.args) == 0 {
 			continue
@@ -857,7 +823,7 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 			return fmt.Errorf("insert %s: %w", strings.Fields(in.head)[2], err)
 		}
 	}
-	if err := t.writeDocuments(ctx, b, changedCustomers, built); err != nil {
+	if err := t.writeDocuments(ctx, b, changedCustomers, w.docs); err != nil {
 		return fmt.Errorf("write documents: %w", err)
 	}
 	return nil
@@ -948,6 +914,99 @@ func (t *importTx) writeDocuments(ctx context.Context, b *importer.PurchaseBatch
 	return nil
 }
 
+// batchWork is what Go prepares of a purchase batch while the database works: the
+// rows' arguments, what the purchases count for in the rollups (facts[i] is
+// b.Purchases[i]'s) and, later, the documents.
+type batchWork struct {
+	batch                                              *importer.PurchaseBatch
+	args, items, keys, coupons, fields, txns, products []any
+	facts                                              []*purchaseFact
+	err                                                error
+	docs                                               chan *batchDocuments
+}
+
+// prepare starts preparing the batch on a goroutine of its own: the arguments and
+// facts, then the documents. The batch is only read, there and by the writer.
+func prepare(b *importer.PurchaseBatch) <-chan *batchWork {
+	out := make(chan *batchWork, 1)
+	go func() {
+		w := buildArgs(b)
+		w.batch = b
+		out <- w
+		if w.err == nil {
+			w.docs <- buildDocuments(b)
+		}
+	}()
+	return out
+}
+
+// prepared returns the batch's preparation, started by its lookup (LookupBatchRefs) or
+// now.
+func (t *importTx) prepared(b *importer.PurchaseBatch) *batchWork {
+	work := t.work
+	t.work = nil
+	if work == nil {
+		work = prepare(b)
+	}
+	w := <-work
+	if w.batch != b {
+		w = <-prepare(b)
+	}
+	return w
+}
+
+// buildArgs builds the arguments of the batch's rows and what its purchases count for.
+func buildArgs(b *importer.PurchaseBatch) *batchWork {
+	w := &batchWork{docs: make(chan *batchDocuments, 1)}
+	w.args = make([]any, 0, importPurchaseCols*len(b.Purchases))
+	w.facts = make([]*purchaseFact, len(b.Purchases))
+	for i, p := range b.Purchases {
+		f, err := factOf(p)
+		if err != nil {
+			w.err = fmt.Errorf("rollups: purchase %d: %w", p.ID, err)
+			return w
+		}
+		w.facts[i] = f
+		var customerID any
+		if p.Customer != nil {
+			customerID = p.Customer.ID
+		}
+		w.args = append(w.args, p.ID, p.AccountID, p.StorefrontID, customerID, importInt(p.SubscriberID), p.CreatedAt.Time, p.UpdatedAt.Time,
+			p.Salt, string(p.Status), p.Currency, string(p.Subtotal), string(p.Discount), string(p.Tax), string(p.Shipping), string(p.Total),
+			importMoney(p.ProcessorFee), importStr(p.BuyerEmail), importStr(p.BuyerFirstname), importStr(p.BuyerLastname), importStr(p.CustomerNotes),
+			importStr(p.ShippingFirstname), importStr(p.ShippingLastname), importStr(p.ShippingStreet), importStr(p.ShippingStreet2),
+			importStr(p.ShippingCity), importStr(p.ShippingState), importStr(p.ShippingZipCode), importStr(p.ShippingCountryCode),
+			importStr(p.ShippingCountry), importStr(p.ShippingPhone), importStr(p.ShippingVATIN), importStr(p.ShippingBusinessName),
+			importStr(p.ShippingCarrier), importStr(p.ShippingTrackingNumber), p.RequiresShipping, importInt(p.TangiblesToShip),
+			importStr(p.BillingFirstname), importStr(p.BillingLastname), importStr(p.BillingStreet), importStr(p.BillingStreet2),
+			importStr(p.BillingCity), importStr(p.BillingState), importStr(p.BillingZipCode), importStr(p.BillingCountryCode),
+			importStr(p.BillingCardType), importStr(p.BillingCardNumber), importStr(p.IPAddress), p.MarketingOptin)
+		seen := map[int64]bool{}
+		for _, li := range p.LineItems {
+			if !seen[li.ProductID] {
+				seen[li.ProductID] = true
+				w.products = append(w.products, p.AccountID, li.ProductID, p.CreatedAt.Time, p.ID)
+			}
+			w.items = append(w.items, li.ID, p.AccountID, p.ID, li.ProductID, string(li.Price), li.Quantity, string(li.Subtotal), string(li.Tax),
+				string(li.Discount), string(li.Total), li.ProductName, li.DownloadLimit, li.DownloadCount, importTime(li.ExpiresAt), li.HasAllKeys)
+			for k, key := range li.ProductKeys {
+				w.keys = append(w.keys, li.ID, k, p.AccountID, p.ID, key)
+			}
+		}
+		for k, c := range p.Coupons {
+			w.coupons = append(w.coupons, p.AccountID, p.ID, k, c.Name, c.Code, c.DiscountAmount, c.DiscountType)
+		}
+		for k, f := range p.CustomFields {
+			w.fields = append(w.fields, p.AccountID, p.ID, k, f.Label, f.Response)
+		}
+		for _, tr := range p.Transactions {
+			w.txns = append(w.txns, tr.ID, p.AccountID, p.ID, tr.Action, string(tr.Amount), tr.Currency, tr.Gateway, tr.IsSuccess,
+				importStr(tr.Reference), importStr(tr.Message), tr.CreatedAt.Time, tr.UpdatedAt.Time)
+		}
+	}
+	return w
+}
+
 // batchDocuments holds the documents of a batch's purchases, by account in the order
 // the accounts first appear in the batch.
 type batchDocuments struct {
@@ -958,36 +1017,31 @@ type batchDocuments struct {
 }
 
 // buildDocuments builds the documents of the batch's purchases, each with its customer
-// as the batch leaves it, on a goroutine of its own: the batch's rows are written
-// meanwhile. The batch is only read, by both.
-func buildDocuments(b *importer.PurchaseBatch) <-chan *batchDocuments {
-	out := make(chan *batchDocuments, 1)
-	go func() {
-		customers := make(map[int64]*shop.Customer, len(b.Customers))
-		for i := range b.Customers {
-			customers[b.Customers[i].ID] = &b.Customers[i].Customer
+// as the batch leaves it.
+func buildDocuments(b *importer.PurchaseBatch) *batchDocuments {
+	customers := make(map[int64]*shop.Customer, len(b.Customers))
+	for i := range b.Customers {
+		customers[b.Customers[i].ID] = &b.Customers[i].Customer
+	}
+	d := &batchDocuments{ids: map[int64][]int64{}, docs: map[int64][][]byte{}}
+	for _, p := range b.Purchases {
+		doc := *p
+		if doc.Customer != nil {
+			doc.Customer = customers[doc.Customer.ID]
 		}
-		d := &batchDocuments{ids: map[int64][]int64{}, docs: map[int64][][]byte{}}
-		for _, p := range b.Purchases {
-			doc := *p
-			if doc.Customer != nil {
-				doc.Customer = customers[doc.Customer.ID]
-			}
-			normalizeDocument(&doc)
-			raw, err := purchaseDocument(&doc)
-			if err != nil {
-				d.err = fmt.Errorf("document of purchase %d: %w", p.ID, err)
-				break
-			}
-			if _, ok := d.ids[p.AccountID]; !ok {
-				d.accounts = append(d.accounts, p.AccountID)
-			}
-			d.ids[p.AccountID] = append(d.ids[p.AccountID], p.ID)
-			d.docs[p.AccountID] = append(d.docs[p.AccountID], raw)
+		normalizeDocument(&doc)
+		raw, err := purchaseDocument(&doc)
+		if err != nil {
+			d.err = fmt.Errorf("document of purchase %d: %w", p.ID, err)
+			break
 		}
-		out <- d
-	}()
-	return out
+		if _, ok := d.ids[p.AccountID]; !ok {
+			d.accounts = append(d.accounts, p.AccountID)
+		}
+		d.ids[p.AccountID] = append(d.ids[p.AccountID], p.ID)
+		d.docs[p.AccountID] = append(d.docs[p.AccountID], raw)
+	}
+	return d
 }
 
 // storeDocuments writes documents of an account's purchases (docs[i] is that of

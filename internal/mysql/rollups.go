@@ -660,8 +660,8 @@ func (d *importDeltas) delta(ctx context.Context, tx queryer, account int64) (*r
 }
 
 // add gathers the difference made by the batch's purchases: r's replaced purchases out,
-// the batch's in.
-func (d *importDeltas) add(ctx context.Context, tx queryer, r *importRollups, purchases []*shop.Purchase) error {
+// the batch's in (facts[i] is what purchases[i] counts for, factOf).
+func (d *importDeltas) add(ctx context.Context, tx queryer, r *importRollups, purchases []*shop.Purchase, facts []*purchaseFact) error {
 	for account, facts := range r.before {
 		delta, err := d.delta(ctx, tx, account)
 		if err != nil {
@@ -671,16 +671,12 @@ func (d *importDeltas) add(ctx context.Context, tx queryer, r *importRollups, pu
 			delta.add(f, -1)
 		}
 	}
-	for _, p := range purchases {
+	for i, p := range purchases {
 		delta, err := d.delta(ctx, tx, p.AccountID)
 		if err != nil {
 			return err
 		}
-		f, err := factOf(p)
-		if err != nil {
-			return fmt.Errorf("rollups: purchase %d: %w", p.ID, err)
-		}
-		delta.add(f, 1)
+		delta.add(facts[i], 1)
 	}
 	return nil
 }
