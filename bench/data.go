@@ -108,25 +108,55 @@ func measureSeed(ctx context.Context, t tool, root *sql.DB, name string, purchas
 	return t.runTimed(ctx, name, "seed", "--purchases", fmt.Sprint(purchases), "--subscribers", fmt.Sprint(subscribers))
 }
 
+// importFiles names the two import files of n purchases in dir.
+func importFiles(dir string, n int) (head, body string) {
+	return filepath.Join(dir, "import-head.json"), filepath.Join(dir, fmt.Sprintf("import-purchases-%d.json", n))
+}
+
+// importFilesExist reports whether both import files of n purchases are in dir.
+func importFilesExist(dir string, n int) bool {
+	head, body := importFiles(dir, n)
+	for _, f := range []string{head, body} {
+		if _, err := os.Stat(f); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // measureImport writes an export of the bench database's accounts, storefronts and
-// subscribers, and a second one of n of its purchases, imports both into a scratch
-// database and returns the time of the purchases' import.
+// subscribers, and a second one of n of its purchases (unless both are in dir from an
+// earlier run with -import-dir), imports both into a scratch database and returns the
+// time of the purchases' import.
 func measureImport(ctx context.Context, t tool, root *sql.DB, o options, dir string, n int) (time.Duration, error) {
-	db, err := mysql.Open(ctx, o.rootDSN+o.db)
-	if err != nil {
-		return 0, err
+	head, body := importFiles(dir, n)
+	if o.importDir != "" && importFilesExist(dir, n) {
+		logf("import: reusing %s and %s", head, body)
+	} else {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return 0, err
+		}
+		db, err := mysql.Open(ctx, o.rootDSN+o.db)
+		if err != nil {
+			return 0, err
+		}
+		defer db.Close()
+		logf("import: writing %s and %s", head, body)
+		// Written under temporary names, so that an interrupted run leaves no file
+		// that a later one would take as whole.
+		if err := writeHead(ctx, db, head+".tmp"); err != nil {
+			return 0, err
+		}
+		if err := writePurchases(ctx, db, body+".tmp", n); err != nil {
+			return 0, err
+		}
+		for _, f := range []string{head, body} {
+			if err := os.Rename(f+".tmp", f); err != nil {
+				return 0, err
+			}
+		}
 	}
-	defer db.Close()
-	head := filepath.Join(dir, "import-head.json")
-	body := filepath.Join(dir, "import-purchases.json")
-	logf("import: writing %s and %s", head, body)
-	if err := writeHead(ctx, db, head); err != nil {
-		return 0, err
-	}
-	if err := writePurchases(ctx, db, body, n); err != nil {
-		return 0, err
-	}
-	name := o.db + "_import"
+	name := o.scratch + "_import"
 	if err := recreate(ctx, root, name); err != nil {
 		return 0, err
 	}

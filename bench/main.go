@@ -18,6 +18,11 @@
 // to standard error, the table to standard output.
 //
 //	go run ./bench            # or: make bench
+//
+// The rates alone, from import files kept for the next run, into scratch databases of
+// one's own, with a given binary:
+//
+//	go run ./bench -only rates -import-dir bench-out/import -scratch sf_mine [-bin ./storefront] [-seed 0]
 package main
 
 import (
@@ -56,6 +61,9 @@ type options struct {
 	seedN                  int
 	keep                   bool
 	only                   string
+	importDir              string
+	scratch                string
+	bin                    string
 	sweepDur               time.Duration
 	hooks, hookRate        int
 	bufferPool, redoLog    int64
@@ -82,18 +90,26 @@ func main() {
 	flag.StringVar(&cases, "cases", "", "only the list cases and sweep values whose name matches this regexp (the sweep always measures the unfiltered list)")
 	flag.BoolVar(&o.rates, "rates", true, "measure import and seed rates (about a minute)")
 	flag.IntVar(&o.importN, "import", 100_000, "purchases in the import file")
-	flag.IntVar(&o.seedN, "seed", 100_000, "purchases of the seed-rate run (a tenth as many subscribers)")
+	flag.IntVar(&o.seedN, "seed", 100_000, "purchases of the seed-rate run (a tenth as many subscribers); 0 skips it")
 	flag.Int64Var(&o.bufferPool, "buffer-pool", 4<<30, "bytes: raise the server's InnoDB buffer pool to at least this (SET GLOBAL) before measuring, as a server holding a million purchases is configured; 0 leaves it as it is")
 	flag.Int64Var(&o.redoLog, "redo-log", 1<<30, "bytes: raise the server's InnoDB redo log to at least this (SET GLOBAL); 0 leaves it as it is")
 	flag.BoolVar(&o.keep, "keep", false, "leave the server running at the end (for pprof or a look)")
-	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep), export (the CSV exports) or webhooks (delivery rate and latency); all when empty")
+	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep), export (the CSV exports), webhooks (delivery rate and latency) or rates (the import and seed rates); all when empty")
+	flag.StringVar(&o.importDir, "import-dir", "", "keep the import files in this directory and reuse them when present (written afresh each run when empty)")
+	flag.StringVar(&o.scratch, "scratch", "", "name prefix of the scratch databases of the rates (<prefix>_import, <prefix>_seed); -db when empty")
+	flag.StringVar(&o.bin, "bin", "", "storefront binary to measure instead of building ./cmd/storefront (to compare builds)")
 	flag.DurationVar(&o.sweepDur, "sweep-duration", time.Second, "length of each measured run of the shape sweep")
 	flag.IntVar(&o.hooks, "hooks", 2000, "purchases reactivated for the webhook part: half as a backlog, half at -hook-rate")
 	flag.IntVar(&o.hookRate, "hook-rate", 100, "reactivations a second while commit-to-delivery latency is measured")
 	flag.Parse()
-	if o.only != "" && o.only != "table" && o.only != "sweep" && o.only != "export" && o.only != "webhooks" {
-		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep, export or webhooks")
+	switch o.only {
+	case "", "table", "sweep", "export", "webhooks", "rates":
+	default:
+		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep, export, webhooks or rates")
 		os.Exit(2)
+	}
+	if o.scratch == "" {
+		o.scratch = o.db
 	}
 	if o.only == "sweep" || o.only == "export" {
 		o.rates = false
@@ -171,12 +187,17 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "storefront")
-	logf("building the server")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/storefront")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build: %w", err)
+	bin := o.bin
+	if bin == "" {
+		bin = filepath.Join(dir, "storefront")
+		logf("building the server")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/storefront")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build: %w", err)
+		}
+	} else {
+		rep.commit = "binary " + bin
 	}
 	root, err := openRoot(ctx, o.rootDSN)
 	if err != nil {
@@ -201,20 +222,38 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	t := tool{bin: bin, rootDSN: o.rootDSN}
-	if rep.benchSeedDur, err = ensureBenchDB(ctx, t, root, o); err != nil {
-		return err
+	importDir := dir
+	if o.importDir != "" {
+		importDir = o.importDir
+	}
+	// The rates alone, from import files kept earlier, need nothing of the bench
+	// database.
+	if o.only != "rates" || o.importN > 0 && !importFilesExist(importDir, o.importN) {
+		if rep.benchSeedDur, err = ensureBenchDB(ctx, t, root, o); err != nil {
+			return err
+		}
 	}
 	rep.benchPurchases = o.purchases
 
-	if o.rates {
-		logf("import rate: %d purchases into a scratch database", o.importN)
-		if rep.importDur, err = measureImport(ctx, t, root, o, dir, o.importN); err != nil {
-			return err
+	if o.rates || o.only == "rates" {
+		if o.importN > 0 {
+			logf("import rate: %d purchases into a scratch database", o.importN)
+			if rep.importDur, err = measureImport(ctx, t, root, o, importDir, o.importN); err != nil {
+				return err
+			}
 		}
-		logf("seed rate: %d purchases into a scratch database", o.seedN)
-		if rep.seedDur, err = measureSeed(ctx, t, root, o.db+"_seed", o.seedN, o.seedN/10); err != nil {
-			return err
+		if o.seedN > 0 {
+			logf("seed rate: %d purchases into a scratch database", o.seedN)
+			if rep.seedDur, err = measureSeed(ctx, t, root, o.scratch+"_seed", o.seedN, o.seedN/10); err != nil {
+				return err
+			}
 		}
+	}
+	if o.only == "rates" {
+		printHeader(os.Stdout, rep, o)
+		fmt.Println()
+		printRates(os.Stdout, rep)
+		return nil
 	}
 
 	// Credentials for the API and the dashboard.

@@ -57,7 +57,7 @@ func (m *memTx) LookupAPIUsername(_ context.Context, accountID int64, name strin
 	return 0, nil
 }
 
-func (m *memTx) LookupBatchRefs(_ context.Context, subIDs, _, _ []int64) (*BatchRefs, error) {
+func (m *memTx) LookupBatchRefs(_ context.Context, _ *PurchaseBatch, subIDs []int64) (*BatchRefs, error) {
 	refs := &BatchRefs{SubscriberAccounts: map[int64]int64{}}
 	for _, id := range subIDs {
 		if s := m.subscribers[id]; s != nil {

@@ -334,15 +334,7 @@ type fieldPos struct {
 }
 
 func checkBatchRefs(ctx context.Context, tx Tx, batch *PurchaseBatch, positions, custPos []pos, prodPos []fieldPos, subIDs []int64) error {
-	custIDs := make([]int64, len(batch.Customers))
-	for i, c := range batch.Customers {
-		custIDs[i] = c.ID
-	}
-	prodIDs := make([]int64, len(batch.Products))
-	for i, p := range batch.Products {
-		prodIDs[i] = p.ID
-	}
-	refs, err := tx.LookupBatchRefs(ctx, subIDs, custIDs, prodIDs)
+	refs, err := tx.LookupBatchRefs(ctx, batch, subIDs)
 	if err != nil {
 		return fmt.Errorf("import: look up references: %w", err)
 	}

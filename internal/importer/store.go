@@ -51,9 +51,11 @@ type Tx interface {
 	// LookupAPIUsername returns the id of an account other than accountID whose
 	// api_username equals name under the database's collation, or 0 when none.
 	LookupAPIUsername(ctx context.Context, accountID int64, name string) (int64, error)
-	// LookupBatchRefs finds, in one go, the owners of the subscribers, customers and
-	// products a purchase batch names that already exist.
-	LookupBatchRefs(ctx context.Context, subscriberIDs, customerIDs, productIDs []int64) (*BatchRefs, error)
+	// LookupBatchRefs finds, in one go, the owners of the subscribers (subscriberIDs,
+	// those the batch's purchases name), customers and products of a purchase batch
+	// that already exist. The Tx may read with them what the UpsertPurchases of the
+	// same batch, which follows, needs to know of the rows the batch replaces.
+	LookupBatchRefs(ctx context.Context, batch *PurchaseBatch, subscriberIDs []int64) (*BatchRefs, error)
 
 	// UpsertAccounts inserts or updates accounts by id (created_at is kept).
 	UpsertAccounts(ctx context.Context, accounts []*shop.Account) error

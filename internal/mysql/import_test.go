@@ -569,3 +569,53 @@ func BenchmarkImport(b *testing.B) {
 	b.ReportMetric(float64(total)/elapsed.Seconds(), "purchases/s")
 	b.ReportMetric(writing.Seconds()/elapsed.Seconds(), "db-share")
 }
+
+// TestImport_CustomerAcrossBatches: a customer named by several batches of one import
+// is written as the last of them gives it, and left alone by a batch that gives it as
+// it is stored; the documents of its purchases follow (the import skips the upsert
+// of a customer stored unchanged, and must not skip one that changed).
+func TestImport_CustomerAcrossBatches(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	importFile(t, db, importFixturePath)
+	withCustomer := func(id int64, email string) string {
+		return strings.Replace(importPurchaseJSON(id, ""), `"customer":null`,
+			`"customer":{"id":7700,"firstname":"Ada","lastname":"Byron","email":"`+email+`","receives_email":true,"created_at":1,"updated_at":2}`, 1)
+	}
+	emailOf := func() string {
+		var email string
+		if err := db.QueryRow("SELECT email FROM customers WHERE id = 7700").Scan(&email); err != nil {
+			t.Fatal(err)
+		}
+		return email
+	}
+	// One purchase a batch: the second batch finds the customer as the first wrote it,
+	// the third changes it, the fourth gives it as the third wrote it.
+	doc := `{"purchases":[` + withCustomer(8001, "ada@example.com") + "," + withCustomer(8002, "ada@example.com") + "," +
+		withCustomer(8003, "lovelace@example.com") + "," + withCustomer(8004, "lovelace@example.com") + `]}`
+	im := &importer.Importer{Store: db, BatchSize: 1}
+	if _, err := im.Run(ctx, strings.NewReader(doc)); err != nil {
+		t.Fatal(err)
+	}
+	if got := emailOf(); got != "lovelace@example.com" {
+		t.Errorf("customer 7700's e-mail after the import: got %q, want %q", got, "lovelace@example.com")
+	}
+	checkDerived(t, db, "an import that changes a customer in a later batch")
+	for _, id := range []int64{8001, 8004} {
+		p, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Customer == nil || p.Customer.Email == nil || *p.Customer.Email != "lovelace@example.com" {
+			t.Errorf("purchase %d: got customer %+v, want e-mail lovelace@example.com", id, p.Customer)
+		}
+	}
+	// A later import that gives the customer back its first e-mail.
+	if _, err := importer.Run(ctx, db, strings.NewReader(`{"purchases":[`+withCustomer(8005, "ada@example.com")+`]}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := emailOf(); got != "ada@example.com" {
+		t.Errorf("customer 7700's e-mail after a second import: got %q, want %q", got, "ada@example.com")
+	}
+	checkDerived(t, db, "a second import that changes the customer back")
+}

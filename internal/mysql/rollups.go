@@ -639,47 +639,75 @@ func trackImportRollups(ctx context.Context, tx queryer, existing map[int64]int6
 	return r, nil
 }
 
-// apply writes the difference made by the batch's purchases.
-func (r *importRollups) apply(ctx context.Context, tx queryer, purchases []*shop.Purchase) error {
-	deltas := map[int64]*rollupDelta{}
-	delta := func(account int64) (*rollupDelta, error) {
-		if d := deltas[account]; d != nil {
-			return d, nil
-		}
-		loc, err := accountZone(ctx, tx, account)
-		if err != nil {
+// importDeltas gathers the rollup changes of an import's batches, by account, so that
+// the whole import writes each rollup row once (rollupDeltas.apply) instead of once a
+// batch. Nothing in the import reads the rollups before they are written: the rebuild
+// of an account whose zone changes (accountZones) writes them first.
+type importDeltas struct {
+	deltas map[int64]*rollupDelta
+	// zones holds the accounts' zones read so far; an import of accounts clears it.
+	zones map[int64]*time.Location
+}
+
+// delta returns the account's gathered changes, in its zone.
+func (d *importDeltas) delta(ctx context.Context, tx queryer, account int64) (*rollupDelta, error) {
+	if r := d.deltas[account]; r != nil {
+		return r, nil
+	}
+	loc, ok := d.zones[account]
+	if !ok {
+		var err error
+		if loc, err = accountZone(ctx, tx, account); err != nil {
 			return nil, err
 		}
-		deltas[account] = newRollupDelta(account, loc)
-		return deltas[account], nil
+		if d.zones == nil {
+			d.zones = map[int64]*time.Location{}
+		}
+		d.zones[account] = loc
 	}
+	if d.deltas == nil {
+		d.deltas = map[int64]*rollupDelta{}
+	}
+	d.deltas[account] = newRollupDelta(account, loc)
+	return d.deltas[account], nil
+}
+
+// add gathers the difference made by the batch's purchases: r's replaced purchases out,
+// the batch's in (facts[i] is what purchases[i] counts for, factOf).
+func (d *importDeltas) add(ctx context.Context, tx queryer, r *importRollups, purchases []*shop.Purchase, facts []*purchaseFact) error {
 	for account, facts := range r.before {
-		d, err := delta(account)
+		delta, err := d.delta(ctx, tx, account)
 		if err != nil {
 			return err
 		}
 		for _, f := range facts {
-			d.add(f, -1)
+			delta.add(f, -1)
 		}
 	}
-	for _, p := range purchases {
-		d, err := delta(p.AccountID)
+	for i, p := range purchases {
+		delta, err := d.delta(ctx, tx, p.AccountID)
 		if err != nil {
 			return err
 		}
-		f, err := factOf(p)
-		if err != nil {
-			return fmt.Errorf("rollups: purchase %d: %w", p.ID, err)
-		}
-		d.add(f, 1)
-	}
-	for _, d := range deltas {
-		if err := d.apply(ctx, tx); err != nil {
-			return err
-		}
+		delta.add(facts[i], 1)
 	}
 	return nil
 }
+
+// apply writes the gathered changes, the accounts in order, and starts afresh; the
+// zones stay known.
+func (d *importDeltas) apply(ctx context.Context, tx queryer) error {
+	for _, account := range slices.Sorted(maps.Keys(d.deltas)) {
+		if err := d.deltas[account].apply(ctx, tx); err != nil {
+			return err
+		}
+	}
+	d.deltas = nil
+	return nil
+}
+
+// forgetZones drops the zones read so far: the import is about to write accounts.
+func (d *importDeltas) forgetZones() { d.zones = nil }
 
 // subscriberAccounts maps subscribers to the accounts of their storefronts as the rows
 // say now in tx.
