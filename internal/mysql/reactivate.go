@@ -214,14 +214,6 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	if _, err := tx.ExecContext(ctx, "UPDATE purchases SET status = 'ACT', updated_at = ? WHERE account_id = ? AND id = ?", now, req.AccountID, req.PurchaseID); err != nil {
 		return nil, translate(err)
 	}
-	// The account's API answers change with this commit (versions.go). The version row
-	// is locked here, before the rollups, not just before the commit as other writers
-	// do: concurrent reactivations of one account then take the rollup rows of their
-	// days, weeks and months one after the other instead of deadlocking on them (eight
-	// reactivations of one day's purchases deadlocked past eight retries under load).
-	if err := bumpPurchaseVersions(ctx, tx, req.AccountID); err != nil {
-		return nil, err
-	}
 	if err := roll.apply(ctx, tx); err != nil {
 		return nil, err
 	}
@@ -261,6 +253,10 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 	}
 	details, _ = json.Marshal(map[string]any{"to": to, "kind": shop.EmailPurchaseReady})
 	if err := addActivity(ctx, tx, req.AccountID, req.PurchaseID, "system", "email_queued", string(details), now); err != nil {
+		return nil, err
+	}
+	// Last: the account's API answers change with this commit (versions.go).
+	if err := bumpPurchaseVersions(ctx, tx, req.AccountID); err != nil {
 		return nil, err
 	}
 	return res, nil
