@@ -86,28 +86,31 @@ func errNote(ss ...stats) string {
 	return fmt.Sprintf(" (%d errors)", n)
 }
 
+// rateRows returns the measured import and seed rates: what, how long, how many a second.
+func rateRows(r *report) (rows [][3]string) {
+	if r.importDur > 0 {
+		rows = append(rows, [3]string{fmt.Sprintf("import, %d purchases (`storefront import`, scratch database)", r.importN),
+			r.importDur.Round(time.Millisecond).String(), fmt.Sprintf("%.0f purchases/s", float64(r.importN)/r.importDur.Seconds())})
+	}
+	if r.seedDur > 0 {
+		rows = append(rows, [3]string{fmt.Sprintf("seed, %d purchases + %d subscribers (`storefront seed`, scratch database)", r.seedN, r.seedN/10),
+			r.seedDur.Round(time.Millisecond).String(), fmt.Sprintf("%.0f purchases/s", float64(r.seedN)/r.seedDur.Seconds())})
+	}
+	return rows
+}
+
 // printRates writes the import and seed rates alone, as a table of their own (-only rates).
 func printRates(w io.Writer, r *report) {
 	fmt.Fprintln(w, "| measurement | time | rate |")
 	fmt.Fprintln(w, "|---|---:|---:|")
-	if r.importDur > 0 {
-		fmt.Fprintf(w, "| import, %d purchases (`storefront import`, scratch database) | %s | %.0f purchases/s |\n",
-			r.importN, r.importDur.Round(time.Millisecond), float64(r.importN)/r.importDur.Seconds())
-	}
-	if r.seedDur > 0 {
-		fmt.Fprintf(w, "| seed, %d purchases + %d subscribers (`storefront seed`, scratch database) | %s | %.0f purchases/s |\n",
-			r.seedN, r.seedN/10, r.seedDur.Round(time.Millisecond), float64(r.seedN)/r.seedDur.Seconds())
+	for _, row := range rateRows(r) {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", row[0], row[1], row[2])
 	}
 }
 
 // printRateRows writes the import and seed rates as rows of the one table.
 func printRateRows(w io.Writer, r *report) {
-	if r.importDur > 0 {
-		fmt.Fprintf(w, "| import, %d purchases (`storefront import`, scratch database) | | | %s | | | | | | %.0f purchases/s |\n",
-			r.importN, r.importDur.Round(time.Millisecond), float64(r.importN)/r.importDur.Seconds())
-	}
-	if r.seedDur > 0 {
-		fmt.Fprintf(w, "| seed, %d purchases + %d subscribers (`storefront seed`, scratch database) | | | %s | | | | | | %.0f purchases/s |\n",
-			r.seedN, r.seedN/10, r.seedDur.Round(time.Millisecond), float64(r.seedN)/r.seedDur.Seconds())
+	for _, row := range rateRows(r) {
+		fmt.Fprintf(w, "| %s | | | %s | | | | | | %s |\n", row[0], row[1], row[2])
 	}
 }
