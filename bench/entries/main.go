@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"flag"
 	"fmt"
 	"net/url"
@@ -23,12 +24,16 @@ import (
 
 func main() {
 	dsn := flag.String("dsn", "root@tcp(127.0.0.1:3306)/storefront_bench", "DSN of the bench database")
+	flag.BoolVar(&verbose, "v", false, "print each statement, with its entries, before its filter's row")
 	flag.Parse()
 	if err := run(*dsn, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "entries:", err)
 		os.Exit(1)
 	}
 }
+
+// verbose prints each statement and the entries it reads.
+var verbose bool
 
 func run(dsn string, queries []string) error {
 	ctx := context.Background()
@@ -64,6 +69,9 @@ func run(dsn string, queries []string) error {
 					return err
 				}
 				total += n
+				if verbose {
+					fmt.Printf("%.0f entries, %.3f ms: %s %v\n", n, medianMs(ctx, db, s), s.Query, s.Args)
+				}
 			}
 			var ts []time.Duration
 			for range 5 {
@@ -88,4 +96,22 @@ func run(dsn string, queries []string) error {
 		}
 	}
 	return nil
+}
+
+// medianMs times one statement: the median of 21 runs, in milliseconds.
+func medianMs(ctx context.Context, db *sql.DB, s mysql.Statement) float64 {
+	var ts []time.Duration
+	for range 21 {
+		t0 := time.Now()
+		rows, err := db.QueryContext(ctx, s.Query, s.Args...)
+		if err != nil {
+			return -1
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		ts = append(ts, time.Since(t0))
+	}
+	slices.Sort(ts)
+	return float64(ts[10].Microseconds()) / 1000
 }
