@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"storefront/internal/shop"
 )
@@ -104,7 +105,7 @@ func sliverCondition(f shop.PurchaseFilter) sq.And {
 
 // edgeStatement builds the plan's first statement for a total comparison: the
 // account's greatest band for "gt" (least for "lt"), one probe of the bands' index,
-// and, in the same row, the probe of the own band's walk (walkProbeStatement, its
+// the account's purchases version it was read at (last column), and, in the same row, the probe of the own band's walk (walkProbeStatement, its
 // entries seen times 1,000 plus its matches) when the page needs at most
 // bandWalkProbe matches and the edge leaves at most maxBandBranches bands beyond the
 // own band, NULL when not: MariaDB runs a subquery in a CASE only when its branch is
@@ -121,18 +122,19 @@ func edgeStatement(f shop.PurchaseFilter) (string, []any, error) {
 	edge := sq.Select(agg + " AS edge").From("purchases p FORCE INDEX (purchases_account_band_created)").
 		Where(sq.Eq{"p.account_id": f.AccountID})
 	sel := sq.Select("e.edge").FromSelect(edge, "e")
+	version := sq.Expr("("+versionQuery+") AS version", f.AccountID)
 	farthest, limited := farthestEdge(totalBand(f.Total), f.TotalOp == shop.TotalGt)
 	if pageNeed(f) > bandWalkProbe {
-		return sel.Column("NULL").ToSql()
+		return sel.Column("NULL").Column(version).ToSql()
 	}
 	probe, args, err := walkProbeStatement(f)
 	if err != nil {
 		return "", nil, err
 	}
 	if !limited {
-		return sel.Column(sq.Expr("("+probe+")", args...)).ToSql()
+		return sel.Column(sq.Expr("("+probe+")", args...)).Column(version).ToSql()
 	}
-	return sel.Column(sq.Expr("CASE WHEN e.edge "+cmp+" ? THEN ("+probe+") END", append([]any{farthest}, args...)...)).ToSql()
+	return sel.Column(sq.Expr("CASE WHEN e.edge "+cmp+" ? THEN ("+probe+") END", append([]any{farthest}, args...)...)).Column(version).ToSql()
 }
 
 // farthestEdge returns the edge band (the account's greatest for "gt", least for
@@ -224,18 +226,31 @@ func planBands(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, err
 	if err != nil {
 		return plan{}, err
 	}
-	var edge, probe sql.NullInt64
-	if err := q.QueryRowContext(ctx, query, args...).Scan(&edge, &probe); err != nil {
+	var (
+		probe sql.NullInt64
+		read  bandEdge
+	)
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&read.edge, &probe, &read.version); err != nil {
 		return plan{}, translate(err)
 	}
-	bands := bandsBeyond(totalBand(f.Total), edge, f.TotalOp == shop.TotalGt)
+	bands := bandsBeyond(totalBand(f.Total), read.edge, f.TotalOp == shop.TotalGt)
 	if len(bands) > maxBandBranches {
-		return plan{path: pathWalkTotal}, nil
+		return plan{path: pathWalkTotal, edge: &read}, nil
 	}
 	if probe.Valid && walkBounded(probe.Int64/1000, probe.Int64%1000, pageNeed(f)) {
-		return plan{path: pathTotalBands, bands: bands}, nil
+		return plan{path: pathTotalBands, bands: bands, edge: &read}, nil
 	}
-	if query, args, err = sliverStatement(f); err != nil {
+	pl, err := planSliver(ctx, q, f, bands)
+	pl.edge = &read
+	return pl, err
+}
+
+// planSliver finishes the bands' plan when walking the own band is not known to be
+// bounded: a count (sliverStatement) chooses between sorting its matches from the
+// total's index, when they are few, and walking it.
+func planSliver(ctx context.Context, q queryer, f shop.PurchaseFilter, bands []int) (plan, error) {
+	query, args, err := sliverStatement(f)
+	if err != nil {
 		return plan{}, err
 	}
 	var many bool
@@ -243,6 +258,85 @@ func planBands(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, err
 		return plan{}, translate(err)
 	}
 	return plan{path: pathTotalBands, bands: bands, sortOwn: !many, counted: true}, nil
+}
+
+// edgeCacheSize is how many accounts' edges (each side) a process remembers.
+const edgeCacheSize = 4096
+
+// bandEdge is an account's edge band on one side of a comparison (its greatest band
+// for "gt", its least for "lt"; NULL with no purchases), with the account's purchases
+// version it was read at.
+type bandEdge struct {
+	edge    sql.NullInt64
+	version int64
+}
+
+type edgeKey struct {
+	account int64
+	gt      bool
+}
+
+// bandEdges remembers the edges that the plans of an account's total comparisons
+// read, so that the next page of any comparison on that side is planned without a
+// statement (an optimistic plan: plan.optimistic). An edge is forgotten as soon as a
+// page shows the account's purchases version has moved. A page stays exact with an
+// edge that is out of date: it also reads the bands beyond the remembered edge (one
+// range, empty unless the account's totals reached a new band since), and the walk of
+// the list order that a far edge chooses checks every total.
+type bandEdges struct {
+	c *lru.Cache[edgeKey, bandEdge]
+}
+
+func newBandEdges() *bandEdges {
+	c, err := lru.New[edgeKey, bandEdge](edgeCacheSize)
+	if err != nil {
+		panic(err) // only for a size below 1
+	}
+	return &bandEdges{c: c}
+}
+
+// plan plans a page of a total comparison alone (bandable): from the account's edge
+// when remembered and the page needs at most bandWalkProbe matches, without a
+// statement; else with planBands, remembering the edge it reads.
+func (e *bandEdges) plan(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
+	key := edgeKey{f.AccountID, f.TotalOp == shop.TotalGt}
+	if read, ok := e.c.Get(key); ok && pageNeed(f) <= bandWalkProbe {
+		return optimisticPlan(f, read), nil
+	}
+	pl, err := planBands(ctx, q, f)
+	if err == nil && pl.edge != nil {
+		e.c.Add(key, *pl.edge)
+	}
+	return pl, err
+}
+
+// seen forgets the edge of a plan whose page was read at another purchases version
+// than the edge: the account's purchases changed since.
+func (e *bandEdges) seen(f shop.PurchaseFilter, pl plan, version int64) {
+	if pl.edge != nil && pl.edge.version != version {
+		e.c.Remove(edgeKey{f.AccountID, f.TotalOp == shop.TotalGt})
+	}
+}
+
+// optimisticPlan is the plan of a page from a remembered edge: past maxBandBranches
+// bands the list order's walk, else the bands' ranges with the own band walked up to
+// bandWalkProbe entries, its last one also read as a sentinel that shows whether
+// those were enough (bandsListQuery), and the bands beyond the edge read as one range.
+func optimisticPlan(f shop.PurchaseFilter, read bandEdge) plan {
+	gt := f.TotalOp == shop.TotalGt
+	own := totalBand(f.Total)
+	bands := bandsBeyond(own, read.edge, gt)
+	if len(bands) > maxBandBranches {
+		return plan{path: pathWalkTotal, edge: &read}
+	}
+	beyond := own
+	if n := len(bands); n > 0 {
+		beyond = bands[n-1]
+		if !gt {
+			beyond = bands[0]
+		}
+	}
+	return plan{path: pathTotalBands, bands: bands, optimistic: true, beyond: beyond, edge: &read}
 }
 
 // pageOffset is the number of matches before the page (offset paging).
@@ -261,9 +355,16 @@ func pageNeed(f shop.PurchaseFilter) int {
 }
 
 // bandsListQuery builds the ids statement of a page on the total bands: each band on
-// the comparison's side (up to the account's last) read as an ordered range up to the page's end, the own
-// band's matches (sorted from the total's index, or walked in list order), all checked
-// against the filter's conditions and merged in list order.
+// the comparison's side (up to the account's last) read as an ordered range up to the
+// page's end, the own band's matches (sorted from the total's index, or walked in list
+// order), all checked against the filter's conditions and merged in list order.
+//
+// On an optimistic plan the own band is walked up to bandWalkProbe entries only, the
+// bands beyond the remembered edge are one more range, and every row has a third
+// column, m: 1 for a match, 0 for the sentinel, the walk's last entry. Every match of
+// the own band up to the sentinel is among the walk's; a page whose rows reach the
+// sentinel may lack those beyond it and is read again on a counted plan
+// (findDocumentPage). No sentinel: the walk read the band's whole rest.
 func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error) {
 	limit := uint64(n + 1)
 	offset := pageOffset(f, n)
@@ -271,34 +372,63 @@ func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error
 		parts []string
 		args  []any
 	)
-	branch := func(index string, extra sq.Sqlizer) error {
-		sel := sq.Select("p.id AS id", "p.created_at AS created_at").From("purchases p FORCE INDEX (" + index + ")").
-			Where(purchaseConditions(f)).Where(extra)
+	cols := []string{"p.id AS id", "p.created_at AS created_at"}
+	if pl.optimistic {
+		cols = append(cols, "1 AS m")
+	}
+	add := func(sel sq.SelectBuilder) error {
+		query, a, err := sel.ToSql()
+		parts, args = append(parts, "("+query+")"), append(args, a...)
+		return err
+	}
+	// range_ reads one index range of the filter g (with the extra condition) in list
+	// order after the cursor.
+	range_ := func(g shop.PurchaseFilter, index string, extra sq.Sqlizer) sq.SelectBuilder {
+		sel := sq.Select().From("purchases p FORCE INDEX (" + index + ")").Where(purchaseConditions(g)).Where(extra)
 		if f.After != nil {
 			sel = sel.Where(keysetCondition("p.created_at", "p.id", f.After, f.Desc))
 		}
-		query, a, err := sel.OrderBy(orderBy("p.created_at", "p.id", f.Desc)).Limit(offset + limit).ToSql()
-		if err != nil {
-			return err
-		}
-		parts, args = append(parts, "("+query+")"), append(args, a...)
-		return nil
+		return sel.OrderBy(orderBy("p.created_at", "p.id", f.Desc))
 	}
+	// The bands beyond the own band match wholly: their ranges leave the total alone.
+	beyond := f
+	beyond.Total = ""
 	for _, b := range pl.bands {
-		if err := branch("purchases_account_band_created", sq.Eq{"p.total_band": b}); err != nil {
+		if err := add(range_(beyond, "purchases_account_band_created", sq.Eq{"p.total_band": b}).Columns(cols...).Limit(offset + limit)); err != nil {
 			return "", nil, err
 		}
 	}
+	own := sq.Eq{"p.total_band": totalBand(f.Total)}
 	var err error
-	if pl.sortOwn {
-		err = branch("purchases_account_total", sliverCondition(f))
-	} else {
-		err = branch("purchases_account_band_created", sq.Eq{"p.total_band": totalBand(f.Total)})
+	switch {
+	case pl.optimistic:
+		walk := range_(beyond, "purchases_account_band_created", own)
+		if err = add(sq.Select(cols...).FromSelect(walk.Columns("p.id", "p.created_at", "p.total").Limit(bandWalkProbe), "p").
+			Where(sliverCondition(f)).OrderBy(orderBy("p.created_at", "p.id", f.Desc)).Limit(offset + limit)); err != nil {
+			break
+		}
+		if err = add(walk.Columns("p.id AS id", "p.created_at AS created_at", "0 AS m").Limit(1).Offset(bandWalkProbe - 1)); err != nil {
+			break
+		}
+		// The bands beyond the remembered edge: empty unless it is out of date.
+		cmp := "p.total_band > ?"
+		if f.TotalOp == shop.TotalLt {
+			cmp = "p.total_band < ?"
+		}
+		err = add(range_(beyond, "purchases_account_band_created", sq.Expr(cmp, pl.beyond)).Columns(cols...).Limit(offset + limit))
+	case pl.sortOwn:
+		err = add(range_(f, "purchases_account_total", sliverCondition(f)).Columns(cols...).Limit(offset + limit))
+	default:
+		err = add(range_(f, "purchases_account_band_created", own).Columns(cols...).Limit(offset + limit))
 	}
 	if err != nil {
 		return "", nil, err
 	}
-	query := "SELECT u.id, u.created_at FROM (" + strings.Join(parts, " UNION ALL ") + ") u ORDER BY " +
+	out := "u.id, u.created_at"
+	if pl.optimistic {
+		out += ", u.m"
+	}
+	query := "SELECT " + out + " FROM (" + strings.Join(parts, " UNION ALL ") + ") u ORDER BY " +
 		orderBy("u.created_at", "u.id", f.Desc) + " LIMIT " + strconv.FormatUint(limit, 10)
 	if offset > 0 {
 		query += " OFFSET " + strconv.FormatUint(offset, 10)

@@ -117,6 +117,13 @@ func TestTotalBands_MatchComparison(t *testing.T) {
 							t.Errorf("%s: got %d purchases %v, want %d %v", name(path), len(got), head(got), len(want), head(want))
 						}
 					}
+					// The API's pages by cursor: the first plans with the edge's statement
+					// and remembers the edge; the rest, and the second reading, plan from it.
+					for reading := 1; reading <= 2; reading++ {
+						if got := documentIDs(t, svc, f, 97); !slices.Equal(got, want) {
+							t.Errorf("%s, reading %d: got %d purchases %v, want %d %v", name("the API's pages"), reading, len(got), head(got), len(want), head(want))
+						}
+					}
 					for page := 1; page <= 2; page++ {
 						f.PerPage, f.Page = 50, page
 						res, err := svc.FindPurchases(ctx, f)
@@ -188,6 +195,110 @@ func TestTotalBands_DocumentPages(t *testing.T) {
 
 func head(ids []int64) []int64 { return ids[:min(len(ids), 8)] }
 
+// documentIDs reads every page of the filter from the API's reader
+// (FindPurchaseDocuments), n a page by cursor, and returns the purchases' ids.
+func documentIDs(t *testing.T, svc *mysql.PurchaseService, f shop.PurchaseFilter, n int) []int64 {
+	t.Helper()
+	f.PerPage, f.Page, f.After = n, 0, nil
+	var out []int64
+	for {
+		page, err := svc.FindPurchaseDocuments(context.Background(), f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []struct {
+			ID int64 `json:"id"`
+		}
+		if err := json.Unmarshal(page.Body, &docs); err != nil {
+			t.Fatalf("body %.80q: %v", page.Body, err)
+		}
+		for _, d := range docs {
+			out = append(out, d.ID)
+		}
+		if page.Next == nil {
+			return out
+		}
+		f.After = page.Next
+	}
+}
+
+// selects returns the SELECT statements the session of db's one connection has sent.
+func selects(t *testing.T, db *mysql.DB) int {
+	t.Helper()
+	var name string
+	var n int
+	if err := db.QueryRow("SHOW SESSION STATUS LIKE 'Com_select'").Scan(&name, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestTotalBands_RememberedEdge: once a page of a total comparison has read the
+// account's edge band, the next pages are one statement each; a purchase whose total
+// reaches a band beyond the remembered edge without a change of the purchases version
+// is still on the page (the range beyond the edge); and a page read at another version
+// forgets the edge, so that the next page reads it again.
+func TestTotalBands_RememberedEdge(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.New(t)
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 600, Subscribers: 40, Seed: 4}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1) // one session, whose statements Com_select counts
+	svc := mysql.NewPurchaseService(db)
+	f := shop.PurchaseFilter{AccountID: 1, Total: "300", TotalOp: shop.TotalGt, PerPage: 20, Desc: true}
+	read := func(what string, statements int) {
+		t.Helper()
+		before := selects(t, db)
+		page, err := svc.FindPurchaseDocuments(ctx, f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := selects(t, db) - before
+		var docs []struct {
+			ID int64 `json:"id"`
+		}
+		if err := json.Unmarshal(page.Body, &docs); err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, d := range docs {
+			got = append(got, d.ID)
+		}
+		want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND total > 300 ORDER BY created_at DESC, id DESC LIMIT 20")
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: page %v, want %v", what, head(got), head(want))
+		}
+		if sent != statements {
+			t.Errorf("%s: %d statements, want %d", what, sent, statements)
+		}
+	}
+	read("first page", 2) // the edge's, then the page's
+	read("again", 1)
+	var newest int64
+	if err := db.QueryRow("SELECT id FROM purchases WHERE account_id = 1 AND total <= 300 ORDER BY created_at DESC, id DESC LIMIT 1").Scan(&newest); err != nil {
+		t.Fatal(err)
+	}
+	// A band far beyond the remembered edge, the version left as it was.
+	if _, err := db.Exec("UPDATE purchases SET total = 123456789.1234 WHERE id = ?", newest); err != nil {
+		t.Fatal(err)
+	}
+	read("a total beyond the remembered edge", 1)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mysql.BumpPurchaseVersions(ctx, tx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	read("the first page at a new version", 1) // exact, and the edge is forgotten
+	read("the next", 2)
+	read("and the next", 1)
+}
+
 // TestTotalBands_WalkProbe: when the own band's first entries in list order hold a
 // page's matches, the plan walks it after reading those entries alone (the probe), not
 // after counting up to bandSortLimit+1 matches from the total's index; when they do
@@ -207,29 +318,34 @@ func TestTotalBands_WalkProbe(t *testing.T) {
 	}
 	svc := mysql.NewPurchaseService(db)
 	for _, tc := range []struct {
-		total      string
-		statements int     // the plan's: the edge with the probe and, when the walk is not bounded, the count
-		maxRead    float64 // the probe's entries count twice: read from the index, then from its derived table
+		total string
+		// The plan's statements once the edge is remembered: none when the page's rows
+		// do not reach the end of the own band's walk; else that page, then the count.
+		statements int
+		maxRead    float64 // the walk's entries count twice: read from the index, then from its derived table
 	}{
-		{"650", 1, 2 + 2*mysql.BandWalkProbe},
-		{"695", 2, 2 + 2*mysql.BandWalkProbe + mysql.BandSortLimit + 1},
+		{"650", 0, 2 + 3*mysql.BandWalkProbe + 2*101},
+		{"695", 2, 2 + 3*mysql.BandWalkProbe + 2*101 + mysql.BandSortLimit + 1},
 	} {
 		f := shop.PurchaseFilter{AccountID: 1, Total: tc.total, TotalOp: shop.TotalGt, Desc: true}
-		plan, _, _, err := mysql.PurchasePageStatements(ctx, db.DB, f)
+		plan, list, _, err := mysql.PurchasePageStatements(ctx, db.DB, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var read float64
-		for _, s := range plan {
+		for _, s := range append(plan, list) {
 			n, err := mysql.EntriesRead(ctx, db.DB, s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			read += n
 		}
-		t.Logf("total > %s: %d plan statements reading %v entries", tc.total, len(plan), read)
+		t.Logf("total > %s: %d plan statements, %v entries with the page's ids", tc.total, len(plan), read)
 		if len(plan) != tc.statements || read > tc.maxRead {
-			t.Errorf("total > %s: %d plan statements reading %v entries, want %d reading at most %v", tc.total, len(plan), read, tc.statements, tc.maxRead)
+			t.Errorf("total > %s: %d plan statements reading %v entries with the page's ids, want %d reading at most %v", tc.total, len(plan), read, tc.statements, tc.maxRead)
+		}
+		if got := documentIDs(t, svc, f, 100); !slices.Equal(got, naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND total > CAST(? AS DECIMAL(65,30)) ORDER BY created_at DESC, id DESC", tc.total)) {
+			t.Errorf("total > %s: the API's pages differ from the plain comparison's (%d purchases)", tc.total, len(got))
 		}
 		want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND total > CAST(? AS DECIMAL(65,30)) ORDER BY created_at DESC, id DESC LIMIT 100", tc.total)
 		page, err := svc.FindPurchases(ctx, f)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -35,6 +36,15 @@ type DB struct {
 	// WebhookEventsWritten is called after a commit that wrote webhook events, to wake the
 	// deliverer; nil for none.
 	WebhookEventsWritten func()
+
+	edgesOnce sync.Once
+	edges     *bandEdges
+}
+
+// bandEdges returns the accounts' remembered edge bands (bands.go), made on first use.
+func (db *DB) bandEdges() *bandEdges {
+	db.edgesOnce.Do(func() { db.edges = newBandEdges() })
+	return db.edges
 }
 
 // SQLDriver is the database/sql driver that Open uses: go-sql-driver/mysql, or a

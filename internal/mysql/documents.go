@@ -122,7 +122,11 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 		if err != nil {
 			return "", nil, err
 		}
-		return "SELECT v.version, v.total, t.id, t.created_at, d.document FROM (" + ids + ") t" +
+		cols := "v.version, v.total, t.id, t.created_at, d.document"
+		if pl.optimistic {
+			cols += ", t.m"
+		}
+		return "SELECT " + cols + " FROM (" + ids + ") t" +
 				" LEFT JOIN purchase_documents d ON d.account_id = ? AND d.purchase_id = t.id CROSS JOIN (" + headSQL + ") v",
 			append(append(idArgs, f.AccountID), headArgs...), nil
 	}
@@ -136,9 +140,11 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 func pageHead(f shop.PurchaseFilter, pl plan) sq.SelectBuilder {
 	head := sq.Select().Column(sq.Expr("("+versionQuery+") AS version", f.AccountID))
 	if f.IncludeCount {
-		return head.Column(planSelect(f, pl.path, "COUNT(*)").sel.Prefix("(").Suffix(") AS total"))
+		head = head.Column(planSelect(f, pl.path, "COUNT(*)").sel.Prefix("(").Suffix(") AS total"))
+	} else {
+		head = head.Column("-1 AS total")
 	}
-	return head.Column("-1 AS total")
+	return head
 }
 
 // headQuery builds the statement of pageHead alone: the one row of an empty page on
@@ -161,7 +167,7 @@ func documentQuery(accountID, id int64) (string, []any, error) {
 // straight into buf, framed as the JSON array the API answers.
 func (s *PurchaseService) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter, buf []byte) (*shop.DocumentPage, error) {
 	db := s.db
-	return findDocumentPage(ctx, db.DB, f, buf)
+	return findDocumentPage(ctx, db.DB, db.bandEdges(), f, buf)
 }
 
 // docEntry is one purchase of a page being read: its cursor, and where its document
@@ -180,33 +186,72 @@ func before(a, b shop.Cursor, desc bool) bool {
 	return (a.ID < b.ID) != desc
 }
 
-func findDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, buf []byte) (*shop.DocumentPage, error) {
-	n := perPage(f.PerPage)
-	path, err := planPurchases(ctx, q, f)
+func findDocumentPage(ctx context.Context, q queryer, edges *bandEdges, f shop.PurchaseFilter, buf []byte) (*shop.DocumentPage, error) {
+	var (
+		pl  plan
+		err error
+	)
+	if edges != nil && bandable(f) {
+		pl, err = edges.plan(ctx, q, f)
+	} else {
+		pl, err = planPurchases(ctx, q, f)
+	}
 	if err != nil {
 		return nil, err
 	}
-	query, args, err := documentPageQuery(f, n, path)
+	page, sentinel, err := readDocumentPage(ctx, q, f, pl, buf)
 	if err != nil {
 		return nil, err
+	}
+	if edges != nil {
+		edges.seen(f, pl, page.Version)
+	}
+	if sentinel {
+		// The page reached the end of the own band's walk (bandsListQuery): count the
+		// band's matches.
+		if pl, err = planSliver(ctx, q, f, pl.bands); err != nil {
+			return nil, err
+		}
+		page, _, err = readDocumentPage(ctx, q, f, pl, buf)
+	}
+	return page, err
+}
+
+// readDocumentPage reads a page on the plan (documentPageQuery) into buf; sentinel
+// tells that the rows of an optimistic plan reached its sentinel (bandsListQuery),
+// and the page is not to be answered.
+func readDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, path plan, buf []byte) (_ *shop.DocumentPage, sentinel bool, _ error) {
+	n := perPage(f.PerPage)
+	query, args, err := documentPageQuery(f, n, path)
+	if err != nil {
+		return nil, false, err
 	}
 	page := &shop.DocumentPage{Total: -1}
 	start := len(buf)
 	buf = append(buf, '[')
 	entries := make([]docEntry, 0, n+1)
 	inOrder, missing, rowless := true, false, true
+	var (
+		id  sql.NullInt64
+		at  sql.NullTime
+		doc sql.RawBytes // the driver's buffer, valid until the next row
+	)
+	var m sql.NullInt64
+	dest := []any{&page.Version, &page.Total, &id, &at, &doc}
+	if path.optimistic {
+		dest = append(dest, &m)
+	}
 	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
 		rowless = false
-		var (
-			id  sql.NullInt64
-			at  sql.NullTime
-			doc sql.RawBytes // the driver's buffer, valid until the next row
-		)
-		if err := rows.Scan(&page.Version, &page.Total, &id, &at, &doc); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		if !id.Valid {
 			return nil // the one row of an empty page
+		}
+		if m.Valid && m.Int64 == 0 {
+			sentinel = true
+			return nil
 		}
 		e := docEntry{c: shop.Cursor{CreatedAt: at.Time, ID: id.Int64}, missing: doc == nil}
 		if k := len(entries); k > 0 {
@@ -221,15 +266,15 @@ func findDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, buf
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if rowless { // an empty page of a statement whose ids lead (documentPageQuery)
 		query, args, err := headQuery(f, path)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if err := q.QueryRowContext(ctx, query, args...).Scan(&page.Version, &page.Total); err != nil {
-			return nil, translate(err)
+			return nil, false, translate(err)
 		}
 	}
 	if len(entries) > n {
@@ -242,10 +287,10 @@ func findDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, buf
 			buf = buf[:entries[n-1].end]
 		}
 		page.Body = append(buf, ']', '\n')[start:]
-		return page, nil
+		return page, sentinel, nil
 	}
 	page.Body, err = assemblePage(ctx, q, f.AccountID, f.Desc, entries[:min(n, len(entries))], buf, start)
-	return page, err
+	return page, sentinel, err
 }
 
 // assemblePage builds a page whose rows came out of order or lacked documents: the

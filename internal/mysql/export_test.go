@@ -232,8 +232,8 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 			if err != nil {
 				return nil, err
 			}
-			var edge, probe sql.NullInt64
-			if err := db.QueryRowContext(ctx, query, args...).Scan(&edge, &probe); err != nil {
+			var edge, probe, version sql.NullInt64
+			if err := db.QueryRowContext(ctx, query, args...).Scan(&edge, &probe, &version); err != nil {
 				return nil, err
 			}
 			pl = plan{path: pathTotalBands, bands: bandsBeyond(totalBand(f.Total), edge, f.TotalOp == shop.TotalGt)}

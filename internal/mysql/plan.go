@@ -61,6 +61,14 @@ type plan struct {
 	// counted tells that the bands' plan counted the own band's matches
 	// (sliverStatement) after its first statement.
 	counted bool
+	// optimistic tells that the bands came from a remembered edge (bandEdges): the
+	// page walks the own band up to bandWalkProbe entries, reads the bands beyond
+	// band beyond as one range, and its head holds the probe of the own band
+	// (walkProbeStatement), without which the page is read again on a counted plan.
+	optimistic bool
+	beyond     int
+	// edge is the edge of the bands' plans as read or remembered, nil on other paths.
+	edge *bandEdge
 }
 
 // sortLimit is the most matches of a total comparison that are read and sorted rather
