@@ -300,10 +300,10 @@ func TestTotalBands_RememberedEdge(t *testing.T) {
 }
 
 // TestTotalBands_WalkProbe: when the own band's first entries in list order hold a
-// page's matches, the plan walks it after reading those entries alone (the probe), not
-// after counting up to bandSortLimit+1 matches from the total's index; when they do
-// not, it counts them and sorts the few there are. Either way the page is the plain
-// comparison's.
+// page's matches, the API's page (its account's edge remembered) walks them in its one
+// statement, without counting up to bandSortLimit+1 matches from the total's index;
+// when they do not, the page reaches the walk's sentinel and is read again after the
+// count, the few matches sorted. Either way every page is the plain comparison's.
 func TestTotalBands_WalkProbe(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.New(t)
