@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"storefront/internal/importer"
 	"storefront/internal/shop"
 )
 
@@ -297,3 +298,20 @@ const (
 	BandWalkProbe = bandWalkProbe
 	BandSortLimit = bandSortLimit
 )
+
+// ImportRowsRead returns how many rows and index entries the import transaction tx
+// (from BeginImport) has read so far: the sum of its connection's Handler_read
+// counters.
+func ImportRowsRead(ctx context.Context, tx importer.Tx) (int64, error) {
+	var n int64
+	err := eachRow(ctx, tx.(*importTx).tx, "SHOW SESSION STATUS LIKE 'Handler\\_read\\_%'", nil, func(rows *sql.Rows) error {
+		var name string
+		var v int64
+		if err := rows.Scan(&name, &v); err != nil {
+			return err
+		}
+		n += v
+		return nil
+	})
+	return n, err
+}

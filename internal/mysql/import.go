@@ -390,7 +390,7 @@ func (t *importTx) lookupBatch(ctx context.Context, b *importer.PurchaseBatch, s
 		refs:      importer.BatchRefs{SubscriberAccounts: map[int64]int64{}, CustomerAccounts: map[int64]int64{}, ProductStorefronts: map[int64]int64{}},
 		purchases: map[int64]int64{}, items: map[int64]int64{}, txns: map[int64]int64{}, customers: map[int64]storedCustomer{}}
 	err := t.lookupUnion(ctx, []unionPart{
-		tagSubscriber: {"sb.id, sf.account_id" + none + " FROM subscribers sb JOIN storefronts sf ON sf.id = sb.storefront_id WHERE sb.id IN %s", subscriberIDs},
+		tagSubscriber: {"sb.id, sf.account_id" + none + " FROM " + subscribersByID + " WHERE sb.id IN %s", subscriberIDs},
 		tagCustomer:   {"id, account_id, firstname, lastname, email, receives_email, created_at, updated_at FROM customers WHERE id IN %s", custIDs},
 		tagProduct:    {"id, storefront_id" + none + " FROM products WHERE id IN %s", prodIDs},
 		tagPurchase:   {"id, account_id" + none + " FROM purchases WHERE id IN %s", ids},

@@ -619,3 +619,117 @@ func TestImport_CustomerAcrossBatches(t *testing.T) {
 	}
 	checkDerived(t, db, "a second import that changes the customer back")
 }
+
+// readsStore counts the rows and index entries each batch of an import reads.
+type readsStore struct {
+	db *mysql.DB
+	// subscribers and lookups hold, for each UpsertSubscribers and each
+	// LookupBatchRefs, the rows read and the subscribers written or named.
+	subscribers, lookups [][2]int64
+}
+
+func (s *readsStore) BeginImport(ctx context.Context) (importer.Tx, error) {
+	tx, err := s.db.BeginImport(ctx)
+	return &readsTx{Tx: tx, s: s}, err
+}
+
+type readsTx struct {
+	importer.Tx
+	s *readsStore
+}
+
+// reads runs fn and returns the rows the transaction read meanwhile.
+func (t *readsTx) reads(ctx context.Context, fn func() error) (int64, error) {
+	before, err := mysql.ImportRowsRead(ctx, t.Tx)
+	if err != nil {
+		return 0, err
+	}
+	if err := fn(); err != nil {
+		return 0, err
+	}
+	after, err := mysql.ImportRowsRead(ctx, t.Tx)
+	return after - before, err
+}
+
+func (t *readsTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscriber) error {
+	n, err := t.reads(ctx, func() error { return t.Tx.UpsertSubscribers(ctx, subs) })
+	t.s.subscribers = append(t.s.subscribers, [2]int64{n, int64(len(subs))})
+	return err
+}
+
+func (t *readsTx) LookupBatchRefs(ctx context.Context, b *importer.PurchaseBatch, subscriberIDs []int64) (*importer.BatchRefs, error) {
+	var refs *importer.BatchRefs
+	n, err := t.reads(ctx, func() (err error) {
+		refs, err = t.Tx.LookupBatchRefs(ctx, b, subscriberIDs)
+		return err
+	})
+	t.s.lookups = append(t.s.lookups, [2]int64{n, int64(len(subscriberIDs))})
+	return refs, err
+}
+
+// TestImport_ReadsPerBatch imports, into a fresh database, 10,000 subscribers of one
+// account's two storefronts, then purchases that name them, and counts the rows each
+// batch reads: a batch reads its own rows, not every subscriber written before it.
+// The statistics of a fresh database's tables are those of empty tables until the
+// import commits, and when MariaDB chose the order of a join of subscribers and
+// storefronts from them, it started from the storefronts and read each one's
+// subscribers; the import then slowed down as it went.
+func TestImport_ReadsPerBatch(t *testing.T) {
+	db := dbtest.New(t)
+	const subscribers, purchases = 10000, 1000
+	var doc bytes.Buffer
+	doc.WriteString(`{"accounts":[{"id":1,"name":"Reads","api_username":"reads","timezone":"Europe/Berlin"}],` +
+		`"storefronts":[{"id":1,"account_id":1,"name":"One","currency":"EUR","download_limit":0,"download_days":0},` +
+		`{"id":2,"account_id":1,"name":"Two","currency":"EUR","download_limit":0,"download_days":0}],"subscribers":[`)
+	for id := 1; id <= subscribers; id++ {
+		if id > 1 {
+			doc.WriteByte(',')
+		}
+		// Each subscriber has a subscription in service, so that its term is written.
+		at := 1700000000 + id*60
+		fmt.Fprintf(&doc, `{"id":%d,"storefront_id":%d,"created_at":%d,"updated_at":%d,"username":"s%d@example.com","last_login_at":null,`+
+			`"subscription":{"id":%d,"status":"ACTIVE","price":"3.00","period":1,"unit":"M","tax_amount":"0.00","trial_price":null,"trial_period":null,`+
+			`"trial_unit":null,"trial_tax_amount":null,"created_at":%d,"updated_at":%d,"started_at":%d,"ended_at":null,"trial_started_at":null,`+
+			`"last_payment_at":%d,"next_payment_at":%d}}`, id, 1+id%2, at, at, id, id, at, at, at, at, at+30*86400)
+	}
+	doc.WriteString(`],"purchases":[`)
+	for i := 1; i <= purchases; i++ {
+		if i > 1 {
+			doc.WriteByte(',')
+		}
+		doc.WriteString(strings.Replace(importPurchaseJSON(int64(i), fmt.Sprintf(`,"subscriber_id":%d`, subscribers+1-i)), `"storefront_id":10`, `"storefront_id":1`, 1))
+	}
+	doc.WriteString(`]}`)
+	store := &readsStore{db: db}
+	stats, err := importer.Run(context.Background(), store, &doc, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Subscribers != subscribers || stats.Purchases != purchases {
+		t.Fatalf("imported %s, want %d subscribers and %d purchases", stats, subscribers, purchases)
+	}
+	if len(store.subscribers) < 10 || len(store.lookups) < 2 {
+		t.Fatalf("got %d batches of subscribers and %d of purchases, want at least 10 and 2", len(store.subscribers), len(store.lookups))
+	}
+	// Each subscriber of a batch is read a few times by id (its row and its account,
+	// before and after; its subscription; its term), whatever the number before it.
+	// The first batches are left out: while a table holds a few thousand rows, its
+	// estimated size (which InnoDB counts as rows are inserted) is still small
+	// enough that MariaDB may read the whole of it instead of the batch's ids.
+	const perSubscriber = 12
+	for i, b := range store.subscribers {
+		if i >= len(store.subscribers)/2 && b[0] > perSubscriber*b[1] {
+			t.Errorf("batch %d of subscribers read %d rows for %d subscribers, want at most %d each (%d subscribers were written before it)",
+				i+1, b[0], b[1], perSubscriber, int64(i)*b[1])
+		}
+	}
+	// The lookup of a batch of purchases reads a few rows of each purchase and each
+	// of the subscribers it names.
+	const perPurchase = 12
+	for i, b := range store.lookups {
+		if b[0] > perPurchase*b[1] {
+			t.Errorf("lookup of batch %d of purchases read %d rows for %d subscribers, want at most %d each", i+1, b[0], b[1], perPurchase)
+		}
+	}
+	t.Logf("rows read by the batches of subscribers (rows, subscribers): %v; by the lookups of purchases: %v", store.subscribers, store.lookups)
+}

@@ -532,10 +532,15 @@ func syncSubscriberTerms(ctx context.Context, tx queryer, account int64, ids []i
 	if err != nil {
 		return fmt.Errorf("subscriber terms: %w", err)
 	}
+	// The whole account's subscribers are read through its storefronts; a list of them
+	// by id (subscribersByID).
+	from := "subscribers sb JOIN storefronts sf ON sf.id = sb.storefront_id AND sf.account_id = ? JOIN subscriptions ss ON ss.subscriber_id = sb.id"
+	if ids != nil {
+		from = subscribersByID + " AND sf.account_id = ? STRAIGHT_JOIN subscriptions ss ON ss.subscriber_id = sb.id"
+	}
 	now := map[int64]subscriberTerm{}
 	err = eachRow(ctx, tx, `SELECT sb.id, sb.storefront_id, ss.status, ss.created_at, ss.updated_at, ss.started_at, ss.ended_at, ss.trial_started_at, ss.next_payment_at
-		FROM subscribers sb JOIN storefronts sf ON sf.id = sb.storefront_id AND sf.account_id = ?
-		JOIN subscriptions ss ON ss.subscriber_id = sb.id WHERE 1 = 1`+strings.ReplaceAll(where, "subscriber_id", "sb.id"), args,
+		FROM `+from+` WHERE 1 = 1`+strings.ReplaceAll(where, "subscriber_id", "sb.id"), args,
 		func(rows *sql.Rows) error {
 			var (
 				id, storefront int64
@@ -709,13 +714,23 @@ func (d *importDeltas) apply(ctx context.Context, tx queryer) error {
 // forgetZones drops the zones read so far: the import is about to write accounts.
 func (d *importDeltas) forgetZones() { d.zones = nil }
 
+// subscribersByID joins subscribers, read by their ids (a "sb.id IN" list), to their
+// storefronts. The order and the index are fixed: left to itself, MariaDB starts from
+// the storefronts and reads every subscriber of each through
+// subscribers_storefront_created whenever its statistics take subscribers for a small
+// table, as they do in an import into a fresh database, where the table was analysed
+// empty and the import's transaction has not committed. Each batch then read all the
+// subscribers written before it, and an import of 100,000 slowed from 9,400 records/s
+// to 2,200.
+const subscribersByID = "subscribers sb FORCE INDEX (PRIMARY) STRAIGHT_JOIN storefronts sf ON sf.id = sb.storefront_id"
+
 // subscriberAccounts maps subscribers to the accounts of their storefronts as the rows
 // say now in tx.
 func subscriberAccounts(ctx context.Context, tx queryer, ids []int64) (map[int64][]int64, error) {
 	out := map[int64][]int64{}
 	for start := 0; start < len(ids); start += 10000 {
 		list, args := importInList(ids[start:min(start+10000, len(ids))])
-		err := eachRow(ctx, tx, "SELECT sb.id, sf.account_id FROM subscribers sb JOIN storefronts sf ON sf.id = sb.storefront_id WHERE sb.id IN "+list, args,
+		err := eachRow(ctx, tx, "SELECT sb.id, sf.account_id FROM "+subscribersByID+" WHERE sb.id IN "+list, args,
 			func(rows *sql.Rows) error {
 				var id, account int64
 				if err := rows.Scan(&id, &account); err != nil {
