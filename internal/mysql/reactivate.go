@@ -124,14 +124,25 @@ func (db *DB) reactivate(ctx context.Context, tx *sql.Tx, req shop.ReactivateReq
 		}
 		h := sha256.Sum256([]byte(fmt.Sprintf("%q|%v", email, req.Refulfill)))
 		reqHash = h[:]
-		if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE account_id = ? AND purchase_id = ? AND idem_key = ? AND created_at <= ?",
-			req.AccountID, req.PurchaseID, req.IdempotencyKey, now.Add(-idempotencyWindow)); err != nil {
-			return nil, translate(err)
+		// The key is looked up, and an expired one deleted, through the unique key
+		// alone: a condition on created_at let the server read idempotency_keys_created
+		// instead, and that range scan locked the first key past the window, of any
+		// purchase, until the commit, so that every reactivation with a key waited for
+		// that one row while holding its own purchase.
+		var (
+			stored  []byte
+			body    string
+			created time.Time
+		)
+		err := tx.QueryRowContext(ctx, "SELECT request_hash, response_body, created_at FROM idempotency_keys WHERE account_id = ? AND purchase_id = ? AND idem_key = ? FOR UPDATE",
+			req.AccountID, req.PurchaseID, req.IdempotencyKey).Scan(&stored, &body, &created)
+		if err == nil && !created.After(now.Add(-idempotencyWindow)) {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE account_id = ? AND purchase_id = ? AND idem_key = ?",
+				req.AccountID, req.PurchaseID, req.IdempotencyKey); err != nil {
+				return nil, translate(err)
+			}
+			err = sql.ErrNoRows
 		}
-		var stored []byte
-		var body string
-		err := tx.QueryRowContext(ctx, "SELECT request_hash, response_body FROM idempotency_keys WHERE account_id = ? AND purchase_id = ? AND idem_key = ? FOR UPDATE",
-			req.AccountID, req.PurchaseID, req.IdempotencyKey).Scan(&stored, &body)
 		switch {
 		case err == nil:
 			if string(stored) != string(reqHash) {
