@@ -322,7 +322,10 @@ func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, err
 		if len(reason) > 512 {
 			reason = reason[:512]
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE job_items SET status = ?, reason = NULLIF(?, ''), finished_at = ? WHERE account_id = ? AND job_id = ? AND purchase_id = ?",
+		// By its primary key: left to statistics older than the data (after a restart),
+		// the UPDATE read job_items_status and locked every item of the job it passed,
+		// those other workers hold too.
+		if _, err := tx.ExecContext(ctx, "UPDATE job_items FORCE INDEX (PRIMARY) SET status = ?, reason = NULLIF(?, ''), finished_at = ? WHERE account_id = ? AND job_id = ? AND purchase_id = ?",
 			outcome, reason, now, accountID, jobID, purchaseID); err != nil {
 			return err
 		}
