@@ -320,13 +320,15 @@ func (r *reporter) done(c *chunk, s Stats) {
 // writeRollups counts the chunk's purchases and subscribers into the rollups, in the
 // chunk's transaction.
 func writeRollups(ctx context.Context, tx *sql.Tx, c *chunk) error {
-	for account, ps := range c.bought {
-		if err := mysql.AddPurchaseRollups(ctx, tx, account, ps); err != nil {
+	// The accounts in order, so that two chunks of the same accounts lock their rollup
+	// rows in the same order rather than wait for each other's in a cycle.
+	for _, account := range slices.Sorted(maps.Keys(c.bought)) {
+		if err := mysql.AddPurchaseRollups(ctx, tx, account, c.bought[account]); err != nil {
 			return fmt.Errorf("rollups: %w", err)
 		}
 	}
-	for account, ids := range c.subscriberIDs {
-		if err := mysql.SyncSubscriberRollups(ctx, tx, account, ids); err != nil {
+	for _, account := range slices.Sorted(maps.Keys(c.subscriberIDs)) {
+		if err := mysql.SyncSubscriberRollups(ctx, tx, account, c.subscriberIDs[account]); err != nil {
 			return fmt.Errorf("rollups: %w", err)
 		}
 	}
