@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"storefront/internal/importer"
@@ -33,6 +34,12 @@ func (e *env) importFile(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
+	// The import's heap is small (its pipeline is bounded) and turns over fast, most of
+	// it the decoders' garbage. Letting it grow to five times what is live between
+	// collections, rather than twice, takes about a quarter off the importer's CPU,
+	// which the database shares on a small server; the 100,000-purchase bench file
+	// then peaks at about 250 MB instead of 50.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	stats, err := importer.Run(ctx, d.DB, r, e.stderr)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)

@@ -37,8 +37,13 @@ func (s Stats) Records() int { return s.Accounts + s.Storefronts + s.Subscribers
 
 // Defaults of an Importer.
 const (
-	DefaultBatchSize     = 500
-	DefaultProgressEvery = 2 * time.Second
+	// DefaultBatchSize is the number of subscribers written per batch.
+	DefaultBatchSize = 500
+	// DefaultPurchaseBatchSize is the number of purchases written per batch: a
+	// purchase writes about twenty rows, and the database's time per statement and per
+	// round trip falls with fewer, larger statements (docs/PERFORMANCE.md).
+	DefaultPurchaseBatchSize = 1000
+	DefaultProgressEvery     = 2 * time.Second
 )
 
 // Importer loads export documents into a Store. The zero value of each setting means
@@ -49,7 +54,8 @@ type Importer struct {
 	// while an import runs; nil for none.
 	Progress      io.Writer
 	ProgressEvery time.Duration
-	// BatchSize is the number of purchases (and subscribers) written per batch.
+	// BatchSize is the number of purchases and subscribers written per batch; when
+	// zero, DefaultPurchaseBatchSize purchases and DefaultBatchSize subscribers.
 	BatchSize int
 	// Now is the clock used for Stats.Elapsed and progress.
 	Now func() time.Time
@@ -145,12 +151,13 @@ func docError(format string, args ...any) error {
 
 // run is the state of one import.
 type run struct {
-	ctx       context.Context
-	im        *Importer
-	tx        Tx
-	now       func() time.Time
-	start     time.Time
-	batchSize int
+	ctx   context.Context
+	im    *Importer
+	tx    Tx
+	now   func() time.Time
+	start time.Time
+	// subBatch and purchBatch are the subscribers and purchases written per batch.
+	subBatch, purchBatch int
 
 	ops       chan op
 	writeDone chan error
@@ -171,12 +178,12 @@ type run struct {
 }
 
 func newRun(ctx context.Context, im *Importer, tx Tx, now func() time.Time, start time.Time) *run {
-	bs := im.BatchSize
-	if bs <= 0 {
-		bs = DefaultBatchSize
+	subBatch, purchBatch := im.BatchSize, im.BatchSize
+	if im.BatchSize <= 0 {
+		subBatch, purchBatch = DefaultBatchSize, DefaultPurchaseBatchSize
 	}
 	return &run{
-		ctx: ctx, im: im, tx: tx, now: now, start: start, batchSize: bs,
+		ctx: ctx, im: im, tx: tx, now: now, start: start, subBatch: subBatch, purchBatch: purchBatch,
 		ops:          make(chan op, 2),
 		writeDone:    make(chan error, 1),
 		failed:       make(chan struct{}),

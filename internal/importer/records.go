@@ -171,7 +171,7 @@ func (ru *run) subscriber(p pos, pr parsed) error {
 		b.ids[-s.Subscription.ID] = true
 	}
 	ru.stats.Subscribers++
-	if len(b.subs) >= ru.batchSize {
+	if len(b.subs) >= ru.subBatch {
 		return ru.flushSubscribers()
 	}
 	return nil
@@ -299,7 +299,7 @@ func (ru *run) purchase(p pos, pr parsed) error {
 	b.batch.Purchases = append(b.batch.Purchases, pu)
 	b.positions = append(b.positions, p)
 	ru.stats.Purchases++
-	if len(b.batch.Purchases) >= ru.batchSize {
+	if len(b.batch.Purchases) >= ru.purchBatch {
 		return ru.flushPurchases()
 	}
 	return nil

@@ -701,7 +701,9 @@ func TestImport_ReadsPerBatch(t *testing.T) {
 	}
 	doc.WriteString(`]}`)
 	store := &readsStore{db: db}
-	stats, err := importer.Run(context.Background(), store, &doc, io.Discard)
+	// 500 of each a batch: 20 batches of subscribers, 2 of purchases.
+	im := &importer.Importer{Store: store, BatchSize: 500}
+	stats, err := im.Run(context.Background(), &doc)
 	if err != nil {
 		t.Fatal(err)
 	}
