@@ -39,10 +39,11 @@ func (s Stats) Records() int { return s.Accounts + s.Storefronts + s.Subscribers
 const (
 	// DefaultBatchSize is the number of subscribers written per batch.
 	DefaultBatchSize = 500
-	// DefaultPurchaseBatchSize is the number of purchases written per batch: a
-	// purchase writes about twenty rows, and the database's time per statement and per
-	// round trip falls with fewer, larger statements (docs/PERFORMANCE.md).
-	DefaultPurchaseBatchSize = 1000
+	// DefaultPurchaseBatchSize is the number of purchases written per batch. The
+	// database's time per purchase falls a little with larger batches
+	// (docs/PERFORMANCE.md), but the importer holds about two batches at once, and at
+	// 1,000 its heap grew by more than a 52 MB document's size (TestImport_Streaming).
+	DefaultPurchaseBatchSize = 500
 	DefaultProgressEvery     = 2 * time.Second
 )
 
