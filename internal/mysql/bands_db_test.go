@@ -225,9 +225,16 @@ func documentIDs(t *testing.T, svc *mysql.PurchaseService, f shop.PurchaseFilter
 // selects returns the SELECT statements the session of db's one connection has sent.
 func selects(t *testing.T, db *mysql.DB) int {
 	t.Helper()
+	return statusValue(t, db, "SHOW SESSION STATUS LIKE 'Com_select'")
+}
+
+// statusValue returns the value of the one status variable that show (a SHOW STATUS
+// LIKE) names.
+func statusValue(t *testing.T, db *mysql.DB, show string) int {
+	t.Helper()
 	var name string
 	var n int
-	if err := db.QueryRow("SHOW SESSION STATUS LIKE 'Com_select'").Scan(&name, &n); err != nil {
+	if err := db.QueryRow(show).Scan(&name, &n); err != nil {
 		t.Fatal(err)
 	}
 	return n

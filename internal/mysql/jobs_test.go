@@ -43,24 +43,7 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 	if job.Total != int64(len(ids)) {
 		t.Errorf("job total: got %d, want %d (duplicates and unknown ids left out)", job.Total, len(ids))
 	}
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				worked, err := mysql.NewJobService(db).RunJobStep(ctx)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if !worked {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	runJobWorkers(t, db, 4)
 	// A last step finishes the job when the workers stopped just before it.
 	if _, err := mysql.NewJobService(db).RunJobStep(ctx); err != nil {
 		t.Fatal(err)
@@ -96,4 +79,28 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 		t.Errorf("another account's job: got %v, want not found", err)
 	}
 	checkRollups(t, db, "a bulk reactivation")
+}
+
+// runJobWorkers runs n workers that take job steps until none is left, as the
+// program's job runners do.
+func runJobWorkers(t *testing.T, db *mysql.DB, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				worked, err := mysql.NewJobService(db).RunJobStep(context.Background())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !worked {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -82,12 +82,7 @@ func restartedAfterSeed(t *testing.T, before func(db *mysql.DB)) (*mysql.DB, fun
 	t.Logf("an UPDATE of one purchase left to the statistics reads index %s", plan[5].String)
 	return db, func() int {
 		t.Helper()
-		var name string
-		var n int
-		if err := db.QueryRow("SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'").Scan(&name, &n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+		return statusValue(t, db, "SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'")
 	}
 }
 
@@ -164,24 +159,7 @@ func TestJobs_ConcurrentWorkersAfterRestart(t *testing.T) {
 		}
 	})
 	before := deadlocks()
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				worked, err := mysql.NewJobService(db).RunJobStep(ctx)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if !worked {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	runJobWorkers(t, db, 4)
 	var done int
 	if err := db.QueryRow("SELECT COUNT(*) FROM job_items WHERE account_id = 1 AND job_id = ? AND status = ?", job.ID, shop.ItemDone).Scan(&done); err != nil {
 		t.Fatal(err)
