@@ -234,9 +234,9 @@ func readDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, pat
 	var (
 		id  sql.NullInt64
 		at  sql.NullTime
-		doc sql.RawBytes // the driver's buffer, valid until the next row
+		doc sql.RawBytes  // the driver's buffer, valid until the next row
+		m   sql.NullInt64 // an optimistic plan's mark: 0 for its sentinel
 	)
-	var m sql.NullInt64
 	dest := []any{&page.Version, &page.Total, &id, &at, &doc}
 	if path.optimistic {
 		dest = append(dest, &m)
