@@ -199,90 +199,92 @@ func writeHead(ctx context.Context, db *mysql.DB, path string) error {
 		sfs = append(sfs, s)
 	}
 	rows.Close()
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	w := bufio.NewWriterSize(f, 1<<20)
-	enc := json.NewEncoder(w)
-	fmt.Fprint(w, `{"accounts":`)
-	enc.Encode(accounts)
-	fmt.Fprint(w, `,"storefronts":`)
-	enc.Encode(sfs)
-	fmt.Fprint(w, `,"subscribers":[`)
-	first := true
-	for _, s := range sfs {
+	return writeDocument(path, func(w *bufio.Writer, enc *json.Encoder) error {
+		fmt.Fprint(w, `{"accounts":`)
+		enc.Encode(accounts)
+		fmt.Fprint(w, `,"storefronts":`)
+		enc.Encode(sfs)
+		fmt.Fprint(w, `,"subscribers":[`)
+		first := true
+		for _, s := range sfs {
+			var after *shop.Cursor
+			for {
+				page, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: s.AccountID, StorefrontID: s.ID, PerPage: shop.MaxPerPage, After: after})
+				if err != nil {
+					return err
+				}
+				for _, sub := range page.Subscribers {
+					if !first {
+						w.WriteByte(',')
+					}
+					first = false
+					// The API shows the storefront through the path; the import format
+					// carries it in the record.
+					rec := struct {
+						*shop.Subscriber
+						StorefrontID int64 `json:"storefront_id"`
+					}{sub, s.ID}
+					if err := enc.Encode(rec); err != nil {
+						return err
+					}
+				}
+				if page.Next == nil {
+					break
+				}
+				after = page.Next
+			}
+		}
+		fmt.Fprint(w, "],\"purchases\":[]}\n")
+		return nil
+	})
+}
+
+// writePurchases writes the newest n purchases of account 1 as an import document,
+// each as the API shows it.
+func writePurchases(ctx context.Context, db *mysql.DB, path string, n int) error {
+	return writeDocument(path, func(w *bufio.Writer, enc *json.Encoder) error {
+		fmt.Fprint(w, `{"purchases":[`)
 		var after *shop.Cursor
-		for {
-			page, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: s.AccountID, StorefrontID: s.ID, PerPage: shop.MaxPerPage, After: after})
+		written := 0
+		for written < n {
+			page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, Desc: true, PerPage: min(shop.MaxPerPage, n-written), After: after})
 			if err != nil {
 				return err
 			}
-			for _, sub := range page.Subscribers {
-				if !first {
+			for _, p := range page.Purchases {
+				if written > 0 {
 					w.WriteByte(',')
 				}
-				first = false
-				// The API shows the storefront through the path; the import format
-				// carries it in the record.
-				rec := struct {
-					*shop.Subscriber
-					StorefrontID int64 `json:"storefront_id"`
-				}{sub, s.ID}
-				if err := enc.Encode(rec); err != nil {
+				if err := enc.Encode(p); err != nil {
 					return err
 				}
+				written++
 			}
 			if page.Next == nil {
 				break
 			}
 			after = page.Next
 		}
-	}
-	fmt.Fprint(w, "],\"purchases\":[]}\n")
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return f.Close()
+		if written < n {
+			return errors.New("import: the bench database has too few purchases for the import file")
+		}
+		fmt.Fprint(w, "]}\n")
+		return nil
+	})
 }
 
-// writePurchases writes the newest n purchases of account 1 as an import document,
-// each as the API shows it.
-func writePurchases(ctx context.Context, db *mysql.DB, path string, n int) error {
+// writeDocument writes the file at path through a buffer: fn writes its content to w,
+// or to enc, an encoder on w.
+func writeDocument(path string, fn func(w *bufio.Writer, enc *json.Encoder) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
-	enc := json.NewEncoder(w)
-	fmt.Fprint(w, `{"purchases":[`)
-	var after *shop.Cursor
-	written := 0
-	for written < n {
-		page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, Desc: true, PerPage: min(shop.MaxPerPage, n-written), After: after})
-		if err != nil {
-			return err
-		}
-		for _, p := range page.Purchases {
-			if written > 0 {
-				w.WriteByte(',')
-			}
-			if err := enc.Encode(p); err != nil {
-				return err
-			}
-			written++
-		}
-		if page.Next == nil {
-			break
-		}
-		after = page.Next
+	if err := fn(w, json.NewEncoder(w)); err != nil {
+		return err
 	}
-	if written < n {
-		return errors.New("import: the bench database has too few purchases for the import file")
-	}
-	fmt.Fprint(w, "]}\n")
 	if err := w.Flush(); err != nil {
 		return err
 	}

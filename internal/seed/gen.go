@@ -89,10 +89,10 @@ type sfProduct struct {
 	keyed    bool
 }
 
+// sfPlan is a subscription plan, sold as a product that is neither tangible nor keyed:
+// a subscriber's payment is a purchase of one line of it.
 type sfPlan struct {
-	productID   int64
-	name        string
-	price       int64
+	sfProduct
 	period      int
 	unit        string
 	trialPrice  int64
@@ -577,7 +577,7 @@ func (g *generator) purchase(t time.Time) {
 	lines := g.lines[:0]
 	if sub != nil {
 		pl := sub.plan
-		lines = append(lines, line{p: &sfProduct{id: pl.productID, name: pl.name, price: pl.price}, qty: 1, price: pl.price})
+		lines = append(lines, line{p: &pl.sfProduct, qty: 1, price: pl.price})
 	} else {
 		k := 1
 		for c, w := r.IntN(100), 0; k <= len(lineCounts); k++ {

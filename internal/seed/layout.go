@@ -260,22 +260,21 @@ func (sf *storefront) setCatalog(ci int, productID func(name string) int64) {
 	cat := &catalogs[ci]
 	sf.keyPrefix = keyPrefixes[ci]
 	sum := 0
+	// product is what a product and a plan have alike: an id, a name and a price.
+	product := func(name string, usdCents int64) sfProduct {
+		return sfProduct{id: productID(name), name: name, price: sf.cur.price(usdCents)}
+	}
 	for _, p := range cat.products {
-		sf.products = append(sf.products, sfProduct{
-			id:       productID(p.name),
-			name:     p.name,
-			price:    sf.cur.price(p.usdCents),
-			tangible: p.tangible,
-			keyed:    p.keyed || !p.tangible, // digital goods are delivered with license keys
-		})
+		sp := product(p.name, p.usdCents)
+		sp.tangible = p.tangible
+		sp.keyed = p.keyed || !p.tangible // digital goods are delivered with license keys
+		sf.products = append(sf.products, sp)
 		sum += p.weight
 		sf.cumWeight = append(sf.cumWeight, sum)
 	}
 	for _, p := range cat.plans {
 		sf.plans = append(sf.plans, sfPlan{
-			productID:   productID(p.name),
-			name:        p.name,
-			price:       sf.cur.price(p.usdCents),
+			sfProduct:   product(p.name, p.usdCents),
 			period:      p.period,
 			unit:        p.unit,
 			trialPrice:  sf.cur.price(p.trialCents),

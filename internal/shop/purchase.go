@@ -2,6 +2,7 @@ package shop
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 )
@@ -25,12 +26,10 @@ var PurchaseStatuses = []PurchaseStatus{PurchaseActive, PurchasePending, Purchas
 // ParsePurchaseStatus reads a status code in any letter case.
 func ParsePurchaseStatus(s string) (PurchaseStatus, bool) {
 	u := PurchaseStatus(strings.ToUpper(strings.TrimSpace(s)))
-	for _, st := range PurchaseStatuses {
-		if st == u {
-			return u, true
-		}
+	if !slices.Contains(PurchaseStatuses, u) {
+		return "", false
 	}
-	return "", false
+	return u, true
 }
 
 // Reactivatable reports whether a purchase in this status may be reactivated

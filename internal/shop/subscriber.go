@@ -2,6 +2,7 @@ package shop
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -23,12 +24,7 @@ var SubscriptionStatuses = []SubscriptionStatus{SubscriptionNew, SubscriptionTri
 
 // Valid reports whether s is one of the subscription statuses.
 func (s SubscriptionStatus) Valid() bool {
-	for _, v := range SubscriptionStatuses {
-		if v == s {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(SubscriptionStatuses, s)
 }
 
 // ValidPeriodUnit reports whether u is a unit of a subscription period: D, W, M or Y.
