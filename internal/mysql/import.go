@@ -149,20 +149,6 @@ func (t *importTx) Commit() error {
 // Rollback implements importer.Tx.
 func (t *importTx) Rollback() error { return t.end(t.tx.Rollback) }
 
-// importPlaceholders returns "(?,?,?),(?,?,?)" for rows rows of cols columns.
-func importPlaceholders(rows, cols int) string {
-	one := "(" + strings.Repeat("?,", cols-1) + "?)"
-	var b strings.Builder
-	b.Grow(rows * (len(one) + 1))
-	for i := 0; i < rows; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(one)
-	}
-	return b.String()
-}
-
 // insertRows runs "head VALUES (...),(...) tail" over args, a flat list of rows of
 // cols values each, in as many statements as the limits require.
 func (t *importTx) insertRows(ctx context.Context, head string, cols int, tail string, args []any) error {
@@ -181,22 +167,13 @@ func (t *importTx) insertRows(ctx context.Context, head string, cols int, tail s
 			end += cols
 			rows++
 		}
-		q := head + " VALUES " + importPlaceholders(rows, cols) + " " + tail
+		q := head + " VALUES " + rowPlaceholders(rows, cols) + " " + tail
 		if _, err := t.tx.ExecContext(ctx, q, args[start:end]...); err != nil {
 			return translate(err)
 		}
 		start = end
 	}
 	return nil
-}
-
-// importInList returns "(?,?,?)" and the ids as arguments.
-func importInList(ids []int64) (string, []any) {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	return "(" + strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",") + ")", args
 }
 
 // deleteIn runs "DELETE FROM table WHERE col IN (ids)" in chunks.
@@ -1057,7 +1034,7 @@ func (t *importTx) storeDocuments(ctx context.Context, account int64, ids []int6
 			args = append(args, account, ids[i], docs[i])
 		}
 		query := "INSERT INTO purchase_documents (account_id, purchase_id, document) VALUES " +
-			importPlaceholders(n, 3) + " ON DUPLICATE KEY UPDATE document = VALUES(document)"
+			rowPlaceholders(n, 3) + " ON DUPLICATE KEY UPDATE document = VALUES(document)"
 		stmt := t.docStmt
 		if n != documentBatch || stmt == nil {
 			var err error

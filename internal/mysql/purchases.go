@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -79,51 +78,6 @@ func scanPurchase(rows *sql.Rows) (*shop.Purchase, error) {
 	p.Coupons = []shop.Coupon{}
 	p.Transactions = []shop.Transaction{}
 	return &p, nil
-}
-
-// currencyDigits returns the minor-unit digits of a stored currency code (2 for a code
-// that is somehow unknown, which validation on every write prevents).
-func currencyDigits(code string) int {
-	if d, ok := shop.CurrencyDigits(code); ok {
-		return d
-	}
-	return 2
-}
-
-// formatMoney writes a DECIMAL read from the database ("19.9900") with the given
-// number of fraction digits ("19.99"). Stored amounts never carry more digits than
-// their currency has, so the dropped digits are zeros.
-func formatMoney(raw string, digits int) shop.Money {
-	intPart, frac, _ := strings.Cut(raw, ".")
-	if digits == 0 {
-		return shop.Money(intPart)
-	}
-	if len(frac) < digits {
-		frac += strings.Repeat("0", digits-len(frac))
-		return shop.Money(intPart + "." + frac[:digits])
-	}
-	// raw itself up to the last digit wanted, without a copy.
-	return shop.Money(raw[:len(intPart)+1+digits])
-}
-
-// escapeLike makes user text literal inside a LIKE pattern.
-func escapeLike(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return r.Replace(s)
-}
-
-// clampTime keeps an instant inside the DATETIME range, so that a far-away filter date
-// compares as "before everything" or "after everything" instead of failing.
-func clampTime(t time.Time) time.Time {
-	lo := time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
-	hi := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
-	if t.Before(lo) {
-		return lo
-	}
-	if t.After(hi) {
-		return hi
-	}
-	return t.UTC()
 }
 
 // purchaseConditions turns the filters of GET /api/v2/purchases into WHERE conditions
@@ -227,13 +181,6 @@ func perPage(n int) int {
 func (s *PurchaseService) FindPurchases(ctx context.Context, f shop.PurchaseFilter) (*shop.PurchasePage, error) {
 	db := s.db
 	return db.findPurchases(ctx, db.DB, f)
-}
-
-// queryer is what both *sql.DB and *sql.Tx offer.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
 // findPurchases is the one read path of purchases.
@@ -613,21 +560,6 @@ func loadPurchaseCollections(ctx context.Context, q queryer, ps []*shop.Purchase
 		byID[t.PurchaseID].Transactions = append(byID[t.PurchaseID].Transactions, t)
 		return nil
 	})
-}
-
-// eachRow runs a query and calls fn for every row.
-func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(*sql.Rows) error) error {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return translate(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return translate(err)
-		}
-	}
-	return translate(rows.Err())
 }
 
 // CountPurchases counts the purchases matching the filter, stopping at limit: a count

@@ -208,20 +208,6 @@ func cmpProductKey(a, b productKey) int {
 		cmp.Compare(a.currency, b.currency), cmp.Compare(a.product, b.product))
 }
 
-// upsertChunks runs "head VALUES (...),... tail" over args in statements of at most
-// 2,000 rows.
-func upsertChunks(ctx context.Context, q queryer, head string, cols int, tail string, args []any) error {
-	const rows = 2000
-	for len(args) > 0 {
-		n := min(len(args), rows*cols)
-		if _, err := q.ExecContext(ctx, head+" VALUES "+importPlaceholders(n/cols, cols)+" "+tail, args[:n]...); err != nil {
-			return translate(err)
-		}
-		args = args[n:]
-	}
-	return nil
-}
-
 // accountZone returns an account's time zone, UTC when its name cannot be loaded (as
 // the filters read dates).
 func accountZone(ctx context.Context, q queryer, account int64) (*time.Location, error) {
@@ -242,15 +228,6 @@ func zoneOf(name string) *time.Location {
 		return time.UTC
 	}
 	return loc
-}
-
-// decimal reads a DECIMAL column's text.
-func decimal(s string) (*big.Rat, error) {
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return nil, fmt.Errorf("%q is not a decimal number", s)
-	}
-	return r, nil
 }
 
 // readPurchaseFacts reads what the account's purchases with these ids count for now.

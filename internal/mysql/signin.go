@@ -61,7 +61,7 @@ func (s *SignInStore) AddSignInFailure(ctx context.Context, keys []string, now, 
 	values = append(values, restart)
 	// failures is assigned first, so it still sees the old last_failed_at.
 	if _, err := db.ExecContext(ctx, `INSERT INTO sign_in_failures (key_hash, failures, last_failed_at)
-		VALUES `+importPlaceholders(len(keys), 3)+`
+		VALUES `+rowPlaceholders(len(keys), 3)+`
 		ON DUPLICATE KEY UPDATE failures = IF(last_failed_at < ?, 1, failures + 1), last_failed_at = VALUES(last_failed_at)`,
 		values...); err != nil {
 		return fmt.Errorf("count sign-in failure: %w", translate(err))
