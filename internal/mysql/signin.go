@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"fmt"
 	"time"
@@ -12,10 +11,7 @@ import (
 
 // signInKeyHash is how a throttle key is stored: what was typed into the e-mail
 // field of the sign-in form is not kept.
-func signInKeyHash(key string) []byte {
-	h := sha256.Sum256([]byte(key))
-	return h[:]
-}
+func signInKeyHash(key string) []byte { return hashToken(key) }
 
 // SignInFailures implements shop.SignInThrottleStore.
 func (s *SignInStore) SignInFailures(ctx context.Context, keys []string, since time.Time) (map[string]shop.SignInFailures, error) {

@@ -228,3 +228,14 @@ func clampTime(t time.Time) time.Time {
 	}
 	return t.UTC()
 }
+
+// mustAffect turns "no row matched" into ENotFound.
+func mustAffect(res sql.Result, err error, format string, id int64) error {
+	if err != nil {
+		return translate(err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return shop.Errorf(shop.ENotFound, format, id)
+	}
+	return nil
+}
