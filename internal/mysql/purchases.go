@@ -12,21 +12,32 @@ import (
 	"storefront/internal/shop"
 )
 
+// PurchaseDataColumns are the columns of a purchases row that hold the purchase's own
+// data, in the order the read path and the seeder use them: every column but the
+// keys (id, account_id, storefront_id, customer_id, subscriber_id), the times
+// (created_at, updated_at) and the generated to_ship.
+var PurchaseDataColumns = []string{
+	"salt", "status", "currency",
+	"subtotal", "discount", "tax", "shipping", "total", "processor_fee",
+	"buyer_email", "buyer_firstname", "buyer_lastname", "customer_notes",
+	"shipping_firstname", "shipping_lastname", "shipping_street", "shipping_street2", "shipping_city",
+	"shipping_state", "shipping_zip_code", "shipping_country_code", "shipping_country", "shipping_phone",
+	"shipping_vatin", "shipping_business_name", "shipping_carrier", "shipping_tracking_number",
+	"requires_shipping", "tangibles_to_ship",
+	"billing_firstname", "billing_lastname", "billing_street", "billing_street2", "billing_city",
+	"billing_state", "billing_zip_code", "billing_country_code", "billing_card_type", "billing_card_number",
+	"ip_address", "marketing_optin",
+}
+
 // purchaseColumns is the one column list of the purchase read path, in the order
 // scanPurchase reads them.
-var purchaseColumns = []string{
-	"p.id", "p.account_id", "p.created_at", "p.updated_at", "p.storefront_id", "p.subscriber_id", "p.salt", "p.status", "p.currency",
-	"p.subtotal", "p.discount", "p.tax", "p.shipping", "p.total", "p.processor_fee",
-	"p.buyer_email", "p.buyer_firstname", "p.buyer_lastname", "p.customer_notes",
-	"p.shipping_firstname", "p.shipping_lastname", "p.shipping_street", "p.shipping_street2", "p.shipping_city",
-	"p.shipping_state", "p.shipping_zip_code", "p.shipping_country_code", "p.shipping_country", "p.shipping_phone",
-	"p.shipping_vatin", "p.shipping_business_name", "p.shipping_carrier", "p.shipping_tracking_number",
-	"p.requires_shipping", "p.tangibles_to_ship",
-	"p.billing_firstname", "p.billing_lastname", "p.billing_street", "p.billing_street2", "p.billing_city",
-	"p.billing_state", "p.billing_zip_code", "p.billing_country_code", "p.billing_card_type", "p.billing_card_number",
-	"p.ip_address", "p.marketing_optin",
-	"c.id", "c.firstname", "c.lastname", "c.email", "c.receives_email", "c.created_at", "c.updated_at",
-}
+var purchaseColumns = func() []string {
+	cols := []string{"p.id", "p.account_id", "p.created_at", "p.updated_at", "p.storefront_id", "p.subscriber_id"}
+	for _, c := range PurchaseDataColumns {
+		cols = append(cols, "p."+c)
+	}
+	return append(cols, "c.id", "c.firstname", "c.lastname", "c.email", "c.receives_email", "c.created_at", "c.updated_at")
+}()
 
 func scanPurchase(rows *sql.Rows) (*shop.Purchase, error) {
 	var (
