@@ -3,7 +3,6 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"time"
 
@@ -154,37 +153,6 @@ func totalCondition(f shop.PurchaseFilter) sq.Sqlizer {
 		op = "="
 	}
 	return sq.Expr("p.total "+op+" CAST(? AS DECIMAL(65,30))", f.Total)
-}
-
-// keysetCondition selects the rows after c in the chosen order, on the list-order
-// columns of the table walked, in the expanded form created_at > ? OR (created_at = ?
-// AND id > ?) (< for newest first): MariaDB 10.11 does not range-optimise the row
-// constructor (created_at, id) > (?, ?) and scans the whole index instead (36-57 ms at
-// 100,000 rows, against ~0.5 ms).
-func keysetCondition(createdAt, id string, c *shop.Cursor, desc bool) sq.Sqlizer {
-	cmp := ">"
-	if desc {
-		cmp = "<"
-	}
-	at := clampTime(c.CreatedAt)
-	return sq.Expr(fmt.Sprintf("(%[1]s %[3]s ? OR (%[1]s = ? AND %[2]s %[3]s ?))", createdAt, id, cmp), at, at, c.ID)
-}
-
-func orderBy(createdAt, id string, desc bool) string {
-	if desc {
-		return createdAt + " DESC, " + id + " DESC"
-	}
-	return createdAt + " ASC, " + id + " ASC"
-}
-
-func perPage(n int) int {
-	if n <= 0 {
-		return shop.DefaultPerPage
-	}
-	if n > shop.MaxPerPage {
-		return shop.MaxPerPage
-	}
-	return n
 }
 
 // FindPurchases returns one page of the account's purchases matching the filter, with

@@ -209,26 +209,6 @@ func upsertChunks(ctx context.Context, q queryer, head string, cols int, tail st
 	return nil
 }
 
-// escapeLike makes user text literal inside a LIKE pattern.
-func escapeLike(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return r.Replace(s)
-}
-
-// clampTime keeps an instant inside the DATETIME range, so that a far-away filter date
-// compares as "before everything" or "after everything" instead of failing.
-func clampTime(t time.Time) time.Time {
-	lo := time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
-	hi := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
-	if t.Before(lo) {
-		return lo
-	}
-	if t.After(hi) {
-		return hi
-	}
-	return t.UTC()
-}
-
 // mustAffect turns "no row matched" into ENotFound.
 func mustAffect(res sql.Result, err error, format string, id int64) error {
 	if err != nil {
