@@ -403,3 +403,66 @@ func (t *importTx) storeDocuments(ctx context.Context, account int64, ids []int6
 	}
 	return nil
 }
+
+// insertRows runs "head VALUES (...),(...) tail" over args, a flat list of rows of
+// cols values each, in as many statements as the limits require.
+func (t *importTx) insertRows(ctx context.Context, head string, cols int, tail string, args []any) error {
+	maxRows := importMaxParams / cols
+	for start := 0; start < len(args); {
+		rows, size := 0, 0
+		end := start
+		for end < len(args) && rows < maxRows && (rows == 0 || size < importMaxBytes) {
+			for _, a := range args[end : end+cols] {
+				if s, ok := a.(string); ok {
+					size += 2*len(s) + 3
+				} else {
+					size += 24
+				}
+			}
+			end += cols
+			rows++
+		}
+		q := head + " VALUES " + rowPlaceholders(rows, cols) + " " + tail
+		if _, err := t.tx.ExecContext(ctx, q, args[start:end]...); err != nil {
+			return translate(err)
+		}
+		start = end
+	}
+	return nil
+}
+
+// deleteIn runs "DELETE FROM table WHERE col IN (ids)" in chunks.
+func (t *importTx) deleteIn(ctx context.Context, table, col string, ids []int64) error {
+	for len(ids) > 0 {
+		n := min(len(ids), 10000)
+		list, args := importInList(ids[:n])
+		if _, err := t.tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE "+col+" IN "+list, args...); err != nil {
+			return translate(err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// followAccount runs update, which ends in "IN ", with the ids as its list, in chunks.
+func (t *importTx) followAccount(ctx context.Context, update string, ids []int64) error {
+	for start := 0; start < len(ids); start += importMaxParams {
+		list, args := importInList(ids[start:min(start+importMaxParams, len(ids))])
+		if _, err := t.tx.ExecContext(ctx, update+list, args...); err != nil {
+			return translate(err)
+		}
+	}
+	return nil
+}
+
+// deleteInAccount deletes the rows of an account's table whose purchase_id is in ids.
+func (t *importTx) deleteInAccount(ctx context.Context, table string, account int64, ids []int64) error {
+	for start := 0; start < len(ids); start += importMaxParams {
+		list, args := importInList(ids[start:min(start+importMaxParams, len(ids))])
+		if _, err := t.tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE account_id = ? AND purchase_id IN "+list,
+			append([]any{account}, args...)...); err != nil {
+			return translate(err)
+		}
+	}
+	return nil
+}

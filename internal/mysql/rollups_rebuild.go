@@ -3,11 +3,8 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
-
-	"storefront/internal/shop"
 )
 
 // RebuildRollups rebuilds every account's rollups from the purchases' and the
@@ -114,43 +111,4 @@ func rebuildAccountRollups(ctx context.Context, tx *sql.Tx, account int64, table
 		return err
 	}
 	return syncSubscriberTerms(ctx, tx, account, nil)
-}
-
-// accountZones follows accounts through a change of their time zones: an account whose
-// zone changes has its rollups rebuilt, since its days begin at other instants.
-type accountZones struct {
-	before map[int64]string
-}
-
-// trackAccountZones reads the zones of the accounts before they are written.
-func trackAccountZones(ctx context.Context, tx queryer, accounts []*shop.Account) (*accountZones, error) {
-	z := &accountZones{before: map[int64]string{}}
-	for _, a := range accounts {
-		var zone string
-		err := tx.QueryRowContext(ctx, "SELECT timezone FROM accounts WHERE id = ?", a.ID).Scan(&zone)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // a new account has no rollups yet
-		}
-		if err != nil {
-			return nil, translate(err)
-		}
-		z.before[a.ID] = zone
-	}
-	return z, nil
-}
-
-// apply rebuilds the rollups of the accounts whose zone changed.
-func (z *accountZones) apply(ctx context.Context, tx *sql.Tx) error {
-	for id, zone := range z.before {
-		var now string
-		if err := tx.QueryRowContext(ctx, "SELECT timezone FROM accounts WHERE id = ?", id).Scan(&now); err != nil {
-			return translate(err)
-		}
-		if now != zone {
-			if err := rebuildAccountRollups(ctx, tx, id, false); err != nil {
-				return fmt.Errorf("rollups of account %d: %w", id, err)
-			}
-		}
-	}
-	return nil
 }
