@@ -142,3 +142,61 @@ func (m *outboxEntry) delivery(e *shop.TimelineEntry) {
 		e.NextAttemptAt = &t
 	}
 }
+
+// readActivity runs a query of activity entries (id, actor, action, details,
+// created_at) and returns them in its order; none is an empty list, not nil.
+func readActivity(ctx context.Context, q queryer, query string, args ...any) ([]shop.Activity, error) {
+	out := []shop.Activity{}
+	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		var a shop.Activity
+		if err := rows.Scan(&a.ID, &a.Actor, &a.Action, &a.Details, &a.CreatedAt); err != nil {
+			return err
+		}
+		out = append(out, a)
+		return nil
+	})
+	return out, err
+}
+
+// RecordAccountActivity implements shop.AccountActivityService.
+func (s *AccountActivityService) RecordAccountActivity(ctx context.Context, accountID int64, a shop.Activity) error {
+	at := a.CreatedAt.Time
+	if at.IsZero() {
+		at = time.Now()
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO account_activity (account_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?)`,
+		accountID, a.Actor, a.Action, a.Details, at.UTC().Truncate(time.Second))
+	return translate(err)
+}
+
+// FindAccountActivity implements shop.AccountActivityService.
+func (s *AccountActivityService) FindAccountActivity(ctx context.Context, accountID int64, limit int) ([]shop.Activity, error) {
+	return readActivity(ctx, s.db.DB, `SELECT id, actor, action, details, created_at FROM account_activity
+		WHERE account_id = ? ORDER BY id DESC LIMIT ?`, accountID, max(limit, 1))
+}
+
+// FindSubscriberActivity returns a subscriber's timeline (the PAST_DUE job's closings,
+// among others), newest first. A subscriber of another account has no activity.
+func (s *SubscriberService) FindSubscriberActivity(ctx context.Context, accountID, storefrontID, subscriberID int64) ([]shop.Activity, error) {
+	return readActivity(ctx, s.db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM subscriber_activity a
+		JOIN subscribers sb ON sb.account_id = a.account_id AND sb.id = a.subscriber_id
+		WHERE a.account_id = ? AND a.subscriber_id = ? AND sb.storefront_id = ? ORDER BY a.id DESC LIMIT 200`,
+		accountID, subscriberID, storefrontID)
+}
+
+// addActivity records one entry of a purchase's timeline.
+func addActivity(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, actor, action, details string, at time.Time) error {
+	if len(actor) > 255 {
+		actor = actor[:255]
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO purchase_activity (account_id, purchase_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+		accountID, purchaseID, actor, action, details, at)
+	return translate(err)
+}
+
+// FindPurchaseActivity returns a purchase's timeline, newest first.
+func (s *PurchaseService) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error) {
+	return readActivity(ctx, s.db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM purchase_activity a
+		WHERE a.account_id = ? AND a.purchase_id = ? ORDER BY a.id DESC`,
+		accountID, purchaseID)
+}

@@ -51,7 +51,7 @@ func storeDocuments(ctx context.Context, q queryer, accountID int64, ps []*shop.
 			args = append(args, accountID, p.ID, doc)
 		}
 		query := "INSERT INTO purchase_documents (account_id, purchase_id, document) VALUES " +
-			importPlaceholders(len(part), 3) + " ON DUPLICATE KEY UPDATE document = VALUES(document)"
+			rowPlaceholders(len(part), 3) + " ON DUPLICATE KEY UPDATE document = VALUES(document)"
 		if p, ok := q.(preparer); ok && full == nil && len(part) == documentBatch {
 			var err error
 			if full, err = p.PrepareContext(ctx, query); err != nil {

@@ -206,20 +206,3 @@ func (s *Outbox) HurryEmails(ctx context.Context, now time.Time) (int, error) {
 	}
 	return int(n), nil
 }
-
-// affected reports whether an UPDATE changed a row.
-func affected(res sql.Result, err error, what string, id int64) (bool, error) {
-	if err != nil {
-		return false, fmt.Errorf("%s %d: %w", what, id, translate(err))
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("%s %d: %w", what, id, err)
-	}
-	return n > 0, nil
-}
-
-// placeholders returns "?, ?, ..." with n marks.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}

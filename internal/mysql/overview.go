@@ -118,6 +118,36 @@ type dayPart struct {
 	sign     int64
 }
 
+// eachEdge calls fn with each of the span's edges, sign 1, then each range of less
+// (the rest of an end's day, complementEnds), sign -1.
+func (s *span) eachEdge(less [][2]time.Time, fn func(e [2]time.Time, sign int64) error) error {
+	for i, e := range append(s.edges, less...) {
+		sign := int64(1)
+		if i >= len(s.edges) {
+			sign = -1
+		}
+		if err := fn(e, sign); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachDayPart calls fn with each part of days that is not empty: its first day and
+// the day after its last as DATE text, and its sign.
+func eachDayPart(days []dayPart, fn func(from, to string, sign int64) error) error {
+	for _, d := range days {
+		from, to := d.from.Format(time.DateOnly), d.to.Format(time.DateOnly)
+		if from >= to {
+			continue
+		}
+		if err := fn(from, to, d.sign); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // monthParts splits the span's days into calendar months [first, end), read from a
 // monthly table, and days, read from a daily one. A part of a month at either end that
 // covers more than half of it is read as the whole month less its other days, so that
@@ -334,38 +364,31 @@ func (s *OverviewService) PurchaseFigures(ctx context.Context, q shop.FigureQuer
 		// The daily rows as they are, in the primary key's order, summed here: grouping
 		// them by step in the database goes through a temporary table, which cost twice
 		// as much as sending them.
-		for _, d := range days {
-			from, to := d.from.Format(time.DateOnly), d.to.Format(time.DateOnly)
-			if from >= to {
-				continue
-			}
-			sign = d.sign
+		if err := eachDayPart(days, func(from, to string, s int64) error {
+			sign = s
 			args := []any{first.Format(time.DateOnly), step, q.AccountID, from, to}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-			if err := eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ?, currency, status, purchases, total FROM purchase_rollups
-				WHERE account_id = ? AND day >= ? AND day < ?`+cond, args, scanAdd); err != nil {
-				return nil, err
-			}
+			return eachRow(ctx, db.DB, `SELECT DATEDIFF(day, ?) DIV ?, currency, status, purchases, total FROM purchase_rollups
+				WHERE account_id = ? AND day >= ? AND day < ?`+cond, args, scanAdd)
+		}); err != nil {
+			return nil, err
 		}
 	}
-	for i, e := range append(sp.edges, less...) {
-		sign = 1
-		if i >= len(sp.edges) {
-			sign = -1
-		}
+	if err := sp.eachEdge(less, func(e [2]time.Time, s int64) error {
+		sign = s
 		args := []any{q.AccountID, e[0].UTC(), e[1].UTC()}
 		cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
 		k = daysFrom(first, midnight(e[0], q.Loc)) / step
-		if err := eachRow(ctx, db.DB, `SELECT currency, status, COUNT(*), SUM(total) FROM purchases FORCE INDEX (purchases_account_created_total)
+		return eachRow(ctx, db.DB, `SELECT currency, status, COUNT(*), SUM(total) FROM purchases FORCE INDEX (purchases_account_created_total)
 			WHERE account_id = ? AND created_at >= ? AND created_at < ?`+cond+` GROUP BY currency, status`, args,
 			func(rows *sql.Rows) error {
 				if err := rows.Scan(&currency, &status, &n, &total); err != nil {
 					return err
 				}
 				return add()
-			}); err != nil {
-			return nil, err
-		}
+			})
+	}); err != nil {
+		return nil, err
 	}
 	out := make([]shop.PurchaseCell, 0, len(cells))
 	for ck, c := range cells {
@@ -441,34 +464,27 @@ func (s *OverviewService) TopProducts(ctx context.Context, q shop.FigureQuery, n
 				return nil, err
 			}
 		}
-		for _, d := range days {
-			from, to := d.from.Format(time.DateOnly), d.to.Format(time.DateOnly)
-			if from >= to {
-				continue
-			}
-			sign = d.sign
+		if err := eachDayPart(days, func(from, to string, s int64) error {
+			sign = s
 			args := []any{q.AccountID, string(shop.PurchaseActive), from, to}
 			cond, args := storefrontCond("storefront_id", q.StorefrontID, args)
-			if err := eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups
-				WHERE account_id = ? AND status = ? AND day >= ? AND day < ?`+cond+` GROUP BY product_id, currency`, args, scan); err != nil {
-				return nil, err
-			}
+			return eachRow(ctx, db.DB, `SELECT product_id, currency, SUM(purchases), SUM(total) FROM product_rollups
+				WHERE account_id = ? AND status = ? AND day >= ? AND day < ?`+cond+` GROUP BY product_id, currency`, args, scan)
+		}); err != nil {
+			return nil, err
 		}
 	}
-	for i, e := range append(sp.edges, less...) {
-		sign = 1
-		if i >= len(sp.edges) {
-			sign = -1
-		}
+	if err := sp.eachEdge(less, func(e [2]time.Time, s int64) error {
+		sign = s
 		args := []any{q.AccountID, string(shop.PurchaseActive), e[0].UTC(), e[1].UTC()}
 		cond, args := storefrontCond("p.storefront_id", q.StorefrontID, args)
-		if err := eachRow(ctx, db.DB, `SELECT li.product_id, p.currency, COUNT(DISTINCT p.id), SUM(li.total)
+		return eachRow(ctx, db.DB, `SELECT li.product_id, p.currency, COUNT(DISTINCT p.id), SUM(li.total)
 			FROM purchases p FORCE INDEX (purchases_account_status_created)
 			JOIN line_items li ON li.purchase_id = p.id AND li.account_id = p.account_id
 			WHERE p.account_id = ? AND p.status = ? AND p.created_at >= ? AND p.created_at < ?`+cond+`
-			GROUP BY li.product_id, p.currency`, args, scan); err != nil {
-			return nil, err
-		}
+			GROUP BY li.product_id, p.currency`, args, scan)
+	}); err != nil {
+		return nil, err
 	}
 	out := make([]shop.ProductRevenue, 0, len(got))
 	for _, r := range got {

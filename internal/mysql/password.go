@@ -2,9 +2,7 @@ package mysql
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/base64"
 	"errors"
 	"time"
 
@@ -47,11 +45,10 @@ func (s *UserService) ChangePassword(ctx context.Context, accountID, userID int6
 	if err != nil {
 		return "", err
 	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
+	token, err := newToken()
+	if err != nil {
 		return "", err
 	}
-	token := base64.RawURLEncoding.EncodeToString(b)
 	now := db.Now().UTC().Truncate(time.Second)
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		// The hash checked above must still be the user's: two changes at once cannot

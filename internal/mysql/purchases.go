@@ -3,9 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -13,21 +11,32 @@ import (
 	"storefront/internal/shop"
 )
 
+// PurchaseDataColumns are the columns of a purchases row that hold the purchase's own
+// data, in the order the read path and the seeder use them: every column but the
+// keys (id, account_id, storefront_id, customer_id, subscriber_id), the times
+// (created_at, updated_at) and the generated to_ship.
+var PurchaseDataColumns = []string{
+	"salt", "status", "currency",
+	"subtotal", "discount", "tax", "shipping", "total", "processor_fee",
+	"buyer_email", "buyer_firstname", "buyer_lastname", "customer_notes",
+	"shipping_firstname", "shipping_lastname", "shipping_street", "shipping_street2", "shipping_city",
+	"shipping_state", "shipping_zip_code", "shipping_country_code", "shipping_country", "shipping_phone",
+	"shipping_vatin", "shipping_business_name", "shipping_carrier", "shipping_tracking_number",
+	"requires_shipping", "tangibles_to_ship",
+	"billing_firstname", "billing_lastname", "billing_street", "billing_street2", "billing_city",
+	"billing_state", "billing_zip_code", "billing_country_code", "billing_card_type", "billing_card_number",
+	"ip_address", "marketing_optin",
+}
+
 // purchaseColumns is the one column list of the purchase read path, in the order
 // scanPurchase reads them.
-var purchaseColumns = []string{
-	"p.id", "p.account_id", "p.created_at", "p.updated_at", "p.storefront_id", "p.subscriber_id", "p.salt", "p.status", "p.currency",
-	"p.subtotal", "p.discount", "p.tax", "p.shipping", "p.total", "p.processor_fee",
-	"p.buyer_email", "p.buyer_firstname", "p.buyer_lastname", "p.customer_notes",
-	"p.shipping_firstname", "p.shipping_lastname", "p.shipping_street", "p.shipping_street2", "p.shipping_city",
-	"p.shipping_state", "p.shipping_zip_code", "p.shipping_country_code", "p.shipping_country", "p.shipping_phone",
-	"p.shipping_vatin", "p.shipping_business_name", "p.shipping_carrier", "p.shipping_tracking_number",
-	"p.requires_shipping", "p.tangibles_to_ship",
-	"p.billing_firstname", "p.billing_lastname", "p.billing_street", "p.billing_street2", "p.billing_city",
-	"p.billing_state", "p.billing_zip_code", "p.billing_country_code", "p.billing_card_type", "p.billing_card_number",
-	"p.ip_address", "p.marketing_optin",
-	"c.id", "c.firstname", "c.lastname", "c.email", "c.receives_email", "c.created_at", "c.updated_at",
-}
+var purchaseColumns = func() []string {
+	cols := []string{"p.id", "p.account_id", "p.created_at", "p.updated_at", "p.storefront_id", "p.subscriber_id"}
+	for _, c := range PurchaseDataColumns {
+		cols = append(cols, "p."+c)
+	}
+	return append(cols, "c.id", "c.firstname", "c.lastname", "c.email", "c.receives_email", "c.created_at", "c.updated_at")
+}()
 
 func scanPurchase(rows *sql.Rows) (*shop.Purchase, error) {
 	var (
@@ -79,51 +88,6 @@ func scanPurchase(rows *sql.Rows) (*shop.Purchase, error) {
 	p.Coupons = []shop.Coupon{}
 	p.Transactions = []shop.Transaction{}
 	return &p, nil
-}
-
-// currencyDigits returns the minor-unit digits of a stored currency code (2 for a code
-// that is somehow unknown, which validation on every write prevents).
-func currencyDigits(code string) int {
-	if d, ok := shop.CurrencyDigits(code); ok {
-		return d
-	}
-	return 2
-}
-
-// formatMoney writes a DECIMAL read from the database ("19.9900") with the given
-// number of fraction digits ("19.99"). Stored amounts never carry more digits than
-// their currency has, so the dropped digits are zeros.
-func formatMoney(raw string, digits int) shop.Money {
-	intPart, frac, _ := strings.Cut(raw, ".")
-	if digits == 0 {
-		return shop.Money(intPart)
-	}
-	if len(frac) < digits {
-		frac += strings.Repeat("0", digits-len(frac))
-		return shop.Money(intPart + "." + frac[:digits])
-	}
-	// raw itself up to the last digit wanted, without a copy.
-	return shop.Money(raw[:len(intPart)+1+digits])
-}
-
-// escapeLike makes user text literal inside a LIKE pattern.
-func escapeLike(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return r.Replace(s)
-}
-
-// clampTime keeps an instant inside the DATETIME range, so that a far-away filter date
-// compares as "before everything" or "after everything" instead of failing.
-func clampTime(t time.Time) time.Time {
-	lo := time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
-	hi := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
-	if t.Before(lo) {
-		return lo
-	}
-	if t.After(hi) {
-		return hi
-	}
-	return t.UTC()
 }
 
 // purchaseConditions turns the filters of GET /api/v2/purchases into WHERE conditions
@@ -191,49 +155,11 @@ func totalCondition(f shop.PurchaseFilter) sq.Sqlizer {
 	return sq.Expr("p.total "+op+" CAST(? AS DECIMAL(65,30))", f.Total)
 }
 
-// keysetCondition selects the rows after c in the chosen order, on the list-order
-// columns of the table walked, in the expanded form created_at > ? OR (created_at = ?
-// AND id > ?) (< for newest first): MariaDB 10.11 does not range-optimise the row
-// constructor (created_at, id) > (?, ?) and scans the whole index instead (36-57 ms at
-// 100,000 rows, against ~0.5 ms).
-func keysetCondition(createdAt, id string, c *shop.Cursor, desc bool) sq.Sqlizer {
-	cmp := ">"
-	if desc {
-		cmp = "<"
-	}
-	at := clampTime(c.CreatedAt)
-	return sq.Expr(fmt.Sprintf("(%[1]s %[3]s ? OR (%[1]s = ? AND %[2]s %[3]s ?))", createdAt, id, cmp), at, at, c.ID)
-}
-
-func orderBy(createdAt, id string, desc bool) string {
-	if desc {
-		return createdAt + " DESC, " + id + " DESC"
-	}
-	return createdAt + " ASC, " + id + " ASC"
-}
-
-func perPage(n int) int {
-	if n <= 0 {
-		return shop.DefaultPerPage
-	}
-	if n > shop.MaxPerPage {
-		return shop.MaxPerPage
-	}
-	return n
-}
-
 // FindPurchases returns one page of the account's purchases matching the filter, with
 // their nested collections, in a constant number of queries.
 func (s *PurchaseService) FindPurchases(ctx context.Context, f shop.PurchaseFilter) (*shop.PurchasePage, error) {
 	db := s.db
 	return db.findPurchases(ctx, db.DB, f)
-}
-
-// queryer is what both *sql.DB and *sql.Tx offer.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
 // findPurchases is the one read path of purchases.
@@ -613,21 +539,6 @@ func loadPurchaseCollections(ctx context.Context, q queryer, ps []*shop.Purchase
 		byID[t.PurchaseID].Transactions = append(byID[t.PurchaseID].Transactions, t)
 		return nil
 	})
-}
-
-// eachRow runs a query and calls fn for every row.
-func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(*sql.Rows) error) error {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return translate(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return translate(err)
-		}
-	}
-	return translate(rows.Err())
 }
 
 // CountPurchases counts the purchases matching the filter, stopping at limit: a count

@@ -336,29 +336,3 @@ func newProductKey() string {
 	}
 	return sb.String()
 }
-
-// addActivity records one entry of a purchase's timeline.
-func addActivity(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, actor, action, details string, at time.Time) error {
-	if len(actor) > 255 {
-		actor = actor[:255]
-	}
-	_, err := tx.ExecContext(ctx, "INSERT INTO purchase_activity (account_id, purchase_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-		accountID, purchaseID, actor, action, details, at)
-	return translate(err)
-}
-
-// FindPurchaseActivity returns a purchase's timeline, newest first.
-func (s *PurchaseService) FindPurchaseActivity(ctx context.Context, accountID, purchaseID int64) ([]shop.Activity, error) {
-	out := []shop.Activity{}
-	err := eachRow(ctx, s.db.DB, `SELECT a.id, a.actor, a.action, a.details, a.created_at FROM purchase_activity a
-		WHERE a.account_id = ? AND a.purchase_id = ? ORDER BY a.id DESC`,
-		[]any{accountID, purchaseID}, func(rows *sql.Rows) error {
-			var a shop.Activity
-			if err := rows.Scan(&a.ID, &a.Actor, &a.Action, &a.Details, &a.CreatedAt); err != nil {
-				return err
-			}
-			out = append(out, a)
-			return nil
-		})
-	return out, err
-}

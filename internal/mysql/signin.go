@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"fmt"
 	"time"
@@ -12,10 +11,7 @@ import (
 
 // signInKeyHash is how a throttle key is stored: what was typed into the e-mail
 // field of the sign-in form is not kept.
-func signInKeyHash(key string) []byte {
-	h := sha256.Sum256([]byte(key))
-	return h[:]
-}
+func signInKeyHash(key string) []byte { return hashToken(key) }
 
 // SignInFailures implements shop.SignInThrottleStore.
 func (s *SignInStore) SignInFailures(ctx context.Context, keys []string, since time.Time) (map[string]shop.SignInFailures, error) {
@@ -61,7 +57,7 @@ func (s *SignInStore) AddSignInFailure(ctx context.Context, keys []string, now, 
 	values = append(values, restart)
 	// failures is assigned first, so it still sees the old last_failed_at.
 	if _, err := db.ExecContext(ctx, `INSERT INTO sign_in_failures (key_hash, failures, last_failed_at)
-		VALUES `+importPlaceholders(len(keys), 3)+`
+		VALUES `+rowPlaceholders(len(keys), 3)+`
 		ON DUPLICATE KEY UPDATE failures = IF(last_failed_at < ?, 1, failures + 1), last_failed_at = VALUES(last_failed_at)`,
 		values...); err != nil {
 		return fmt.Errorf("count sign-in failure: %w", translate(err))

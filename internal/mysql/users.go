@@ -2,13 +2,10 @@ package mysql
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
-	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -39,56 +36,6 @@ func (s *UserService) CheckPassword(ctx context.Context, email, password string)
 	return &u, nil
 }
 
-func hashToken(token string) []byte {
-	h := sha256.Sum256([]byte(token))
-	return h[:]
-}
-
-// CreateSession starts a server-side session and returns its secret token.
-func (s *UserService) CreateSession(ctx context.Context, accountID, userID int64) (string, error) {
-	db := s.db
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	token := base64.RawURLEncoding.EncodeToString(b)
-	now := db.Now().UTC().Truncate(time.Second)
-	_, err := db.ExecContext(ctx, "INSERT INTO user_sessions (token_hash, account_id, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
-		hashToken(token), accountID, userID, now, now, now.Add(shop.SessionTTL))
-	if err != nil {
-		return "", translate(err)
-	}
-	// The account's expired sessions are swept now and then, on sign-in.
-	_, _ = db.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND expires_at < ? LIMIT 1000", accountID, now)
-	return token, nil
-}
-
-// FindSession returns the user of a live session, extending it at most once a minute.
-func (s *UserService) FindSession(ctx context.Context, token string) (*shop.User, error) {
-	db := s.db
-	if token == "" {
-		return nil, shop.Errorf(shop.EUnauthenticated, "Please sign in.")
-	}
-	now := db.Now().UTC().Truncate(time.Second)
-	var u shop.User
-	var lastSeen time.Time
-	err := db.QueryRowContext(ctx, `SELECT u.id, u.account_id, u.email, u.role, u.created_at, s.last_seen_at
-		FROM user_sessions s JOIN users u ON u.account_id = s.account_id AND u.id = s.user_id
-		WHERE s.token_hash = ? AND s.expires_at > ?`, hashToken(token), now).
-		Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt, &lastSeen)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, shop.Errorf(shop.EUnauthenticated, "Your session has ended; please sign in again.")
-	}
-	if err != nil {
-		return nil, translate(err)
-	}
-	if now.Sub(lastSeen) > time.Minute {
-		_, _ = db.ExecContext(ctx, "UPDATE user_sessions SET last_seen_at = ?, expires_at = ? WHERE token_hash = ?",
-			now, now.Add(shop.SessionTTL), hashToken(token))
-	}
-	return &u, nil
-}
-
 // FindUserByID returns a user of the account, or ENotFound.
 func (s *UserService) FindUserByID(ctx context.Context, accountID, id int64) (*shop.User, error) {
 	var u shop.User
@@ -101,12 +48,6 @@ func (s *UserService) FindUserByID(ctx context.Context, accountID, id int64) (*s
 		return nil, translate(err)
 	}
 	return &u, nil
-}
-
-// DeleteSession ends one session.
-func (s *UserService) DeleteSession(ctx context.Context, token string) error {
-	_, err := s.db.ExecContext(ctx, "DELETE FROM user_sessions WHERE token_hash = ?", hashToken(token))
-	return translate(err)
 }
 
 // FindUsers returns the account's dashboard users ordered by e-mail.
@@ -174,37 +115,47 @@ func keepAnOwner(ctx context.Context, tx *sql.Tx, accountID, userID int64, newRo
 	return shop.KeepAnOwner(users, target, newRole)
 }
 
-// FindAPIKeys returns the account's keys, newest first.
-func (s *AdminService) FindAPIKeys(ctx context.Context, accountID int64) ([]*shop.APIKeyInfo, error) {
-	var out []*shop.APIKeyInfo
-	err := eachRow(ctx, s.db.DB, "SELECT id, name, scope, created_at, last_used_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY id DESC",
-		[]any{accountID}, func(rows *sql.Rows) error {
-			var k shop.APIKeyInfo
-			if err := rows.Scan(&k.ID, &k.Name, &k.Scope, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt); err != nil {
-				return err
-			}
-			out = append(out, &k)
-			return nil
-		})
-	return out, err
-}
+// MaxPasswordBytes is bcrypt's limit; longer passwords are refused rather than cut.
+const MaxPasswordBytes = 72
 
-// RevokeAPIKey revokes a key: AuthenticateAPIKey refuses it from the commit on. (The
-// web server keeps what it authenticated for a few seconds, web.KeyCacheTTL.)
-func (s *AdminService) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
+// BcryptCost is the cost of new password hashes; tests lower it.
+var BcryptCost = 12
+
+// CreateUser makes a dashboard user of the account.
+func (s *AdminService) CreateUser(ctx context.Context, accountID int64, email, role, password string) (int64, error) {
 	db := s.db
-	res, err := db.ExecContext(ctx, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = ?",
-		db.Now().UTC(), keyID, accountID)
-	return mustAffect(res, err, "API key %d was not found.", keyID)
-}
-
-// mustAffect turns "no row matched" into ENotFound.
-func mustAffect(res sql.Result, err error, format string, id int64) error {
+	email = strings.TrimSpace(email)
+	if email == "" || !strings.Contains(email, "@") || strings.ContainsAny(email, " \r\n\t") {
+		return 0, shop.ParamErrorf(shop.EInvalid, "email", "%q is not an e-mail address.", email)
+	}
+	if !shop.ValidRole(role) {
+		return 0, shop.ParamErrorf(shop.EInvalid, "role", "Role must be owner, staff or viewer.")
+	}
+	if len(password) < 8 {
+		return 0, shop.ParamErrorf(shop.EInvalid, "password", "The password must have at least 8 characters.")
+	}
+	if len(password) > MaxPasswordBytes {
+		return 0, shop.ParamErrorf(shop.EInvalid, "password", "The password must have at most %d bytes.", MaxPasswordBytes)
+	}
+	if _, err := NewAccountService(db).FindAccountByID(ctx, accountID); err != nil {
+		return 0, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), BcryptCost)
 	if err != nil {
-		return translate(err)
+		return 0, err
 	}
-	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		return shop.Errorf(shop.ENotFound, format, id)
+	now := db.Now().UTC()
+	res, err := db.ExecContext(ctx, "INSERT INTO users (account_id, email, password_hash, role, created_at, password_changed_at) VALUES (?, ?, ?, ?, ?, ?)",
+		accountID, email, string(hash), role, now, now)
+	if isDuplicate(err) {
+		return 0, shop.ParamErrorf(shop.EInvalid, "email", "A user with the e-mail %s already exists.", email)
 	}
-	return nil
+	if err != nil {
+		return 0, translate(err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("user id: %w", err)
+	}
+	return id, nil
 }

@@ -125,11 +125,11 @@ func recordEvents(ctx context.Context, q queryer, accountID int64, targets []hoo
 			continue
 		}
 		if _, err := q.ExecContext(ctx, "INSERT INTO webhook_events (account_id, event_id, type, created_at, body) VALUES "+
-			importPlaceholders(nEv, 5), evArgs...); err != nil {
+			rowPlaceholders(nEv, 5), evArgs...); err != nil {
 			return ids, fmt.Errorf("record events: %w", translate(err))
 		}
 		if _, err := q.ExecContext(ctx, "INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id, next_attempt_at, give_up_at, created_at) VALUES "+
-			importPlaceholders(nDl, 6), dlArgs...); err != nil {
+			rowPlaceholders(nDl, 6), dlArgs...); err != nil {
 			return ids, fmt.Errorf("record deliveries: %w", translate(err))
 		}
 	}

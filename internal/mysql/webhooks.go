@@ -450,7 +450,7 @@ func (db *DB) recordAttempts(ctx context.Context, tx *sql.Tx, rs []webhook.Resul
 			status, errText, r.ResponseBody)
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO webhook_attempts (account_id, delivery_id, attempt, started_at, duration_ms, request_headers, status_code, error, response_body) VALUES "+
-		importPlaceholders(len(rs), 9), args...); err != nil {
+		rowPlaceholders(len(rs), 9), args...); err != nil {
 		return false, translate(err)
 	}
 	type endpointKey struct{ account, id int64 }

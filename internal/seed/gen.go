@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"storefront/internal/mysql"
 	"storefront/internal/shop"
 )
 
@@ -24,17 +25,9 @@ var (
 		"id", "account_id", "subscriber_id", "status", "price", "period", "unit", "tax_amount",
 		"trial_price", "trial_period", "trial_unit", "trial_tax_amount", "created_at", "updated_at",
 		"started_at", "ended_at", "trial_started_at", "last_payment_at", "next_payment_at")
-	purchasesTable = newTable("purchases",
-		"id", "account_id", "storefront_id", "customer_id", "subscriber_id", "created_at", "updated_at",
-		"salt", "status", "currency", "subtotal", "discount", "tax", "shipping", "total", "processor_fee",
-		"buyer_email", "buyer_firstname", "buyer_lastname", "customer_notes",
-		"shipping_firstname", "shipping_lastname", "shipping_street", "shipping_street2", "shipping_city",
-		"shipping_state", "shipping_zip_code", "shipping_country_code", "shipping_country", "shipping_phone",
-		"shipping_vatin", "shipping_business_name", "shipping_carrier", "shipping_tracking_number",
-		"requires_shipping", "tangibles_to_ship",
-		"billing_firstname", "billing_lastname", "billing_street", "billing_street2", "billing_city",
-		"billing_state", "billing_zip_code", "billing_country_code", "billing_card_type", "billing_card_number",
-		"ip_address", "marketing_optin")
+	purchasesTable = newTable("purchases", append([]string{
+		"id", "account_id", "storefront_id", "customer_id", "subscriber_id", "created_at", "updated_at"},
+		mysql.PurchaseDataColumns...)...)
 	lineItemsTable = newTable("line_items",
 		"id", "account_id", "purchase_id", "product_id", "price", "quantity", "subtotal", "tax", "discount", "total",
 		"product_name", "download_limit", "download_count", "expires_at", "has_all_keys")

@@ -1,0 +1,221 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"storefront/internal/shop"
+)
+
+// SQLDriver is the database/sql driver that Open uses: go-sql-driver/mysql, or a
+// recording wrapper around it that the tests register (internal/dbtest).
+var SQLDriver = "mysql"
+
+// NormalizeDSN adds the settings the program relies on to a go-sql-driver DSN:
+// parseTime, UTC for DATETIME values, utf8mb4 with a case- and accent-insensitive
+// collation, and a UTC session time zone.
+func NormalizeDSN(dsn string) (string, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "", fmt.Errorf("STOREFRONT_DSN: %w", err)
+	}
+	cfg.ParseTime = true
+	cfg.Loc = time.UTC
+	cfg.Collation = "utf8mb4_unicode_ci"
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["time_zone"] = "'+00:00'"
+	cfg.InterpolateParams = true
+	// RowsAffected counts matched rows, so that an update to the same value is not
+	// mistaken for "no such row".
+	cfg.ClientFoundRows = true
+	return cfg.FormatDSN(), nil
+}
+
+// Open connects to the database named by dsn and checks that it answers.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	norm, err := NormalizeDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	sqlDB, err := sql.Open(SQLDriver, norm)
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(64)
+	sqlDB.SetMaxIdleConns(64)
+	sqlDB.SetConnMaxLifetime(30 * time.Minute)
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := sqlDB.PingContext(pingCtx); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return &DB{DB: sqlDB, Now: time.Now}, nil
+}
+
+// inTx runs fn in a transaction, committing when it returns nil.
+func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.inTxWith(ctx, nil, fn)
+}
+
+// inTxWith runs fn in a transaction with the given options (nil: the defaults).
+func (db *DB) inTxWith(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, opts)
+	if err != nil {
+		return translate(err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return translate(err)
+	}
+	return translate(tx.Commit())
+}
+
+// ErrUnavailable is wrapped into errors that mean the database cannot be reached.
+var ErrUnavailable = &shop.Error{Code: shop.EUnavailable, Message: "The database is unavailable; try again shortly."}
+
+// translate maps driver errors that mean "unreachable" onto shop.EUnavailable, keeping
+// the original in the chain for the log.
+func translate(err error) error {
+	if err == nil || errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		// The server is shutting down (1053), killed the connection on its way down
+		// (1927), or takes no more connections (1040): unreachable for now, like a
+		// refused connection.
+		case 1053, 1927, 1040:
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	// A connection that broke under a statement (driver.ErrBadConn: the pool could
+	// not retry it, as inside a transaction) means the server went away mid-way.
+	if errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || isNetError(err) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return err
+}
+
+func isNetError(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne)
+}
+
+// IsDeadlock reports whether err is InnoDB's deadlock error, after which the whole
+// transaction was rolled back and may be run again.
+func IsDeadlock(err error) bool { return isDeadlock(err) }
+
+func isDeadlock(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1213
+}
+
+// isDuplicate reports whether err is a duplicate-key error.
+func isDuplicate(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1062
+}
+
+// queryer is what both *sql.DB and *sql.Tx offer.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// eachRow runs a query and calls fn for every row.
+func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return translate(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return translate(err)
+		}
+	}
+	return translate(rows.Err())
+}
+
+// affected reports whether an UPDATE changed a row.
+func affected(res sql.Result, err error, what string, id int64) (bool, error) {
+	if err != nil {
+		return false, fmt.Errorf("%s %d: %w", what, id, translate(err))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("%s %d: %w", what, id, err)
+	}
+	return n > 0, nil
+}
+
+// placeholders returns "?, ?, ..." with n marks.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// rowPlaceholders returns "(?,?,?),(?,?,?)" for rows rows of cols columns.
+func rowPlaceholders(rows, cols int) string {
+	one := "(" + strings.Repeat("?,", cols-1) + "?)"
+	var b strings.Builder
+	b.Grow(rows * (len(one) + 1))
+	for i := 0; i < rows; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(one)
+	}
+	return b.String()
+}
+
+// importInList returns "(?,?,?)" and the ids as arguments.
+func importInList(ids []int64) (string, []any) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return "(" + strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",") + ")", args
+}
+
+// upsertChunks runs "head VALUES (...),... tail" over args in statements of at most
+// 2,000 rows.
+func upsertChunks(ctx context.Context, q queryer, head string, cols int, tail string, args []any) error {
+	const rows = 2000
+	for len(args) > 0 {
+		n := min(len(args), rows*cols)
+		if _, err := q.ExecContext(ctx, head+" VALUES "+rowPlaceholders(n/cols, cols)+" "+tail, args[:n]...); err != nil {
+			return translate(err)
+		}
+		args = args[n:]
+	}
+	return nil
+}
+
+// mustAffect turns "no row matched" into ENotFound.
+func mustAffect(res sql.Result, err error, format string, id int64) error {
+	if err != nil {
+		return translate(err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return shop.Errorf(shop.ENotFound, format, id)
+	}
+	return nil
+}
