@@ -185,7 +185,7 @@ func (s *SubscriberService) FindSubscriberActivity(ctx context.Context, accountI
 }
 
 // addActivity records one entry of a purchase's timeline.
-func addActivity(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64, actor, action, details string, at time.Time) error {
+func addActivity(ctx context.Context, tx *Tx, accountID, purchaseID int64, actor, action, details string, at time.Time) error {
 	if len(actor) > 255 {
 		actor = actor[:255]
 	}

@@ -15,15 +15,13 @@ type DB struct {
 	*sql.DB
 	// Now is the clock; tests replace it.
 	Now func() time.Time
-	// EmailQueued, when set, is called after a transaction that queued an e-mail has
-	// committed: the program wires it to wake the mail sender.
-	EmailQueued func()
 	// WebhookGuard checks endpoint URLs when they are saved; nil allows public
 	// addresses only.
 	WebhookGuard *webhook.Guard
-	// WebhookEventsWritten is called after a commit that wrote webhook events, to wake the
-	// deliverer; nil for none.
-	WebhookEventsWritten func()
+	// Wake, when set, is called after a transaction commits with the background work it
+	// queued (WorkEmails, WorkWebhooks, WorkJobs): the program wires it to wake the
+	// workers of those names.
+	Wake func(work ...string)
 
 	edgesOnce sync.Once
 	edges     *bandEdges

@@ -98,7 +98,8 @@ func writeDocuments(ctx context.Context, q queryer, accountID int64, ids []int64
 // each purchase exactly as the read path would read it back (every collection
 // non-nil, in the read path's order; money in the currency's digits; times in whole
 // seconds).
-func StoreDocuments(ctx context.Context, tx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
+func StoreDocuments(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
+	tx := &Tx{Tx: sqlTx} // the seed's transaction queues no background work
 	return storeDocuments(ctx, tx, accountID, ps)
 }
 

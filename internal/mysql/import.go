@@ -39,7 +39,7 @@ func (db *DB) BeginImport(ctx context.Context) (importer.Tx, error) {
 		releaseImportConn(conn)
 		return nil, translate(err)
 	}
-	return &importTx{db: db, conn: conn, tx: tx, accounts: map[int64]bool{}, storefronts: map[int64]bool{}}, nil
+	return &importTx{db: db, conn: conn, tx: &Tx{Tx: tx}, accounts: map[int64]bool{}, storefronts: map[int64]bool{}}, nil
 }
 
 // releaseImportConn restores foreign key checks and returns the connection to the
@@ -55,7 +55,7 @@ func releaseImportConn(conn *sql.Conn) {
 type importTx struct {
 	db    *DB
 	conn  *sql.Conn
-	tx    *sql.Tx
+	tx    *Tx
 	ended bool
 	// accounts and storefronts hold what the import wrote to, so that the accounts'
 	// reads are fenced after the commit (RecordReadFences).
@@ -130,11 +130,9 @@ func (t *importTx) Commit() error {
 		_ = t.Rollback()
 		return err
 	}
-	if err := t.end(t.tx.Commit); err != nil {
+	// The commit wakes the webhook deliverer when the import wrote events.
+	if err := t.end(func() error { return t.db.commit(t.tx) }); err != nil {
 		return err
-	}
-	if t.events > 0 {
-		t.db.webhookEventsWritten()
 	}
 	ids := make([]int64, 0, len(t.accounts))
 	for id := range t.accounts {

@@ -131,7 +131,7 @@ func trackAccountZones(ctx context.Context, tx queryer, accounts []*shop.Account
 }
 
 // apply rebuilds the rollups of the accounts whose zone changed.
-func (z *accountZones) apply(ctx context.Context, tx *sql.Tx) error {
+func (z *accountZones) apply(ctx context.Context, tx *Tx) error {
 	for id, zone := range z.before {
 		var now string
 		if err := tx.QueryRowContext(ctx, "SELECT timezone FROM accounts WHERE id = ?", id).Scan(&now); err != nil {

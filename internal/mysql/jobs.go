@@ -47,7 +47,7 @@ func (s *JobService) CreateReactivationJob(ctx context.Context, accountID int64,
 	now := db.Now().UTC().Truncate(time.Second)
 	job := &shop.Job{AccountID: accountID, Kind: shop.JobReactivate, Status: shop.JobQueued, Actor: actor, Refulfill: refulfill,
 		CreatedAt: shop.Time{Time: now}}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *Tx) error {
 		// The account's row serialises the ids its jobs get.
 		if _, err := tx.ExecContext(ctx, "SELECT id FROM accounts WHERE id = ? FOR UPDATE", accountID); err != nil {
 			return err
@@ -84,6 +84,7 @@ func (s *JobService) CreateReactivationJob(ctx context.Context, accountID int64,
 			accountID, job.ID, job.Kind, job.Status, actor, refulfill, job.Total, now); err != nil {
 			return err
 		}
+		tx.queue(WorkJobs)
 		return upsertChunks(ctx, tx, "INSERT INTO job_items (account_id, job_id, purchase_id, status)", 4, "", items)
 	})
 	if err != nil {
@@ -194,7 +195,7 @@ func (s *JobService) FindJobProblems(ctx context.Context, accountID, id int64) (
 // CancelJob implements shop.JobService.
 func (s *JobService) CancelJob(ctx context.Context, accountID, id int64) error {
 	db := s.db
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx *Tx) error {
 		var status string
 		err := tx.QueryRowContext(ctx, "SELECT status FROM jobs WHERE account_id = ? AND id = ? FOR UPDATE", accountID, id).Scan(&status)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -267,8 +268,8 @@ func (s *JobService) RunJobStep(ctx context.Context) (bool, error) {
 // runJobItem runs one pending purchase of a job; false when none is free.
 func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, error) {
 	rc := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
-	worked, emailed := false, false
-	err := db.inTxWith(ctx, rc, func(tx *sql.Tx) error {
+	worked := false
+	err := db.inTxWith(ctx, rc, func(tx *Tx) error {
 		var (
 			status, actor string
 			refulfill     bool
@@ -306,7 +307,6 @@ func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, err
 		var se *shop.Error
 		switch {
 		case rerr == nil:
-			emailed = true
 		case errors.As(rerr, &se) && se.Code != shop.EInternal && se.Code != shop.EUnavailable:
 			// The use case refused before it changed anything; the savepoint makes sure.
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT job_item"); err != nil {
@@ -337,15 +337,12 @@ func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, err
 		}
 		return false, err
 	}
-	if emailed && db.EmailQueued != nil {
-		db.EmailQueued()
-	}
 	return worked, nil
 }
 
 // finishJob marks a job done once none of its purchases is pending (another worker may
 // still hold the last one: then that worker finishes it).
-func (db *DB) finishJob(ctx context.Context, tx *sql.Tx, accountID, jobID int64) error {
+func (db *DB) finishJob(ctx context.Context, tx *Tx, accountID, jobID int64) error {
 	var pending int
 	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM job_items WHERE account_id = ? AND job_id = ? AND status = 'pending'", accountID, jobID).
 		Scan(&pending); err != nil {

@@ -50,7 +50,7 @@ func (s *UserService) ChangePassword(ctx context.Context, accountID, userID int6
 		return "", err
 	}
 	now := db.Now().UTC().Truncate(time.Second)
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *Tx) error {
 		// The hash checked above must still be the user's: two changes at once cannot
 		// both pass with the same current password.
 		res, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ?, password_changed_at = ? WHERE account_id = ? AND id = ? AND password_hash = ?",

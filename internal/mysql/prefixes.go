@@ -113,7 +113,8 @@ func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accoun
 // of the table's key, near enough (the collation's order taken as lower case): InnoDB
 // inserts a statement's rows into neighbouring pages at about 60% of the cost of rows
 // in purchase order, which land all over the key.
-func StorePrefixes(ctx context.Context, tx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
+func StorePrefixes(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
+	tx := &Tx{Tx: sqlTx} // the seed's transaction queues no background work
 	rows := make([]prefixRow, 0, 10*len(ps))
 	for _, p := range ps {
 		rows = prefixRows(rows, p)

@@ -34,7 +34,7 @@ func (s *RateStore) TakeTokens(ctx context.Context, keyID int64, want, perMinute
 			left  float64
 			found bool
 		)
-		err := db.inTx(ctx, func(tx *sql.Tx) error {
+		err := db.inTx(ctx, func(tx *Tx) error {
 			var tokens float64
 			var refilled time.Time
 			err := tx.QueryRowContext(ctx, "SELECT tokens, refilled_at FROM api_rate_buckets WHERE key_id = ? FOR UPDATE", keyID).

@@ -42,7 +42,7 @@ func (s *PurchaseService) Reactivate(ctx context.Context, req shop.ReactivateReq
 	rc := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
 	for attempt := 0; ; attempt++ {
 		var answer error
-		err := db.inTxWith(ctx, rc, func(tx *sql.Tx) error {
+		err := db.inTxWith(ctx, rc, func(tx *Tx) error {
 			var err error
 			res, err = db.reactivate(ctx, tx, req)
 			var ce *committedError
@@ -67,10 +67,6 @@ func (s *PurchaseService) Reactivate(ctx context.Context, req shop.ReactivateReq
 		if err != nil {
 			return nil, err
 		}
-		if db.EmailQueued != nil {
-			db.EmailQueued()
-		}
-		db.webhookEventsWritten()
 		return res, nil
 	}
 }
@@ -98,7 +94,7 @@ type reactivated struct {
 	buyerEmail   sql.NullString
 }
 
-func (db *DB) reactivate(ctx context.Context, tx *sql.Tx, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
+func (db *DB) reactivate(ctx context.Context, tx *Tx, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
 	now := db.Now().UTC().Truncate(time.Second)
 	var p reactivated
 	// Lock the purchase row only: reactivations of other purchases of the same
@@ -193,7 +189,7 @@ type committedError struct{ error }
 
 func (e *committedError) Unwrap() error { return e.error }
 
-func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.ReactivateRequest, p reactivated, now time.Time) (*shop.ReactivateResult, error) {
+func (db *DB) reactivateOnce(ctx context.Context, tx *Tx, req shop.ReactivateRequest, p reactivated, now time.Time) (*shop.ReactivateResult, error) {
 	var (
 		downloadLimit, downloadDay int64
 		customerEmail              sql.NullString
@@ -284,7 +280,7 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *sql.Tx, req shop.Reactivat
 
 // refulfill tops up every line item's product keys to its quantity, keeping the keys
 // already delivered, and returns how many it made.
-func refulfill(ctx context.Context, tx *sql.Tx, accountID, purchaseID int64) (int, error) {
+func refulfill(ctx context.Context, tx *Tx, accountID, purchaseID int64) (int, error) {
 	type item struct{ id, quantity, keys, next int64 }
 	var items []item
 	// Each line item with its key count and the position after its highest key

@@ -2,6 +2,7 @@ package mysql_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"storefront/internal/mysql"
@@ -77,8 +78,12 @@ func TestPurchaseService_Reactivate(t *testing.T) {
 
 	t.Run("OKWakesSender", func(t *testing.T) {
 		woken := 0
-		db.EmailQueued = func() { woken++ }
-		defer func() { db.EmailQueued = nil }()
+		db.Wake = func(work ...string) {
+			if slices.Contains(work, mysql.WorkEmails) {
+				woken++
+			}
+		}
+		defer func() { db.Wake = nil }()
 		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: p.ID, Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}

@@ -242,7 +242,7 @@ func (db *DB) RecordReadFences(ctx context.Context, accountIDs ...int64) error {
 	// cannot deadlock.
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx *Tx) error {
 		for _, id := range ids {
 			// Two writers fencing the same account at once keep the later position.
 			var old string

@@ -347,7 +347,8 @@ func (c *rollupChange) apply(ctx context.Context, tx queryer) error {
 // rollups from the purchases as given, as the rollups' rebuild counts them from their
 // rows: for writers of new purchases that hold them as the read path would read them
 // back (the seeder).
-func AddPurchaseRollups(ctx context.Context, tx *sql.Tx, account int64, ps []*shop.Purchase) error {
+func AddPurchaseRollups(ctx context.Context, sqlTx *sql.Tx, account int64, ps []*shop.Purchase) error {
+	tx := &Tx{Tx: sqlTx} // the seed's transaction queues no background work
 	loc, err := accountZone(ctx, tx, account)
 	if err != nil {
 		return err

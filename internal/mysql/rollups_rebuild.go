@@ -34,7 +34,7 @@ func rebuildRollups(ctx context.Context, sqlDB *sql.DB, tablesOf90 bool) (int, e
 		if err != nil {
 			return i, translate(err)
 		}
-		if err := rebuildAccountRollups(ctx, tx, account, tablesOf90); err != nil {
+		if err := rebuildAccountRollups(ctx, &Tx{Tx: tx}, account, tablesOf90); err != nil {
 			_ = tx.Rollback()
 			return i, fmt.Errorf("account %d: %w", account, err)
 		}
@@ -47,7 +47,7 @@ func rebuildRollups(ctx context.Context, sqlDB *sql.DB, tablesOf90 bool) (int, e
 
 // rebuildAccountRollups replaces an account's rollups with sums of its rows, in tx;
 // tablesOf90 rebuilds only the tables that exist at migration 90 (rebuildRollups).
-func rebuildAccountRollups(ctx context.Context, tx *sql.Tx, account int64, tablesOf90 bool) error {
+func rebuildAccountRollups(ctx context.Context, tx *Tx, account int64, tablesOf90 bool) error {
 	loc, err := accountZone(ctx, tx, account)
 	if err != nil {
 		return err

@@ -219,6 +219,7 @@ func (r *subscriberRollups) apply(ctx context.Context, tx queryer) error {
 
 // SyncSubscriberRollups brings the terms of subscribers just written in tx (ids of one
 // account) into the rollups: for writers of new subscribers, such as the seeder.
-func SyncSubscriberRollups(ctx context.Context, tx *sql.Tx, account int64, ids []int64) error {
+func SyncSubscriberRollups(ctx context.Context, sqlTx *sql.Tx, account int64, ids []int64) error {
+	tx := &Tx{Tx: sqlTx} // the seed's transaction queues no background work
 	return syncSubscriberTerms(ctx, tx, account, ids)
 }

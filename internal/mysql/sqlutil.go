@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,22 +64,50 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return &DB{DB: sqlDB, Now: time.Now}, nil
 }
 
+// Tx is a transaction of the store. Besides running statements it records the
+// background work it queued (Work* of work.go), so that committing it wakes the
+// workers that do that work: whoever writes work into a transaction says so on the
+// transaction (queue), and nothing wakes a worker by hand.
+type Tx struct {
+	*sql.Tx
+	work []string
+}
+
+// queue records that the transaction queued work for the worker named work.
+func (tx *Tx) queue(work string) {
+	if !slices.Contains(tx.work, work) {
+		tx.work = append(tx.work, work)
+	}
+}
+
+// commit commits tx and then wakes the workers of the work it queued.
+func (db *DB) commit(tx *Tx) error {
+	if err := tx.Commit(); err != nil {
+		return translate(err)
+	}
+	if len(tx.work) > 0 && db.Wake != nil {
+		db.Wake(tx.work...)
+	}
+	return nil
+}
+
 // inTx runs fn in a transaction, committing when it returns nil.
-func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return db.inTxWith(ctx, nil, fn)
 }
 
 // inTxWith runs fn in a transaction with the given options (nil: the defaults).
-func (db *DB) inTxWith(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql.Tx) error) error {
-	tx, err := db.BeginTx(ctx, opts)
+func (db *DB) inTxWith(ctx context.Context, opts *sql.TxOptions, fn func(tx *Tx) error) error {
+	sqlTx, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return translate(err)
 	}
+	tx := &Tx{Tx: sqlTx}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return translate(err)
 	}
-	return translate(tx.Commit())
+	return db.commit(tx)
 }
 
 // ErrUnavailable is wrapped into errors that mean the database cannot be reached.

@@ -25,7 +25,7 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 	// terms holds the closed subscriptions' subscribers by account: their service terms
 	// end, in the rollups, in the same transaction.
 	terms := map[int64][]int64{}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *Tx) error {
 		type due struct {
 			id, subscriberID, accountID, storefrontID int64
 			end                                       time.Time
@@ -100,9 +100,6 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 		}
 		return nil
 	})
-	if err == nil && closed > 0 {
-		db.webhookEventsWritten()
-	}
 	if err == nil && len(fence) > 0 {
 		// The closed subscriptions' accounts read from the primary until a replica has
 		// the change (docs/SCALING.md); the closing stands if that cannot be recorded.

@@ -71,7 +71,7 @@ func (s *AdminService) SetUserRole(ctx context.Context, accountID, userID int64,
 	if !shop.ValidRole(role) {
 		return shop.ParamErrorf(shop.EInvalid, "role", "Role must be owner, staff or viewer.")
 	}
-	return s.db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		if err := keepAnOwner(ctx, tx, accountID, userID, role); err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func (s *AdminService) SetUserRole(ctx context.Context, accountID, userID int64,
 // DeleteUser removes a user and ends their sessions. The account's last owner cannot
 // be removed (EInvalid).
 func (s *AdminService) DeleteUser(ctx context.Context, accountID, userID int64) error {
-	return s.db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		if err := keepAnOwner(ctx, tx, accountID, userID, ""); err != nil {
 			return err
 		}
@@ -95,7 +95,7 @@ func (s *AdminService) DeleteUser(ctx context.Context, accountID, userID int64) 
 // keepAnOwner refuses to leave the account without an owner when userID takes newRole
 // ("" for removal). It locks the account's users, so that two owners demoting each
 // other at once cannot both succeed.
-func keepAnOwner(ctx context.Context, tx *sql.Tx, accountID, userID int64, newRole string) error {
+func keepAnOwner(ctx context.Context, tx *Tx, accountID, userID int64, newRole string) error {
 	var users []*shop.User
 	var target *shop.User
 	err := eachRow(ctx, tx, "SELECT id, role FROM users WHERE account_id = ? FOR UPDATE", []any{accountID}, func(rows *sql.Rows) error {

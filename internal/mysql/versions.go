@@ -25,7 +25,8 @@ const versionQuery = "SELECT COALESCE(MAX(version), 0) FROM purchase_versions WH
 // BumpPurchaseVersions bumps the purchases version of each account, inside tx. Call it
 // just before the commit: the row stays locked until then, so writers of one account
 // wait for each other's commit from that point only.
-func BumpPurchaseVersions(ctx context.Context, tx *sql.Tx, accountIDs ...int64) error {
+func BumpPurchaseVersions(ctx context.Context, sqlTx *sql.Tx, accountIDs ...int64) error {
+	tx := &Tx{Tx: sqlTx} // the seed's transaction queues no background work
 	return bumpPurchaseVersions(ctx, tx, accountIDs...)
 }
 

@@ -36,7 +36,7 @@ func (s *SavedViewService) CreateSavedView(ctx context.Context, v shop.SavedView
 		return nil, shop.Errorf(shop.EForbidden, "Only the account's owners can save views for everyone.")
 	}
 	v.Name = name
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *Tx) error {
 		// The account's row of accounts serialises the ids and positions it hands out.
 		if _, err := tx.ExecContext(ctx, "SELECT id FROM accounts WHERE id = ? FOR UPDATE", v.AccountID); err != nil {
 			return err
@@ -62,7 +62,7 @@ func (s *SavedViewService) CreateSavedView(ctx context.Context, v shop.SavedView
 }
 
 // lockView finds a view the user may change, locked for the change.
-func lockView(ctx context.Context, tx *sql.Tx, accountID, userID, id int64, owner bool) (*int64, int, error) {
+func lockView(ctx context.Context, tx *Tx, accountID, userID, id int64, owner bool) (*int64, int, error) {
 	var (
 		user *int64
 		pos  int
@@ -87,7 +87,7 @@ func (s *SavedViewService) RenameSavedView(ctx context.Context, accountID, userI
 	if err != nil {
 		return err
 	}
-	return s.db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		if _, _, err := lockView(ctx, tx, accountID, userID, id, owner); err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ func (s *SavedViewService) MoveSavedView(ctx context.Context, accountID, userID,
 	if by != -1 && by != 1 {
 		return shop.ParamErrorf(shop.EInvalid, "by", "A view moves one place earlier or later.")
 	}
-	return s.db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		user, pos, err := lockView(ctx, tx, accountID, userID, id, owner)
 		if err != nil {
 			return err
@@ -133,7 +133,7 @@ func (s *SavedViewService) MoveSavedView(ctx context.Context, accountID, userID,
 
 // DeleteSavedView implements shop.SavedViewService.
 func (s *SavedViewService) DeleteSavedView(ctx context.Context, accountID, userID, id int64, owner bool) error {
-	return s.db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		if _, _, err := lockView(ctx, tx, accountID, userID, id, owner); err != nil {
 			return err
 		}

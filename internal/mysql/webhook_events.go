@@ -77,8 +77,8 @@ type pendingEvent struct {
 // recordEvent writes an event of the account whose data.object is object, with a
 // delivery to each of targets that takes its type, due at now. It writes nothing when
 // none takes it, and returns the event id, or "".
-func recordEvent(ctx context.Context, q queryer, accountID int64, targets []hookTarget, typ string, object []byte, now time.Time) (string, error) {
-	ids, err := recordEvents(ctx, q, accountID, targets, []pendingEvent{{typ, object}}, now)
+func recordEvent(ctx context.Context, tx *Tx, accountID int64, targets []hookTarget, typ string, object []byte, now time.Time) (string, error) {
+	ids, err := recordEvents(ctx, tx, accountID, targets, []pendingEvent{{typ, object}}, now)
 	if err != nil || len(ids) == 0 {
 		return "", err
 	}
@@ -90,7 +90,7 @@ const eventBatch = 500
 
 // recordEvents writes events of the account as recordEvent does, a batch to a
 // statement, and returns the ids of those it wrote.
-func recordEvents(ctx context.Context, q queryer, accountID int64, targets []hookTarget, events []pendingEvent, now time.Time) ([]string, error) {
+func recordEvents(ctx context.Context, tx *Tx, accountID int64, targets []hookTarget, events []pendingEvent, now time.Time) ([]string, error) {
 	now = now.UTC().Truncate(time.Second)
 	var ids []string
 	// The deliveries of a batch stay well below the protocol's 65,535 placeholders.
@@ -124,26 +124,27 @@ func recordEvents(ctx context.Context, q queryer, accountID int64, targets []hoo
 		if nEv == 0 {
 			continue
 		}
-		if _, err := q.ExecContext(ctx, "INSERT INTO webhook_events (account_id, event_id, type, created_at, body) VALUES "+
+		if _, err := tx.ExecContext(ctx, "INSERT INTO webhook_events (account_id, event_id, type, created_at, body) VALUES "+
 			rowPlaceholders(nEv, 5), evArgs...); err != nil {
 			return ids, fmt.Errorf("record events: %w", translate(err))
 		}
-		if _, err := q.ExecContext(ctx, "INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id, next_attempt_at, give_up_at, created_at) VALUES "+
+		if _, err := tx.ExecContext(ctx, "INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id, next_attempt_at, give_up_at, created_at) VALUES "+
 			rowPlaceholders(nDl, 6), dlArgs...); err != nil {
 			return ids, fmt.Errorf("record deliveries: %w", translate(err))
 		}
+		tx.queue(WorkWebhooks)
 	}
 	return ids, nil
 }
 
 // recordAccountEvent is recordEvent for a writer that has not read the account's
 // endpoints: a reactivation, the past-due sweeper.
-func recordAccountEvent(ctx context.Context, q queryer, accountID int64, typ string, object []byte, now time.Time) (string, error) {
-	targets, err := hookTargets(ctx, q, accountID)
+func recordAccountEvent(ctx context.Context, tx *Tx, accountID int64, typ string, object []byte, now time.Time) (string, error) {
+	targets, err := hookTargets(ctx, tx, accountID)
 	if err != nil || len(targets) == 0 {
 		return "", err
 	}
-	return recordEvent(ctx, q, accountID, targets, typ, object, now)
+	return recordEvent(ctx, tx, accountID, targets, typ, object, now)
 }
 
 // storedDocuments reads the stored documents of an account's purchases, as they are,
@@ -173,8 +174,8 @@ func storedDocuments(ctx context.Context, q queryer, accountID int64, ids []int6
 // recordPurchaseChanges writes purchase.created for each purchase of ids that had no
 // document before and purchase.updated for each whose document changed, comparing
 // before with the documents stored now.
-func recordPurchaseChanges(ctx context.Context, q queryer, accountID int64, targets []hookTarget, ids []int64, before map[int64][]byte, now time.Time) (int, error) {
-	after, err := storedDocuments(ctx, q, accountID, ids)
+func recordPurchaseChanges(ctx context.Context, tx *Tx, accountID int64, targets []hookTarget, ids []int64, before map[int64][]byte, now time.Time) (int, error) {
+	after, err := storedDocuments(ctx, tx, accountID, ids)
 	if err != nil {
 		return 0, err
 	}
@@ -194,7 +195,7 @@ func recordPurchaseChanges(ctx context.Context, q queryer, accountID int64, targ
 		}
 		events = append(events, pendingEvent{typ, doc})
 	}
-	written, err := recordEvents(ctx, q, accountID, targets, events, now)
+	written, err := recordEvents(ctx, tx, accountID, targets, events, now)
 	return len(written), err
 }
 
@@ -212,24 +213,17 @@ func (db *DB) subscriberDocument(ctx context.Context, q queryer, accountID, stor
 
 // recordSubscriptionChange writes subscription.updated for a subscriber whose
 // subscription's status went from one value to another ("" for none).
-func (db *DB) recordSubscriptionChange(ctx context.Context, q queryer, accountID int64, targets []hookTarget, storefrontID, subscriberID int64, now time.Time) error {
-	doc, err := db.subscriberDocument(ctx, q, accountID, storefrontID, subscriberID)
+func (db *DB) recordSubscriptionChange(ctx context.Context, tx *Tx, accountID int64, targets []hookTarget, storefrontID, subscriberID int64, now time.Time) error {
+	doc, err := db.subscriberDocument(ctx, tx, accountID, storefrontID, subscriberID)
 	if err != nil {
 		return err
 	}
-	_, err = recordEvent(ctx, q, accountID, targets, shop.EventSubscriptionUpdated, doc, now)
+	_, err = recordEvent(ctx, tx, accountID, targets, shop.EventSubscriptionUpdated, doc, now)
 	return err
 }
 
-// webhookEventsWritten wakes the deliverer after a commit that wrote events.
-func (db *DB) webhookEventsWritten() {
-	if db.WebhookEventsWritten != nil {
-		db.WebhookEventsWritten()
-	}
-}
-
 // reactivatedEvent records purchase.reactivated with the purchase's new document.
-func reactivatedEvent(ctx context.Context, tx *sql.Tx, accountID int64, p *shop.Purchase, now time.Time) error {
+func reactivatedEvent(ctx context.Context, tx *Tx, accountID int64, p *shop.Purchase, now time.Time) error {
 	doc, err := purchaseDocument(p)
 	if err != nil {
 		return err
@@ -255,7 +249,7 @@ func (h hookCache) targets(ctx context.Context, q queryer, accountID int64) ([]h
 
 // closedEvent records subscription.updated for a subscription the past-due sweeper
 // closed.
-func (db *DB) closedEvent(ctx context.Context, tx *sql.Tx, hooks hookCache, accountID, storefrontID, subscriberID int64, now time.Time) error {
+func (db *DB) closedEvent(ctx context.Context, tx *Tx, hooks hookCache, accountID, storefrontID, subscriberID int64, now time.Time) error {
 	targets, err := hooks.targets(ctx, tx, accountID)
 	if err != nil || len(targets) == 0 {
 		return err

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -155,7 +156,7 @@ func (s *WebhookService) RotateWebhookSecret(ctx context.Context, accountID, id 
 // DeleteWebhookEndpoint implements shop.WebhookService. The events stay: other
 // endpoints may have them.
 func (s *WebhookService) DeleteWebhookEndpoint(ctx context.Context, accountID, id int64) error {
-	return s.db.inTx(ctx, func(tx *sql.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM webhook_endpoints WHERE account_id = ? AND id = ?", accountID, id)
 		if err := endpointChanged(res, err, id); err != nil {
 			return err
@@ -182,14 +183,11 @@ func (s *WebhookService) SendTestEvent(ctx context.Context, accountID, id int64)
 	}
 	object := fmt.Appendf(nil, `{"object":"test","endpoint_id":%d,"message":"A test event from storefront."}`, id)
 	var eventID string
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *Tx) error {
 		var err error
 		eventID, err = recordEvent(ctx, tx, accountID, []hookTarget{{id: id}}, shop.EventTest, object, db.Now())
 		return err
 	})
-	if err == nil {
-		db.webhookEventsWritten()
-	}
 	return eventID, err
 }
 
@@ -250,7 +248,7 @@ func (s *WebhookService) FindWebhookDeliveries(ctx context.Context, accountID, e
 func (s *WebhookService) ResendWebhookDelivery(ctx context.Context, accountID, deliveryID int64) error {
 	db := s.db
 	now := db.Now().UTC().Truncate(time.Second)
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *Tx) error {
 		var endpointID int64
 		var status string
 		err := tx.QueryRowContext(ctx, "SELECT endpoint_id, status FROM webhook_deliveries WHERE account_id = ? AND id = ? FOR UPDATE",
@@ -273,11 +271,9 @@ func (s *WebhookService) ResendWebhookDelivery(ctx context.Context, accountID, d
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, give_up_at = ?
 			WHERE account_id = ? AND id = ?`, deliveryQueued, now, now.Add(webhook.RetryFor), accountID, deliveryID)
+		tx.queue(WorkWebhooks)
 		return translate(err)
 	})
-	if err == nil {
-		db.webhookEventsWritten()
-	}
 	return err
 }
 
@@ -291,7 +287,7 @@ func (s *WebhookDeliveryStore) ClaimDeliveries(ctx context.Context, now, leaseUn
 		return nil, errors.New("claim deliveries: the lease must end after now")
 	}
 	var claimed []webhook.Claimed
-	err := s.db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sql.Tx) error {
+	err := s.db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *Tx) error {
 		claimed = claimed[:0]
 		// A 'sending' row that is due again lost its attempt (its process stopped):
 		// it is attempted again.
@@ -398,6 +394,29 @@ func (s *WebhookDeliveryStore) ClaimDeliveries(ctx context.Context, now, leaseUn
 	return claimed, nil
 }
 
+// RenewDeliveries implements webhook.Store: one UPDATE per account, by primary key, in
+// a READ COMMITTED transaction of its own.
+func (s *WebhookDeliveryStore) RenewDeliveries(ctx context.Context, claimed []webhook.Claimed, leaseUntil, newLease time.Time) error {
+	byAccount := map[int64][]any{}
+	for _, c := range claimed {
+		byAccount[c.AccountID] = append(byAccount[c.AccountID], c.ID)
+	}
+	accounts := slices.Sorted(maps.Keys(byAccount))
+	return s.db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *Tx) error {
+		for _, account := range accounts {
+			ids := byAccount[account]
+			slices.SortFunc(ids, func(a, b any) int { return cmp.Compare(a.(int64), b.(int64)) })
+			args := append([]any{newLease.UTC().Truncate(time.Second), account}, ids...)
+			args = append(args, deliverySending, leaseUntil.UTC().Truncate(time.Second))
+			if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE account_id = ? AND id IN ("+
+				placeholders(len(ids))+") AND status = ? AND next_attempt_at = ?", args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // RecordAttempts implements webhook.Store: in one transaction, each attempt's log row,
 // its delivery's new state (if the lease is still that claim's), and each endpoint's
 // run of failures, which disables it after webhook.RetryFor with an e-mail to each of
@@ -413,14 +432,10 @@ func (s *WebhookDeliveryStore) RecordAttempts(ctx context.Context, results []web
 	slices.SortFunc(rs, func(a, b webhook.Result) int {
 		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.ID, b.ID))
 	})
-	disabled := false
 	var err error
 	for try := 0; try < 3; try++ {
-		disabled = false
-		err = db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sql.Tx) error {
-			var err error
-			disabled, err = db.recordAttempts(ctx, tx, rs)
-			return err
+		err = db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *Tx) error {
+			return db.recordAttempts(ctx, tx, rs)
 		})
 		if !isDeadlock(err) {
 			break
@@ -429,14 +444,10 @@ func (s *WebhookDeliveryStore) RecordAttempts(ctx context.Context, results []web
 	if err != nil {
 		return fmt.Errorf("record %d attempts: %w", len(rs), err)
 	}
-	if disabled && db.EmailQueued != nil {
-		// The owners' e-mails are committed: wake the mail sender.
-		db.EmailQueued()
-	}
 	return nil
 }
 
-func (db *DB) recordAttempts(ctx context.Context, tx *sql.Tx, rs []webhook.Result) (bool, error) {
+func (db *DB) recordAttempts(ctx context.Context, tx *Tx, rs []webhook.Result) error {
 	args := make([]any, 0, 9*len(rs))
 	for _, r := range rs {
 		var status, errText any
@@ -451,7 +462,7 @@ func (db *DB) recordAttempts(ctx context.Context, tx *sql.Tx, rs []webhook.Resul
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO webhook_attempts (account_id, delivery_id, attempt, started_at, duration_ms, request_headers, status_code, error, response_body) VALUES "+
 		rowPlaceholders(len(rs), 9), args...); err != nil {
-		return false, translate(err)
+		return translate(err)
 	}
 	type endpointKey struct{ account, id int64 }
 	succeeded := map[endpointKey]bool{}
@@ -486,7 +497,7 @@ func (db *DB) recordAttempts(ctx context.Context, tx *sql.Tx, rs []webhook.Resul
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE webhook_deliveries d JOIN (%s) v ON v.id = d.id
 			SET d.status = v.status, d.next_attempt_at = v.next, d.last_status = v.last_status, d.last_error = v.last_error, d.delivered_at = v.delivered_at
 			WHERE d.account_id = ? AND d.status = ? AND d.next_attempt_at = v.lease`, values), append(args, account, deliverySending)...); err != nil {
-			return false, translate(err)
+			return translate(err)
 		}
 	}
 	// Endpoints, in key order: a delivery ends a run of failures; otherwise each
@@ -495,7 +506,6 @@ func (db *DB) recordAttempts(ctx context.Context, tx *sql.Tx, rs []webhook.Resul
 	slices.SortStableFunc(byEndpoint, func(a, b webhook.Result) int {
 		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.EndpointID, b.EndpointID))
 	})
-	disabled := false
 	done := map[endpointKey]bool{}
 	for _, r := range byEndpoint {
 		k := endpointKey{r.AccountID, r.EndpointID}
@@ -504,28 +514,26 @@ func (db *DB) recordAttempts(ctx context.Context, tx *sql.Tx, rs []webhook.Resul
 				done[k] = true
 				if _, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET failing_since = NULL WHERE account_id = ? AND id = ? AND failing_since IS NOT NULL",
 					r.AccountID, r.EndpointID); err != nil {
-					return false, translate(err)
+					return translate(err)
 				}
 			}
 			continue
 		}
-		d, err := db.countFailure(ctx, tx, r.Claimed, r.StartedAt, r.NextAttemptAt.IsZero())
-		if err != nil {
-			return false, err
+		if err := db.countFailure(ctx, tx, r.Claimed, r.StartedAt, r.NextAttemptAt.IsZero()); err != nil {
+			return err
 		}
-		disabled = disabled || d
 	}
-	return disabled, nil
+	return nil
 }
 
 // countFailure records a failed attempt against its endpoint, and disables the
 // endpoint when every attempt has failed for webhook.RetryFor: its pending deliveries
-// fail and its account's owners are sent an e-mail. It reports whether it disabled it.
+// fail and its account's owners are sent an e-mail.
 //
 // The run of failures starts when the first failed delivery was queued (its window
 // of retries began then), and a delivery that fails for good ends it at its deadline:
 // so the first delivery that is never delivered disables the endpoint.
-func (db *DB) countFailure(ctx context.Context, tx *sql.Tx, c webhook.Claimed, at time.Time, gaveUp bool) (bool, error) {
+func (db *DB) countFailure(ctx context.Context, tx *Tx, c webhook.Claimed, at time.Time, gaveUp bool) error {
 	accountID, endpointID := c.AccountID, c.EndpointID
 	at = at.UTC().Truncate(time.Second)
 	start := at
@@ -544,28 +552,28 @@ func (db *DB) countFailure(ctx context.Context, tx *sql.Tx, c webhook.Claimed, a
 	err := tx.QueryRowContext(ctx, "SELECT url, enabled, failing_since FROM webhook_endpoints WHERE account_id = ? AND id = ? FOR UPDATE",
 		accountID, endpointID).Scan(&url, &enabled, &since)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+		return nil
 	}
 	if err != nil {
-		return false, translate(err)
+		return translate(err)
 	}
 	if since == nil {
 		if _, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET failing_since = ? WHERE account_id = ? AND id = ?", start, accountID, endpointID); err != nil {
-			return false, translate(err)
+			return translate(err)
 		}
 		since = &start
 	}
 	if !enabled || end.Sub(*since) < webhook.RetryFor {
-		return false, nil
+		return nil
 	}
 	reason := fmt.Sprintf("Every attempt failed from %s to %s.", since.UTC().Format("2006-01-02 15:04 MST"), end.Format("2006-01-02 15:04 MST"))
 	if _, err := tx.ExecContext(ctx, "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = ?, updated_at = ? WHERE account_id = ? AND id = ?",
 		reason, at, accountID, endpointID); err != nil {
-		return false, translate(err)
+		return translate(err)
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET status = ?, last_error = ? WHERE account_id = ? AND endpoint_id = ? AND status = ?",
 		deliveryFailed, "the endpoint was disabled", accountID, endpointID, deliveryQueued); err != nil {
-		return false, translate(err)
+		return translate(err)
 	}
 	var owners []string
 	err = eachRow(ctx, tx, "SELECT email FROM users WHERE account_id = ? AND role = ? ORDER BY id", []any{accountID, shop.RoleOwner}, func(rows *sql.Rows) error {
@@ -577,15 +585,15 @@ func (db *DB) countFailure(ctx context.Context, tx *sql.Tx, c webhook.Claimed, a
 		return nil
 	})
 	if err != nil {
-		return false, err
+		return err
 	}
 	for _, to := range owners {
 		if _, err := enqueueEmail(ctx, tx, shop.Email{AccountID: accountID, Kind: shop.EmailWebhookDisabled, To: to,
 			Facts: shop.EmailFacts{EndpointID: endpointID, EndpointURL: url, Reason: reason}}, at); err != nil {
-			return false, err
+			return err
 		}
 	}
-	return true, nil
+	return nil
 }
 
 func truncate(s string, n int) string {
