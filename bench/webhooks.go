@@ -21,6 +21,7 @@ import (
 	"storefront/internal/mysql"
 	"storefront/internal/shop"
 	"storefront/internal/webhook"
+	"storefront/internal/worker"
 )
 
 // hookReport is what the webhook part measures (docs/WEBHOOKS.md).
@@ -186,10 +187,15 @@ func benchWebhooks(ctx context.Context, rootDSN string, n, rate int) (*hookRepor
 
 	// Steady traffic: a running deliverer, woken by each commit.
 	logf("webhooks: %d events at %d/s, commit to delivery", rep.pacedN, rate)
-	db.WebhookEventsWritten = d.Kick
+	w := worker.New(mysql.WorkWebhooks, d.Step, worker.Options{})
+	db.Wake = func(work ...string) {
+		if slices.Contains(work, mysql.WorkWebhooks) {
+			w.Wake()
+		}
+	}
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); _ = d.Run(rctx) }()
+	go func() { defer close(done); _ = w.Run(rctx) }()
 	committed := map[int64]time.Time{}
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	for id := int64(rep.drainN + 1); id <= int64(n); id++ {

@@ -23,12 +23,12 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"storefront/internal/dbtest"
-	"storefront/internal/jobs"
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
 	"storefront/internal/shop"
 	"storefront/internal/smtptest"
+	"storefront/internal/worker"
 	"storefront/web"
 )
 
@@ -115,19 +115,17 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sender := mail.NewSender(mysql.NewOutbox(db), &mail.Composer{Purchases: mysql.NewPurchaseService(db), Storefronts: mysql.NewAccountService(db), BaseURL: "http://shop.test"}, transport, mail.SenderOptions{Now: e.clock.now, PollInterval: 20 * time.Millisecond})
-	db.EmailQueued = sender.Kick
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = sender.Run(sctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	runner := jobs.New(mysql.NewJobService(db), 20*time.Millisecond, discardLog)
-	jctx, jcancel := context.WithCancel(ctx)
-	jdone := make(chan struct{})
-	go func() { defer close(jdone); _ = runner.Run(jctx) }()
-	t.Cleanup(func() { jcancel(); <-jdone })
+	sender := mail.NewSender(mysql.NewOutbox(db), &mail.Composer{Purchases: mysql.NewPurchaseService(db), Storefronts: mysql.NewAccountService(db), BaseURL: "http://shop.test"}, transport, mail.SenderOptions{Now: e.clock.now})
+	// The program's workers: woken by the commits that queue their work, and polling.
+	workers := worker.NewGroup(
+		worker.New(mysql.WorkEmails, sender.Step, worker.Options{Poll: 20 * time.Millisecond, Log: discardLog}),
+		worker.New(mysql.WorkJobs, mysql.NewJobService(db).RunJobStep, worker.Options{Poll: 20 * time.Millisecond, Log: discardLog}),
+	)
+	db.Wake = workers.Wake
+	workers.Start()
+	t.Cleanup(func() { _ = workers.Stop(time.Minute) })
 	e.keys = &countingKeys{APIKeyService: mysql.NewAPIKeyService(db)}
-	s := &web.Server{Purchases: mysql.NewPurchaseService(db), Writer: mysql.NewPurchaseService(db), Subscribers: mysql.NewSubscriberService(db), Keys: e.keys, Accounts: mysql.NewAccountService(db), Users: mysql.NewUserService(db), Admin: mysql.NewAdminService(db), Webhooks: mysql.NewWebhookService(db), Overview: mysql.NewOverviewService(db), Views: mysql.NewSavedViewService(db), Jobs: mysql.NewJobService(db), OnJobQueued: runner.Kick,
+	s := &web.Server{Purchases: mysql.NewPurchaseService(db), Writer: mysql.NewPurchaseService(db), Subscribers: mysql.NewSubscriberService(db), Keys: e.keys, Accounts: mysql.NewAccountService(db), Users: mysql.NewUserService(db), Admin: mysql.NewAdminService(db), Webhooks: mysql.NewWebhookService(db), Overview: mysql.NewOverviewService(db), Views: mysql.NewSavedViewService(db), Jobs: mysql.NewJobService(db),
 		Activity: mysql.NewAccountActivityService(db), ExportBatch: exportBatch,
 		Logger: discardLog, BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
 		SignInStore: mysql.NewSignInStore(db)}

@@ -154,9 +154,6 @@ func (s *Server) createJob(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.OnJobQueued != nil {
-		s.OnJobQueued()
-	}
 	s.flash(c, fmt.Sprintf("Job %d queued: %s purchases to reactivate.", job.ID, templates.FormatCount(job.Total)))
 	c.Redirect(http.StatusSeeOther, fmt.Sprintf("/jobs/%d", job.ID))
 	return nil

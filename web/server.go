@@ -36,10 +36,8 @@ type Server struct {
 	// Views keeps the purchases page's saved views.
 	Views shop.SavedViewService
 	// Jobs keeps and runs background jobs (bulk reactivation).
-	Jobs shop.JobService
-	// OnJobQueued, when set, is called after a job was queued, to wake the job runner.
-	OnJobQueued func()
-	Logger      *slog.Logger
+	Jobs   shop.JobService
+	Logger *slog.Logger
 	// BaseURL is the public URL, for links.
 	BaseURL string
 	// RateLimit is API requests a minute per key; 0 means no limit.

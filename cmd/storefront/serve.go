@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
-	"storefront/internal/jobs"
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
-	"storefront/internal/webhook"
 	"storefront/web"
 )
 
@@ -64,37 +61,25 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// E-mails are written as they are sent, from the primary's data, with links to the
-	// public URL.
 	purchases, accounts := mysql.NewPurchaseService(d.DB), mysql.NewAccountService(d.DB)
-	sender := mail.NewSender(mysql.NewOutbox(d.DB), &mail.Composer{Purchases: purchases, Storefronts: accounts, BaseURL: e.cfg.BaseURL},
-		transport, mail.SenderOptions{Log: e.log})
-	// A committed reactivation wakes the sender at once.
-	d.DB.EmailQueued = sender.Kick
-	// Webhook events are delivered from their outbox; a commit that wrote some wakes
-	// the deliverer (docs/WEBHOOKS.md).
 	d.DB.WebhookGuard = e.webhookGuard()
-	deliverer := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(d.DB), webhook.Options{Log: e.log, Guard: d.DB.WebhookGuard})
-	d.DB.WebhookEventsWritten = deliverer.Kick
-
-	// Background work stops with bgCtx, after the HTTP server has drained.
-	bgCtx, stopBg := context.WithCancel(context.Background())
-	var bg sync.WaitGroup
-	// Bulk reactivations run here, a purchase at a time; every instance runs one.
-	jobService := mysql.NewJobService(d.DB)
-	runner := jobs.New(jobService, time.Second, e.log)
-	bg.Add(4)
-	go func() { defer bg.Done(); _ = sender.Run(bgCtx) }()
-	go func() { defer bg.Done(); e.sweepPastDue(bgCtx, d.DB) }()
-	go func() { defer bg.Done(); _ = deliverer.Run(bgCtx) }()
-	go func() { defer bg.Done(); _ = runner.Run(bgCtx) }()
-	defer func() { stopBg(); bg.Wait() }()
+	workers, err := e.workers(d.DB, transport)
+	if err != nil {
+		return err
+	}
+	// Background work stops after the HTTP server has drained, within its grace period.
+	workers.Start()
+	defer func() {
+		if err := workers.Stop(workerGrace); err != nil {
+			e.log.Warn("stopping", "err", err)
+		}
+	}()
 
 	ws := &web.Server{
 		Purchases: purchases, Writer: purchases, Subscribers: mysql.NewSubscriberService(d.DB), Keys: mysql.NewAPIKeyService(d.DB),
 		Accounts: accounts, Users: mysql.NewUserService(d.DB), Admin: mysql.NewAdminService(d.DB),
 		Activity: mysql.NewAccountActivityService(d.DB), Webhooks: mysql.NewWebhookService(d.DB), Overview: mysql.NewOverviewService(d.DB),
-		Views: mysql.NewSavedViewService(d.DB), Jobs: jobService, OnJobQueued: runner.Kick,
+		Views: mysql.NewSavedViewService(d.DB), Jobs: mysql.NewJobService(d.DB),
 		SessionKey: e.cfg.SessionKey,
 		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit,
 		// Failed sign-ins are counted in the database: the throttle holds across
@@ -146,34 +131,6 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	return nil
 }
 
-// sweepPastDue closes PAST_DUE subscriptions past their grace period at start and
-// every five minutes (docs/API.md#entitlement).
-func (e *env) sweepPastDue(ctx context.Context, db *mysql.DB) {
-	t := time.NewTicker(5 * time.Minute)
-	defer t.Stop()
-	for {
-		n, err := 0, error(nil)
-		for {
-			var k int
-			k, err = db.ClosePastDue(ctx)
-			n += k
-			if err != nil || k < mysql.PastDueBatch {
-				break
-			}
-		}
-		if err != nil && ctx.Err() == nil {
-			e.log.Warn("close past-due subscriptions", "err", err)
-		} else if n > 0 {
-			e.log.Info("closed past-due subscriptions", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
 // ensureDemoData seeds the private database on its first start: about 5,000 purchases
 // and 500 subscribers, a demo owner login and a demo API key.
 func (e *env) ensureDemoData(ctx context.Context, d *database) error {
@@ -194,10 +151,3 @@ func (e *env) ensureDemoData(ctx context.Context, d *database) error {
 	}
 	return admin.InsertAPIKey(ctx, 1, "demo", "read_write", demoAPIKey)
 }
-
-// The outbox the mail sender drains, and the store its composer reads.
-var (
-	_ mail.Outbox           = (*mysql.Outbox)(nil)
-	_ mail.PurchaseFinder   = (*mysql.PurchaseService)(nil)
-	_ mail.StorefrontFinder = (*mysql.AccountService)(nil)
-)

@@ -79,16 +79,20 @@ func (r *recorder) record(query string, args []driver.NamedValue) {
 	_, _ = r.f.Write(append(line, '\n'))
 }
 
-// backgroundWork are the data layer's methods that only background jobs call (the
-// e-mail sender and the PAST_DUE sweeper); what they send is recorded as background
+// backgroundWork are the data layer's methods that only background workers call (the
+// e-mail sender, the webhook deliverer and the PAST_DUE sweeper); what they send is recorded as background
 // even when a test calls them itself.
 var backgroundWork = []string{
-	"storefront/internal/mysql.(*DB).ClaimEmails",
-	"storefront/internal/mysql.(*DB).MarkEmailSent",
-	"storefront/internal/mysql.(*DB).RetryEmail",
-	"storefront/internal/mysql.(*DB).FailEmail",
-	"storefront/internal/mysql.(*DB).ReleaseEmail",
-	"storefront/internal/mysql.(*DB).HurryEmails",
+	"storefront/internal/mysql.(*Outbox).ClaimEmails",
+	"storefront/internal/mysql.(*Outbox).MarkEmailSent",
+	"storefront/internal/mysql.(*Outbox).RetryEmail",
+	"storefront/internal/mysql.(*Outbox).FailEmail",
+	"storefront/internal/mysql.(*Outbox).RenewEmails",
+	"storefront/internal/mysql.(*Outbox).ReleaseEmail",
+	"storefront/internal/mysql.(*Outbox).HurryEmails",
+	"storefront/internal/mysql.(*WebhookDeliveryStore).ClaimDeliveries",
+	"storefront/internal/mysql.(*WebhookDeliveryStore).RenewDeliveries",
+	"storefront/internal/mysql.(*WebhookDeliveryStore).RecordAttempts",
 	"storefront/internal/mysql.(*DB).ClosePastDue",
 }
 

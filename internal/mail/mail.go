@@ -6,16 +6,18 @@
 // is sent if and only if the change commits, and survives restarts. The row says what
 // the e-mail is about (its kind, the purchase, the address and a few facts); the
 // Composer writes its subject and body when it is sent, so that every message's text
-// is written in this package. A Sender drains the outbox: it claims due rows
-// in a short transaction (SELECT ... FOR UPDATE SKIP LOCKED, then status 'sending' with
-// a lease), sends them outside any transaction through a Transport, and records the
-// outcome: 'sent', back to 'queued' with an exponential backoff, or 'failed' after
-// MaxAttempts attempts or a permanent rejection. Any number of Senders, in one process
-// or in several sharing a database, never claim the same row at once. A row whose lease
-// expires while 'sending' (its process crashed) is claimed again. Messages that wait
-// because the mail server could not be reached (not because it refused them, as
-// greylisting does) are marked so in the outbox, and are retried at once when a later
-// delivery, by any Sender in any process, shows the server is back.
+// is written in this package. A Sender drains the outbox, one batch a step of the
+// worker that runs it (internal/worker): it claims due rows in a short transaction
+// (SELECT ... FOR UPDATE SKIP LOCKED, then status 'sending' with a lease of Lease,
+// 20 s by default, which it renews while it holds them), sends them outside any
+// transaction through a Transport, and records the outcome: 'sent', back to 'queued'
+// with an exponential backoff, or 'failed' after MaxAttempts attempts or a permanent
+// rejection. Any number of Senders, in one process or in several sharing a database,
+// never claim the same row at once. A row whose lease expires while 'sending' (its
+// process crashed) is claimed again, within a lease and a poll of the crash. Messages
+// that wait because the mail server could not be reached (not because it refused them,
+// as greylisting does) are marked so in the outbox, and are retried at once when a
+// later delivery, by any Sender in any process, shows the server is back.
 //
 // # Delivery guarantee
 //
@@ -23,11 +25,12 @@
 // window: after the SMTP server has accepted a message (its reply to the end of DATA)
 // and before the row is marked 'sent', which is one UPDATE by primary key. The Sender
 // narrows the window further: a send is not cut off by shutdown (it runs to completion
-// or to its own timeout), marking 'sent' is not cut off either, and when marking fails
-// (the database is briefly unreachable) the Sender remembers the message and keeps
-// marking it, never sending it again itself. A message sent twice after such a crash
-// carries the same Message-ID header (derived from the outbox id), so that mail
-// clients and people can recognise the copy.
+// or to its own timeout), and marking 'sent' is retried until it sticks, however long
+// the database takes to answer, while the lease keeps the row the Sender's. Only a
+// crash in that window, or an outage longer than the lease followed by another
+// Sender's claim before the mark gets through, sends a message twice; the copy carries
+// the same Message-ID header (derived from the outbox id), so that mail clients and
+// people can recognise it.
 package mail
 
 import (
@@ -56,8 +59,8 @@ type Email = shop.Email
 // Claimed is an outbox row claimed for sending.
 type Claimed = shop.ClaimedEmail
 
-// Outbox is the queue of e-mails a Sender drains (implemented by *mysql.DB). Times are
-// those of the Sender's clock.
+// Outbox is the queue of e-mails a Sender drains (the database's email_outbox table).
+// Times are those of the Sender's clock.
 type Outbox interface {
 	// ClaimEmails claims up to limit rows that are due at now ('queued' or 'sending'
 	// with a lapsed lease, next_attempt_at <= now), oldest due first, skipping rows
@@ -77,6 +80,9 @@ type Outbox interface {
 	// FailEmail marks a claimed row 'failed' with lastErr; it gives up on the message.
 	// It does nothing (and reports false) when the claim no longer holds the row.
 	FailEmail(ctx context.Context, id int64, leaseUntil time.Time, lastErr string) (bool, error)
+	// RenewEmails moves the lease of the claimed rows ids that the claim identified by
+	// leaseUntil still holds on to newLease; rows another claim took over are left alone.
+	RenewEmails(ctx context.Context, ids []int64, leaseUntil, newLease time.Time) error
 	// ReleaseEmail returns a claimed row that was not tried to 'queued', due at now,
 	// without counting the claim as an attempt.
 	ReleaseEmail(ctx context.Context, id int64, leaseUntil, now time.Time) error

@@ -7,9 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
+
+	"storefront/internal/worker"
 )
 
 // SenderOptions tune a Sender. The zero value of each field means its default.
@@ -18,11 +21,9 @@ type SenderOptions struct {
 	Now func() time.Time
 	// Log receives one line per delivery failure (default slog.Default()).
 	Log *slog.Logger
-	// PollInterval is how often Run looks for due messages (default 1s).
-	PollInterval time.Duration
-	// Lease is how long a claimed message is reserved for this Sender (default 5m). It
-	// must exceed SendTimeout by a wide margin: a send that outlives its lease may be
-	// repeated by another Sender.
+	// Lease is how long a claim reserves a message for this Sender (default 20s); the
+	// Sender renews it every third of it while it holds the message, so that a message
+	// whose Sender died is claimed again within a lease, however long a send takes.
 	Lease time.Duration
 	// SendTimeout bounds one delivery (default 60s).
 	SendTimeout time.Duration
@@ -36,28 +37,25 @@ type SenderOptions struct {
 	BackoffBase time.Duration
 	// BackoffMax caps the wait between attempts (default 1h).
 	BackoffMax time.Duration
+	// MarkRetry is the first wait before marking a delivered message 'sent' again when
+	// the database did not take the mark; it doubles up to 5s (default 100ms).
+	MarkRetry time.Duration
 }
 
-// Sender drains an Outbox through a Transport. Run it in one goroutine; Kick and
-// SendDue are safe to call from others.
+// Sender drains an Outbox through a Transport, one batch a Step. Run its steps from
+// one worker (internal/worker); SendDue is for tests and tools.
 type Sender struct {
 	outbox    Outbox
 	composer  *Composer
 	transport Transport
 	opt       SenderOptions
-	kick      chan struct{}
 
-	// mu serialises rounds of SendDue and guards unmarked.
+	// mu serialises steps and guards hurried.
 	mu sync.Mutex
-	// unmarked holds messages delivered whose 'sent' mark did not reach the database
-	// yet, with the time of delivery: they are marked again, never sent again.
-	unmarked map[int64]sentMark
-}
-
-// sentMark is what marking a row sent records.
-type sentMark struct {
-	subject string
-	at      time.Time
+	// hurried is set once a step of the current round has made the messages that
+	// waited for the mail server due (hurryWaiting); a round ends with a step that
+	// leaves nothing due.
+	hurried bool
 }
 
 // NewSender returns a Sender of the outbox's messages, written by composer as they
@@ -69,11 +67,8 @@ func NewSender(outbox Outbox, composer *Composer, transport Transport, opt Sende
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
-	if opt.PollInterval <= 0 {
-		opt.PollInterval = time.Second
-	}
 	if opt.Lease <= 0 {
-		opt.Lease = 5 * time.Minute
+		opt.Lease = 20 * time.Second
 	}
 	if opt.SendTimeout <= 0 {
 		opt.SendTimeout = time.Minute
@@ -90,93 +85,126 @@ func NewSender(outbox Outbox, composer *Composer, transport Transport, opt Sende
 	if opt.BackoffMax <= 0 {
 		opt.BackoffMax = time.Hour
 	}
-	return &Sender{
-		outbox:    outbox,
-		composer:  composer,
-		transport: transport,
-		opt:       opt,
-		kick:      make(chan struct{}, 1),
-		unmarked:  map[int64]sentMark{},
+	if opt.MarkRetry <= 0 {
+		opt.MarkRetry = 100 * time.Millisecond
 	}
+	return &Sender{outbox: outbox, composer: composer, transport: transport, opt: opt}
 }
 
-// Kick wakes Run at once, for a message that was just queued. It never blocks.
-func (s *Sender) Kick() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
-}
-
-// Run sends due messages every PollInterval, and at once when kicked, until ctx ends;
-// then it returns nil. A message being delivered when ctx ends is finished first.
-// Errors of the outbox (the database is unreachable) are logged and retried.
-func (s *Sender) Run(ctx context.Context) error {
-	t := time.NewTicker(s.opt.PollInterval)
-	defer t.Stop()
-	for {
-		if _, err := s.SendDue(ctx); err != nil && ctx.Err() == nil {
-			s.opt.Log.Error("mail outbox", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		case <-s.kick:
-		}
-	}
-}
-
-// SendDue sends every message due now, batch after batch, and returns how many were
-// delivered. It stops early, releasing what it claimed but did not try, when ctx ends.
+// SendDue sends every message due now, step after step, and returns how many were
+// delivered.
 func (s *Sender) SendDue(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, more, err := s.step(ctx)
+		total += n
+		if err != nil || !more || ctx.Err() != nil {
+			return total, err
+		}
+	}
+}
+
+// Step claims one batch of due messages and sends it (a worker's step): it reports
+// whether more messages are due. When ctx ends it finishes the message under way and
+// releases the rest of the batch.
+func (s *Sender) Step(ctx context.Context) (bool, error) {
+	_, more, err := s.step(ctx)
+	return more, err
+}
+
+func (s *Sender) step(ctx context.Context) (delivered int, more bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.markUnmarked(ctx)
-	sent, hurried := 0, false
-	for ctx.Err() == nil {
-		now := s.opt.Now()
-		batch, err := s.outbox.ClaimEmails(ctx, now, now.Add(s.opt.Lease), s.opt.BatchSize, s.opt.MaxAttempts)
-		if err != nil {
-			return sent, fmt.Errorf("claim e-mails: %w", err)
+	defer func() {
+		if !more {
+			s.hurried = false
 		}
-		delivered := 0
-		for i, c := range batch {
-			if ctx.Err() != nil {
-				s.release(ctx, batch[i:])
-				return sent + delivered, nil
-			}
-			if s.deliver(ctx, c) {
-				delivered++
-			}
+	}()
+	now := s.opt.Now()
+	batch, err := s.outbox.ClaimEmails(ctx, now, now.Add(s.opt.Lease), s.opt.BatchSize, s.opt.MaxAttempts)
+	if err != nil || len(batch) == 0 {
+		return 0, false, err
+	}
+	held := newClaim(s.outbox, batch)
+	stop := worker.KeepLeased(ctx, s.opt.Lease/3, s.opt.Log, func(rctx context.Context) error {
+		return held.renew(rctx, s.opt.Now().Add(s.opt.Lease))
+	})
+	defer stop()
+	for i, c := range batch {
+		if ctx.Err() != nil {
+			s.release(ctx, held, batch[i:])
+			return delivered, false, nil
 		}
-		sent += delivered
-		// A delivery went through: messages that waited for the server need not wait
-		// any longer, whichever Sender saw them fail. Once a round, so that a message
-		// that fails again waits for its back-off or the next round.
-		more := false
-		if delivered > 0 && !hurried {
-			hurried = true
-			more = s.hurryWaiting(ctx)
-		}
-		if len(batch) < s.opt.BatchSize && !more {
-			break
+		if s.deliver(ctx, held, c) {
+			delivered++
 		}
 	}
-	return sent, nil
+	// A delivery went through: messages that waited for the server need not wait any
+	// longer, whichever Sender saw them fail. Once a round, so that a message that
+	// fails again waits for its back-off or the next round.
+	if delivered > 0 && !s.hurried {
+		s.hurried = true
+		more = s.hurryWaiting(ctx)
+	}
+	return delivered, more || len(batch) == s.opt.BatchSize, nil
+}
+
+// claim is a batch of claimed messages: the lease that identifies the claim, moved on
+// by renewals, and the messages not yet settled.
+type claim struct {
+	outbox Outbox
+	// mu is held while the lease is renewed or a message's outcome recorded, so that
+	// an outcome names the lease the row has.
+	mu    sync.Mutex
+	lease time.Time
+	open  map[int64]bool
+}
+
+func newClaim(outbox Outbox, batch []Claimed) *claim {
+	c := &claim{outbox: outbox, lease: batch[0].LeaseUntil, open: map[int64]bool{}}
+	for _, m := range batch {
+		c.open[m.ID] = true
+	}
+	return c
+}
+
+// renew moves the lease of the messages still open to newLease.
+func (c *claim) renew(ctx context.Context, newLease time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.open) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(c.open))
+	for id := range c.open {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	if err := c.outbox.RenewEmails(ctx, ids, c.lease, newLease); err != nil {
+		return fmt.Errorf("renew the lease of e-mails %v: %w", ids, err)
+	}
+	c.lease = newLease
+	return nil
+}
+
+// settle records a message's outcome with fn, given the claim's lease, and takes the
+// message out of the renewals.
+func (c *claim) settle(id int64, fn func(lease time.Time) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := fn(c.lease)
+	if err == nil {
+		delete(c.open, id)
+	}
+	return err
 }
 
 // deliver sends one claimed message and records the outcome; it reports whether the
 // message was delivered.
-func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
+func (s *Sender) deliver(ctx context.Context, held *claim, c Claimed) bool {
 	// Outcomes are recorded even when ctx ends meanwhile: a delivery that is not
 	// recorded would be repeated.
 	rctx := context.WithoutCancel(ctx)
-	if m, ok := s.unmarked[c.ID]; ok {
-		// Delivered already by this Sender; its lease lapsed before the mark got through.
-		s.markSent(rctx, c.ID, m)
-		return false
-	}
 	// A send is not cut off by shutdown either: cutting it after the server accepted
 	// the message but before its reply arrives would send it twice.
 	sctx, cancel := context.WithTimeout(rctx, s.opt.SendTimeout)
@@ -188,7 +216,7 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	}
 	cancel()
 	if err == nil {
-		s.markSent(rctx, c.ID, sentMark{subject: subject, at: s.opt.Now()})
+		s.markSent(rctx, held, c.ID, subject, s.opt.Now())
 		return true
 	}
 	msg := err.Error()
@@ -197,8 +225,11 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	}
 	if IsPermanent(err) || c.Attempts >= s.opt.MaxAttempts {
 		s.opt.Log.Error("e-mail failed; giving up", "outbox_id", c.ID, "attempts", c.Attempts, "err", err)
-		if _, ferr := s.outbox.FailEmail(rctx, c.ID, c.LeaseUntil, msg); ferr != nil {
-			s.opt.Log.Error("mail outbox: mark failed", "outbox_id", c.ID, "err", ferr)
+		if ferr := held.settle(c.ID, func(lease time.Time) error {
+			_, err := s.outbox.FailEmail(rctx, c.ID, lease, msg)
+			return err
+		}); ferr != nil {
+			s.opt.Log.Warn("mail outbox: mark failed; the lease lapses and the e-mail is tried again", "outbox_id", c.ID, "err", ferr)
 		}
 		return false
 	}
@@ -206,11 +237,33 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 	s.opt.Log.Warn("e-mail not sent; will retry", "outbox_id", c.ID, "attempts", c.Attempts, "next_attempt_at", next, "err", err)
 	// Only a failed send says the mail server could not be reached; a failed read of
 	// what the e-mail is about (the database) does not.
-	if _, rerr := s.outbox.RetryEmail(rctx, c.ID, c.LeaseUntil, next, msg, sent && unreachable(err)); rerr != nil {
-		// The lease lapses and the message is tried again then.
-		s.opt.Log.Error("mail outbox: schedule retry", "outbox_id", c.ID, "err", rerr)
+	if rerr := held.settle(c.ID, func(lease time.Time) error {
+		_, err := s.outbox.RetryEmail(rctx, c.ID, lease, next, msg, sent && unreachable(err))
+		return err
+	}); rerr != nil {
+		s.opt.Log.Warn("mail outbox: schedule retry; the lease lapses and the e-mail is tried again", "outbox_id", c.ID, "err", rerr)
 	}
 	return false
+}
+
+// markSent records a delivery, trying again until the database takes it: a delivered
+// message must never look unsent. The claim's lease is renewed meanwhile, so that no
+// other Sender takes the message.
+func (s *Sender) markSent(ctx context.Context, held *claim, id int64, subject string, at time.Time) {
+	wait := s.opt.MarkRetry
+	for failures := 1; ; failures++ {
+		err := held.settle(id, func(time.Time) error {
+			mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			return s.outbox.MarkEmailSent(mctx, id, subject, at)
+		})
+		if err == nil {
+			return
+		}
+		s.opt.Log.Warn("mail outbox: e-mail delivered but not marked sent yet; marking it again", "outbox_id", id, "failures", failures, "retry_in", wait, "err", err)
+		time.Sleep(wait)
+		wait = min(2*wait, 5*time.Second)
+	}
 }
 
 // hurryWaiting makes the messages that waited for the mail server due now, after a
@@ -218,7 +271,8 @@ func (s *Sender) deliver(ctx context.Context, c Claimed) bool {
 func (s *Sender) hurryWaiting(ctx context.Context) bool {
 	n, err := s.outbox.HurryEmails(ctx, s.opt.Now())
 	if err != nil {
-		s.opt.Log.Error("mail outbox: hurry e-mails that waited for the mail server", "err", err)
+		// They keep their back-off: nothing is lost.
+		s.opt.Log.Warn("mail outbox: hurry e-mails that waited for the mail server", "err", err)
 		return false
 	}
 	if n > 0 {
@@ -236,33 +290,15 @@ func unreachable(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// markSent records a delivery, remembering it for a later try when the database does
-// not take it now.
-func (s *Sender) markSent(ctx context.Context, id int64, m sentMark) {
-	mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := s.outbox.MarkEmailSent(mctx, id, m.subject, m.at); err != nil {
-		s.opt.Log.Error("mail outbox: e-mail delivered but not marked sent; will mark it again", "outbox_id", id, "err", err)
-		s.unmarked[id] = m
-		return
-	}
-	delete(s.unmarked, id)
-}
-
-// markUnmarked retries the marks that failed before.
-func (s *Sender) markUnmarked(ctx context.Context) {
-	for id, m := range s.unmarked {
-		s.markSent(context.WithoutCancel(ctx), id, m)
-	}
-}
-
 // release hands claimed messages that were not tried back to the queue.
-func (s *Sender) release(ctx context.Context, batch []Claimed) {
+func (s *Sender) release(ctx context.Context, held *claim, batch []Claimed) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	for _, c := range batch {
-		if err := s.outbox.ReleaseEmail(rctx, c.ID, c.LeaseUntil, s.opt.Now()); err != nil {
-			s.opt.Log.Error("mail outbox: release", "outbox_id", c.ID, "err", err)
+		if err := held.settle(c.ID, func(lease time.Time) error {
+			return s.outbox.ReleaseEmail(rctx, c.ID, lease, s.opt.Now())
+		}); err != nil {
+			s.opt.Log.Warn("mail outbox: release; the lease lapses and the e-mail is tried again", "outbox_id", c.ID, "err", err)
 		}
 	}
 }

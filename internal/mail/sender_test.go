@@ -20,6 +20,7 @@ import (
 	"storefront/internal/mysql"
 	"storefront/internal/shop"
 	"storefront/internal/smtptest"
+	"storefront/internal/worker"
 )
 
 const from = "shop@pixel.example"
@@ -358,48 +359,95 @@ func TestSender_SendDue(t *testing.T) {
 	})
 }
 
-// flakyOutbox fails MarkEmailSent while broken is set.
+// flakyOutbox fails MarkEmailSent the first failures times, and counts the renewals of
+// leases.
 type flakyOutbox struct {
 	mail.Outbox
-	mu     sync.Mutex
-	broken bool
+	mu       sync.Mutex
+	failures int
+	renewals int
 }
 
 func (f *flakyOutbox) MarkEmailSent(ctx context.Context, id int64, subject string, at time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.broken {
+	if f.failures > 0 {
+		f.failures--
 		return errors.New("database unreachable")
 	}
 	return f.Outbox.MarkEmailSent(ctx, id, subject, at)
 }
 
+func (f *flakyOutbox) RenewEmails(ctx context.Context, ids []int64, leaseUntil, newLease time.Time) error {
+	f.mu.Lock()
+	f.renewals++
+	f.mu.Unlock()
+	return f.Outbox.RenewEmails(ctx, ids, leaseUntil, newLease)
+}
+
 func TestSender_UnmarkedIsNotResent(t *testing.T) {
 	r := newRig(t, nil)
 	id := r.enqueue("zoe@example.com")
-	ob := &flakyOutbox{Outbox: mysql.NewOutbox(r.db), broken: true}
+	// The database does not take the mark for a while: the Sender marks the e-mail
+	// again until it does, keeping its claim leased meanwhile, and never sends it
+	// again.
+	ob := &flakyOutbox{Outbox: mysql.NewOutbox(r.db), failures: 6}
 	tr, err := mail.NewSMTPTransport(r.smtp.URL(), from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mail.NewSender(ob, fixtureComposer(), tr, mail.SenderOptions{Now: r.clock.Now, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)})
-	sendDue(t, s)
-	if w := r.row(id); w.status != "sending" {
-		t.Fatalf("row: got %+v, want still sending", w)
+	s := mail.NewSender(ob, fixtureComposer(), tr, mail.SenderOptions{Now: r.clock.Now, Lease: 3 * time.Second, MarkRetry: 20 * time.Millisecond, Log: slog.New(slog.DiscardHandler)})
+	if n := sendDue(t, s); n != 1 {
+		t.Fatalf("delivered %d, want 1", n)
 	}
-	// The lease lapses while the database is still unreachable for the mark: the
-	// Sender claims the row again but does not send it again.
-	r.clock.Advance(time.Minute)
-	sendDue(t, s)
-	ob.mu.Lock()
-	ob.broken = false
-	ob.mu.Unlock()
-	sendDue(t, s)
 	if w := r.row(id); w.status != "sent" {
 		t.Fatalf("row: got %+v, want sent", w)
 	}
 	if got := len(r.smtp.Messages()); got != 1 {
 		t.Fatalf("server got %d messages, want 1", got)
+	}
+	ob.mu.Lock()
+	defer ob.mu.Unlock()
+	if ob.failures != 0 || ob.renewals == 0 {
+		t.Fatalf("%d marks left to fail, %d renewals: want every mark tried, the lease renewed meanwhile", ob.failures, ob.renewals)
+	}
+}
+
+// TestSender_LeaseRenewed shows a claim outliving its lease while its Sender is alive: a
+// slow send keeps its message, and another Sender does not take it.
+func TestSender_LeaseRenewed(t *testing.T) {
+	r := newRig(t, nil)
+	r.db.Now = time.Now
+	id := r.enqueue("zoe@example.com")
+	// The outbox keeps whole seconds: a lease of 2 s, renewed every 667 ms, always
+	// reaches at least a second ahead.
+	r.smtp.SetDelay(5 * time.Second)
+	realClock := func() *mail.Sender {
+		tr, err := mail.NewSMTPTransport(r.smtp.URL(), from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Timeout = 10 * time.Second
+		return mail.NewSender(mysql.NewOutbox(r.db), fixtureComposer(), tr, mail.SenderOptions{Lease: 2 * time.Second, Log: slog.New(slog.DiscardHandler)})
+	}
+	slow, other := realClock(), realClock()
+	slowDone := make(chan int)
+	go func() { slowDone <- sendDue(t, slow) }()
+	for r.smtp.Attempts() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The other Sender tries throughout the slow send; the renewed lease keeps it out.
+	for deadline := time.Now().Add(4 * time.Second); time.Now().Before(deadline); {
+		if n, err := other.SendDue(context.Background()); err != nil || n != 0 {
+			t.Fatalf("another Sender took a leased message: %d, %v", n, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := <-slowDone; n != 1 {
+		t.Fatalf("the slow Sender delivered %d, want 1", n)
+	}
+	if w := r.row(id); w.status != "sent" || w.attempts != 1 || len(r.smtp.Messages()) != 1 {
+		t.Fatalf("row: got %+v and %d messages, want sent once at the first attempt", w, len(r.smtp.Messages()))
 	}
 }
 
@@ -416,8 +464,9 @@ func TestSender_Concurrent(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for range 2 {
-		s := r.sender(mail.SenderOptions{PollInterval: 5 * time.Millisecond, BatchSize: 5})
-		wg.Go(func() { _ = s.Run(ctx) })
+		s := r.sender(mail.SenderOptions{BatchSize: 5})
+		w := worker.New(mysql.WorkEmails, s.Step, worker.Options{Poll: 5 * time.Millisecond})
+		wg.Go(func() { _ = w.Run(ctx) })
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for len(r.smtp.Messages()) < n && time.Now().Before(deadline) {
@@ -449,37 +498,41 @@ func TestSender_Concurrent(t *testing.T) {
 
 func TestSender_Run(t *testing.T) {
 	shared := dbtest.New(t)
-	t.Run("Kick", func(t *testing.T) {
+	t.Run("Wake", func(t *testing.T) {
 		r := newRig(t, shared)
-		// A poll interval far beyond the test: only Kick can wake the Sender.
-		s := r.sender(mail.SenderOptions{PollInterval: time.Hour})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error)
-		go func() { done <- s.Run(ctx) }()
+		// A poll interval far beyond the test: only the commit's wake-up can wake the
+		// Sender.
+		s := r.sender(mail.SenderOptions{})
+		g := worker.NewGroup(worker.New(mysql.WorkEmails, s.Step, worker.Options{Poll: time.Hour}))
+		r.db.Wake = g.Wake
+		g.Start()
 		defer func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Run: %v", err)
+			if err := g.Stop(10 * time.Second); err != nil {
+				t.Error(err)
 			}
 		}()
 		time.Sleep(50 * time.Millisecond) // let the first round find nothing
-		r.enqueue("zoe@example.com")
-		s.Kick()
+		// Queued in a transaction of the outbox's own, which wakes the sender on commit.
+		if _, err := mysql.NewOutbox(r.db).EnqueueEmail(context.Background(), nil,
+			mail.Email{AccountID: purchaseFixture().AccountID, Kind: shop.EmailPurchaseReady, PurchaseID: purchaseFixture().ID, To: "zoe@example.com"}); err != nil {
+			t.Fatal(err)
+		}
 		deadline := time.Now().Add(10 * time.Second)
 		for len(r.smtp.Messages()) == 0 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		if got := len(r.smtp.Messages()); got != 1 {
-			t.Fatalf("server got %d messages after Kick, want 1", got)
+			t.Fatalf("server got %d messages after the commit, want 1", got)
 		}
 	})
 
 	t.Run("Poll", func(t *testing.T) {
 		r := newRig(t, shared)
-		s := r.sender(mail.SenderOptions{PollInterval: 10 * time.Millisecond})
+		s := r.sender(mail.SenderOptions{})
+		w := worker.New(mysql.WorkEmails, s.Step, worker.Options{Poll: 10 * time.Millisecond})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
-		go func() { done <- s.Run(ctx) }()
+		go func() { done <- w.Run(ctx) }()
 		r.enqueue("zoe@example.com")
 		deadline := time.Now().Add(10 * time.Second)
 		for len(r.smtp.Messages()) == 0 && time.Now().Before(deadline) {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"storefront/internal/worker"
 )
 
 // Limits of one attempt (docs/WEBHOOKS.md).
@@ -62,7 +64,7 @@ type Outcome struct {
 	NextAttemptAt time.Time
 }
 
-// Store is the outbox of deliveries (implemented by mysql.DB).
+// Store is the outbox of deliveries (the database's webhook_deliveries table).
 type Store interface {
 	// ClaimDeliveries leases up to limit due deliveries until leaseUntil; no two
 	// claimers get the same one. Deliveries of an endpoint that is gone or disabled
@@ -72,6 +74,9 @@ type Store interface {
 	// or failed), unless the claim's lease was taken over meanwhile. An endpoint whose
 	// attempts have all failed for RetryFor is disabled and its owners told.
 	RecordAttempts(ctx context.Context, results []Result) error
+	// RenewDeliveries moves the lease of the claimed deliveries that the claim
+	// identified by leaseUntil still holds on to newLease.
+	RenewDeliveries(ctx context.Context, claimed []Claimed, leaseUntil, newLease time.Time) error
 }
 
 // Result is an attempt of a claimed delivery and its outcome.
@@ -88,9 +93,9 @@ type Options struct {
 	Log *slog.Logger
 	// Guard checks the addresses connected to (default: public addresses only).
 	Guard *Guard
-	// PollInterval is how often Run looks for due deliveries (default 1s).
-	PollInterval time.Duration
-	// Lease reserves a claimed delivery (default 2m; well above Timeout).
+	// Lease reserves a claimed delivery (default 20s); the Deliverer renews it every
+	// third of it while the batch's attempts run, so that a delivery whose Deliverer
+	// died is attempted again within a lease.
 	Lease time.Duration
 	// BatchSize is how many deliveries one claim takes (default 32).
 	BatchSize int
@@ -106,13 +111,12 @@ type Options struct {
 	BackoffMax time.Duration
 }
 
-// Deliverer drains the deliveries' outbox. Run it in one goroutine; Kick and
-// DeliverDue are safe to call from others.
+// Deliverer drains the deliveries' outbox, one batch a Step. Run its steps from one
+// worker (internal/worker); DeliverDue is for tests and tools.
 type Deliverer struct {
 	store  Store
 	opt    Options
 	client *http.Client
-	kick   chan struct{}
 	mu     sync.Mutex
 }
 
@@ -127,11 +131,8 @@ func NewDeliverer(store Store, opt Options) *Deliverer {
 	if opt.Guard == nil {
 		opt.Guard = &Guard{}
 	}
-	if opt.PollInterval <= 0 {
-		opt.PollInterval = time.Second
-	}
 	if opt.Lease <= 0 {
-		opt.Lease = 2 * time.Minute
+		opt.Lease = 20 * time.Second
 	}
 	if opt.BatchSize <= 0 {
 		opt.BatchSize = 32
@@ -164,81 +165,82 @@ func NewDeliverer(store Store, opt Options) *Deliverer {
 		// Redirects are not followed: a 3xx is an answer that is not 2xx.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &Deliverer{store: store, opt: opt, client: client, kick: make(chan struct{}, 1)}
+	return &Deliverer{store: store, opt: opt, client: client}
 }
 
-// Kick wakes Run at once, for events just committed. It never blocks.
-func (d *Deliverer) Kick() {
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
-}
-
-// Run delivers due events every PollInterval, and at once when kicked, until ctx
-// ends; attempts under way then are finished and recorded. Errors of the store are
-// logged and retried.
-func (d *Deliverer) Run(ctx context.Context) error {
-	t := time.NewTicker(d.opt.PollInterval)
-	defer t.Stop()
-	for {
-		if _, err := d.DeliverDue(ctx); err != nil && ctx.Err() == nil {
-			d.opt.Log.Error("webhook outbox", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		case <-d.kick:
-		}
-	}
-}
-
-// DeliverDue makes one attempt of every delivery due now, batch after batch, and
+// DeliverDue makes one attempt of every delivery due now, step after step, and
 // returns how many attempts were delivered.
 func (d *Deliverer) DeliverDue(ctx context.Context) (int, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delivered := 0
-	for ctx.Err() == nil {
-		now := d.opt.Now()
-		batch, err := d.store.ClaimDeliveries(ctx, now, now.Add(d.opt.Lease), d.opt.BatchSize)
-		if err != nil {
-			return delivered, fmt.Errorf("claim deliveries: %w", err)
-		}
-		var (
-			wg      sync.WaitGroup
-			sem     = make(chan struct{}, d.opt.Workers)
-			results = make([]Result, len(batch))
-		)
-		for i, c := range batch {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				results[i] = Result{c, d.attempt(ctx, c)}
-			}()
-		}
-		wg.Wait()
-		for _, r := range results {
-			if r.Delivered {
-				delivered++
-			}
-		}
-		// One transaction records the batch. Attempts under way when ctx ended ran to
-		// their own timeout and are recorded: one left unrecorded is made again.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		err = d.store.RecordAttempts(rctx, results)
-		cancel()
-		if err != nil {
-			// The leases lapse and the deliveries are attempted again: at least once.
-			d.opt.Log.Error("webhook outbox: record attempts", "count", len(results), "err", err)
-		}
-		if len(batch) < d.opt.BatchSize {
-			break
+	total := 0
+	for {
+		n, more, err := d.step(ctx)
+		total += n
+		if err != nil || !more || ctx.Err() != nil {
+			return total, err
 		}
 	}
-	return delivered, nil
+}
+
+// Step claims one batch of due deliveries and attempts each (a worker's step); it
+// reports whether a full batch was claimed, so that more may be due. Attempts under
+// way when ctx ends run to their own timeout and are recorded.
+func (d *Deliverer) Step(ctx context.Context) (bool, error) {
+	_, more, err := d.step(ctx)
+	return more, err
+}
+
+func (d *Deliverer) step(ctx context.Context) (delivered int, more bool, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.opt.Now()
+	batch, err := d.store.ClaimDeliveries(ctx, now, now.Add(d.opt.Lease), d.opt.BatchSize)
+	if err != nil {
+		return 0, false, fmt.Errorf("claim deliveries: %w", err)
+	}
+	if len(batch) == 0 {
+		return 0, false, nil
+	}
+	lease := batch[0].LeaseUntil
+	stopRenewing := worker.KeepLeased(ctx, d.opt.Lease/3, d.opt.Log, func(rctx context.Context) error {
+		next := d.opt.Now().Add(d.opt.Lease)
+		if err := d.store.RenewDeliveries(rctx, batch, lease, next); err != nil {
+			return fmt.Errorf("renew the lease of %d webhook deliveries: %w", len(batch), err)
+		}
+		lease = next
+		return nil
+	})
+	var (
+		wg      sync.WaitGroup
+		sem     = make(chan struct{}, d.opt.Workers)
+		results = make([]Result, len(batch))
+	)
+	for i, c := range batch {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			results[i] = Result{c, d.attempt(ctx, c)}
+		}()
+	}
+	wg.Wait()
+	// The renewals have stopped: lease is the claim's now.
+	stopRenewing()
+	for i := range results {
+		results[i].LeaseUntil = lease
+		if results[i].Delivered {
+			delivered++
+		}
+	}
+	// One transaction records the batch. Attempts under way when ctx ended ran to
+	// their own timeout and are recorded: one left unrecorded is made again.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	err = d.store.RecordAttempts(rctx, results)
+	cancel()
+	if err != nil {
+		// The leases lapse and the deliveries are attempted again: at least once.
+		d.opt.Log.Warn("webhook outbox: recording attempts failed; they are made again when their lease lapses", "count", len(results), "err", err)
+	}
+	return delivered, len(batch) == d.opt.BatchSize, nil
 }
 
 // attempt POSTs one claimed delivery and returns the outcome, with the time of the
