@@ -94,22 +94,14 @@ func NewSender(outbox Outbox, composer *Composer, transport Transport, opt Sende
 // SendDue sends every message due now, step after step, and returns how many were
 // delivered.
 func (s *Sender) SendDue(ctx context.Context) (int, error) {
-	total := 0
-	for {
-		n, more, err := s.step(ctx)
-		total += n
-		if err != nil || !more || ctx.Err() != nil {
-			return total, err
-		}
-	}
+	return worker.Counted(s.step).Drain(ctx)
 }
 
 // Step claims one batch of due messages and sends it (a worker's step): it reports
 // whether more messages are due. When ctx ends it finishes the message under way and
 // releases the rest of the batch.
 func (s *Sender) Step(ctx context.Context) (bool, error) {
-	_, more, err := s.step(ctx)
-	return more, err
+	return worker.Counted(s.step).Step(ctx)
 }
 
 func (s *Sender) step(ctx context.Context) (delivered int, more bool, err error) {

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -394,22 +393,24 @@ func (s *WebhookDeliveryStore) ClaimDeliveries(ctx context.Context, now, leaseUn
 	return claimed, nil
 }
 
-// RenewDeliveries implements webhook.Store: one UPDATE per account, by primary key, in
-// a READ COMMITTED transaction of its own.
+// RenewDeliveries implements webhook.Store: one UPDATE per account, by primary key in
+// ascending order, in a READ COMMITTED transaction of its own.
 func (s *WebhookDeliveryStore) RenewDeliveries(ctx context.Context, claimed []webhook.Claimed, leaseUntil, newLease time.Time) error {
-	byAccount := map[int64][]any{}
-	for _, c := range claimed {
-		byAccount[c.AccountID] = append(byAccount[c.AccountID], c.ID)
-	}
-	accounts := slices.Sorted(maps.Keys(byAccount))
+	cs := slices.Clone(claimed)
+	slices.SortFunc(cs, func(a, b webhook.Claimed) int {
+		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.ID, b.ID))
+	})
 	return s.db.inTxWith(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *Tx) error {
-		for _, account := range accounts {
-			ids := byAccount[account]
-			slices.SortFunc(ids, func(a, b any) int { return cmp.Compare(a.(int64), b.(int64)) })
-			args := append([]any{newLease.UTC().Truncate(time.Second), account}, ids...)
+		for len(cs) > 0 {
+			account := cs[0].AccountID
+			args := []any{newLease.UTC().Truncate(time.Second), account}
+			for len(cs) > 0 && cs[0].AccountID == account {
+				args = append(args, cs[0].ID)
+				cs = cs[1:]
+			}
 			args = append(args, deliverySending, leaseUntil.UTC().Truncate(time.Second))
 			if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE account_id = ? AND id IN ("+
-				placeholders(len(ids))+") AND status = ? AND next_attempt_at = ?", args...); err != nil {
+				placeholders(len(args)-4)+") AND status = ? AND next_attempt_at = ?", args...); err != nil {
 				return err
 			}
 		}

@@ -171,22 +171,14 @@ func NewDeliverer(store Store, opt Options) *Deliverer {
 // DeliverDue makes one attempt of every delivery due now, step after step, and
 // returns how many attempts were delivered.
 func (d *Deliverer) DeliverDue(ctx context.Context) (int, error) {
-	total := 0
-	for {
-		n, more, err := d.step(ctx)
-		total += n
-		if err != nil || !more || ctx.Err() != nil {
-			return total, err
-		}
-	}
+	return worker.Counted(d.step).Drain(ctx)
 }
 
 // Step claims one batch of due deliveries and attempts each (a worker's step); it
 // reports whether a full batch was claimed, so that more may be due. Attempts under
 // way when ctx ends run to their own timeout and are recorded.
 func (d *Deliverer) Step(ctx context.Context) (bool, error) {
-	_, more, err := d.step(ctx)
-	return more, err
+	return worker.Counted(d.step).Step(ctx)
 }
 
 func (d *Deliverer) step(ctx context.Context) (delivered int, more bool, err error) {

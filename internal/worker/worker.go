@@ -232,3 +232,25 @@ func KeepLeased(ctx context.Context, every time.Duration, log *slog.Logger, rene
 	var once sync.Once
 	return func() { once.Do(func() { close(quit); <-done }) }
 }
+
+// Counted is a step that also says how much work it did (e-mails delivered, say).
+type Counted func(ctx context.Context) (done int, more bool, err error)
+
+// Step is the worker's step of c.
+func (c Counted) Step(ctx context.Context) (bool, error) {
+	_, more, err := c(ctx)
+	return more, err
+}
+
+// Drain runs c until nothing more is waiting, ctx ends or a step fails, and returns the
+// work done: for tests and tools that want a queue emptied now.
+func (c Counted) Drain(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, more, err := c(ctx)
+		total += n
+		if err != nil || !more || ctx.Err() != nil {
+			return total, err
+		}
+	}
+}

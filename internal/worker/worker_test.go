@@ -237,3 +237,19 @@ func TestKeepLeased(t *testing.T) {
 		t.Fatal("renewed after stop")
 	}
 }
+
+func TestCounted_Drain(t *testing.T) {
+	batches := []int{10, 10, 3}
+	step := worker.Counted(func(ctx context.Context) (int, bool, error) {
+		n := batches[0]
+		batches = batches[1:]
+		return n, len(batches) > 0, nil
+	})
+	if n, err := step.Drain(context.Background()); n != 23 || err != nil {
+		t.Fatalf("Drain = %d, %v; want the 23 of three steps", n, err)
+	}
+	failing := worker.Counted(func(ctx context.Context) (int, bool, error) { return 2, true, errors.New("down") })
+	if n, err := failing.Drain(context.Background()); n != 2 || err == nil {
+		t.Fatalf("Drain = %d, %v; want the first step's 2 and its error", n, err)
+	}
+}
