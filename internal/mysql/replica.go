@@ -15,6 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"storefront/internal/shop"
+	"storefront/internal/worker"
 )
 
 // ReplicaOptions tune a ReadRouter. The zero value of each field means its default.
@@ -49,7 +50,7 @@ type ReadRouter struct {
 	up      bool
 	applied gtidPos // a lower bound of what the replica has applied
 
-	stop chan struct{}
+	stop context.CancelFunc
 	done chan struct{}
 }
 
@@ -99,31 +100,24 @@ func NewReadRouter(primary, replica *DB, opt ReplicaOptions) *ReadRouter {
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
-	r := &ReadRouter{primary: primary, replica: replica, opt: opt, stop: make(chan struct{}), done: make(chan struct{})}
+	r := &ReadRouter{primary: primary, replica: replica, opt: opt, done: make(chan struct{})}
 	r.check(context.Background())
-	go r.run()
+	// The health check is a background worker like the others: a step every CheckEvery.
+	health := worker.New("replica-health", func(ctx context.Context) (bool, error) {
+		r.check(ctx)
+		return false, nil
+	}, worker.Options{Poll: opt.CheckEvery, Log: opt.Log})
+	ctx, stop := context.WithCancel(context.Background())
+	r.stop = stop
+	go func() { defer close(r.done); _ = health.Run(ctx) }()
 	return r
 }
 
 // Close stops the health check and closes the replica's connections.
 func (r *ReadRouter) Close() error {
-	close(r.stop)
+	r.stop()
 	<-r.done
 	return r.replica.Close()
-}
-
-func (r *ReadRouter) run() {
-	defer close(r.done)
-	t := time.NewTicker(r.opt.CheckEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-r.stop:
-			return
-		case <-t.C:
-			r.check(context.Background())
-		}
-	}
 }
 
 // check asks the replica how far it has applied the primary's binlog; an answer closes
