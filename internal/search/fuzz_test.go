@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"testing"
+	"unicode/utf8"
 
 	"storefront/internal/shop"
 )
@@ -37,6 +38,9 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		printed := q.String()
+		if utf8.RuneCountInString(printed) > utf8.RuneCountInString(s) {
+			t.Fatalf("Parse(%q) printed the longer %q", s, printed)
+		}
 		q2, err := Parse(kind, printed)
 		if err != nil {
 			t.Fatalf("Parse(%q) printed %q, which does not parse: %v", s, printed, err)

@@ -580,11 +580,11 @@ func (p *parser) check(spec FieldSpec, v *Value, inRange bool) error {
 			return errorf("%q at %d is not a date", clip(v.Text), v.Pos)
 		}
 	case TypeShip:
-		c, ok := shipValues[strings.ToLower(v.Text)]
-		if !ok {
+		l := strings.ToLower(v.Text)
+		if !slices.Contains(shipValues, l) {
 			return errorf("%q at %d is not a ship value: use ship:yes or ship:no", clip(v.Text), v.Pos)
 		}
-		v.Text = c
+		v.Text = l
 	case TypeIs:
 		l := strings.ToLower(v.Text)
 		if !slices.Contains(isValues, l) {

@@ -66,7 +66,7 @@ func writeNode(b *strings.Builder, n Node, inAnd bool) {
 			if i > 0 {
 				b.WriteString(sep)
 			}
-			writeValue(b, v, x.Op == OpRange)
+			writeValue(b, v, x.Op, i == 0)
 		}
 	case *Text:
 		s := x.Value.Text
@@ -78,11 +78,17 @@ func writeNode(b *strings.Builder, n Node, inAnd bool) {
 	}
 }
 
-func writeValue(b *strings.Builder, v Value, inRange bool) {
+// writeValue writes a value, quoted only where a word would read back otherwise: a
+// value after "<" or ">" that starts with "=", a range side "*" that is text, and a
+// range's start that ends with "." (its "..." would end it early). The printed query
+// is never longer than the one parsed.
+func writeValue(b *strings.Builder, v Value, op Op, first bool) {
 	switch {
 	case v.Star:
 		b.WriteByte('*')
-	case needsQuote(v.Text) || strings.HasPrefix(v.Text, "=") || (inRange && (v.Text == "*" || strings.HasPrefix(v.Text, ".") || strings.HasSuffix(v.Text, "."))):
+	case needsQuote(v.Text) ||
+		(op != OpEq && op != OpAny && op != OpRange && strings.HasPrefix(v.Text, "=")) ||
+		(op == OpRange && (v.Text == "*" || (first && strings.HasSuffix(v.Text, ".")))):
 		writeQuoted(b, v.Text)
 	default:
 		b.WriteString(v.Text)

@@ -176,9 +176,9 @@ func (t Type) Ops() []Op {
 	return []Op{OpEq, OpAny}
 }
 
-// Keyword values of the ship and is fields, canonical spelling first.
+// Keyword values of the ship and is fields.
 var (
-	shipValues = map[string]string{"yes": "yes", "true": "yes", "1": "yes", "no": "no", "false": "no", "0": "no"}
+	shipValues = []string{"yes", "no"}
 	isValues   = []string{"unshipped", "shipped"}
 )
 
