@@ -1,0 +1,222 @@
+package search
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
+	"storefront/internal/shop"
+)
+
+// This file is the reference meaning of a query: a naive evaluation over one record
+// that a SQL planner's results are checked against.
+
+// Fold returns s as text comparisons see it: case-folded ("ß" is "ss") and without
+// accents ("Zoë" is "zoe"), the way MariaDB's utf8mb4_unicode_ci compares for the
+// letters people write. It approximates the collation; it does not reproduce every
+// weight of it.
+func Fold(s string) string {
+	f := norm.NFD.String(cases.Fold().String(s))
+	var b strings.Builder
+	b.Grow(len(f))
+	for _, r := range f {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// HasPrefixFold reports whether s starts with prefix, ignoring case and accents. The
+// prefix is literal: "%", "_" and "\" match only themselves.
+func HasPrefixFold(s, prefix string) bool {
+	return strings.HasPrefix(Fold(s), Fold(prefix))
+}
+
+// EqualFold reports whether a and b are equal ignoring case and accents (and not
+// ignoring trailing spaces, which MariaDB's "=" would).
+func EqualFold(a, b string) bool { return Fold(a) == Fold(b) }
+
+// MatchPurchase reports whether the purchase matches the query of the purchases list.
+func (r *Resolved) MatchPurchase(p *shop.Purchase) bool {
+	return eval(r.Root, func(c Cond) bool { return c.MatchPurchase(p) })
+}
+
+// MatchSubscriber reports whether the subscriber matches the query of the subscribers
+// list.
+func (r *Resolved) MatchSubscriber(s *shop.Subscriber) bool {
+	return eval(r.Root, func(c Cond) bool { return c.MatchSubscriber(s) })
+}
+
+// MatchPurchase reports whether every condition holds for the purchase.
+func (cj Conjunction) MatchPurchase(p *shop.Purchase) bool {
+	for _, c := range cj {
+		if !c.MatchPurchase(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// MatchSubscriber reports whether every condition holds for the subscriber.
+func (cj Conjunction) MatchSubscriber(s *shop.Subscriber) bool {
+	for _, c := range cj {
+		if !c.MatchSubscriber(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func eval(n Node, leaf func(Cond) bool) bool {
+	switch x := n.(type) {
+	case *Or:
+		return slices.ContainsFunc(x.Terms, func(t Node) bool { return eval(t, leaf) })
+	case *And:
+		for _, t := range x.Terms {
+			if !eval(t, leaf) {
+				return false
+			}
+		}
+		return true
+	case *Not:
+		return !eval(x.X, leaf)
+	case *Clause, *Text:
+		cs, _ := dnf(x, false)
+		return leaf(cs[0][0])
+	}
+	return false
+}
+
+// MatchPurchase reports whether the condition (negation included) holds for the
+// purchase.
+func (c Cond) MatchPurchase(p *shop.Purchase) bool {
+	return c.Not != c.purchase(p)
+}
+
+func (c Cond) purchase(p *shop.Purchase) bool {
+	switch c.Field {
+	case FieldText:
+		return c.prefix(p.BuyerEmail) || c.prefix(p.BuyerFirstname) || c.prefix(p.BuyerLastname) || c.id(p.ID)
+	case FieldID:
+		return c.id(p.ID)
+	case FieldStatus:
+		return slices.Contains(c.Statuses, string(p.Status))
+	case FieldProduct:
+		return slices.ContainsFunc(p.LineItems, func(li shop.LineItem) bool { return c.id(li.ProductID) })
+	case FieldStorefront:
+		return c.id(p.StorefrontID)
+	case FieldCustomer:
+		return p.Customer != nil && c.id(p.Customer.ID)
+	case FieldSubscriber:
+		return p.SubscriberID != nil && c.id(*p.SubscriberID)
+	case FieldEmail:
+		return c.prefix(p.BuyerEmail)
+	case FieldFirst:
+		return c.prefix(p.BuyerFirstname)
+	case FieldLast:
+		return c.prefix(p.BuyerLastname)
+	case FieldName:
+		return c.prefix(p.BuyerFirstname) || c.prefix(p.BuyerLastname)
+	case FieldDomain:
+		if p.BuyerEmail == nil {
+			return false
+		}
+		e := *p.BuyerEmail
+		i := strings.LastIndexByte(e, '@')
+		return i >= 0 && c.equal(e[i+1:])
+	case FieldCurrency:
+		return c.equal(p.Currency)
+	case FieldTotal:
+		return c.money(string(p.Total))
+	case FieldCreated:
+		return c.time(p.CreatedAt.Time)
+	case FieldShip, FieldIs:
+		return (p.TangiblesToShip != nil && *p.TangiblesToShip > 0) == c.Ship
+	}
+	return false
+}
+
+// MatchSubscriber reports whether the condition (negation included) holds for the
+// subscriber. The dates of a subscriber are those of its service term
+// (shop.ServiceTerm): started is when it began, ended when it ended (a term still
+// running has not ended), and active holds when the term [start, end) overlaps the
+// value: the subscriber received service at some instant of it, as shop.Entitle decides.
+// A subscriber without a subscription has no status and no term.
+func (c Cond) MatchSubscriber(s *shop.Subscriber) bool {
+	return c.Not != c.subscriber(s)
+}
+
+func (c Cond) subscriber(s *shop.Subscriber) bool {
+	switch c.Field {
+	case FieldText:
+		return c.prefix(&s.Username) || c.id(s.ID)
+	case FieldID:
+		return c.id(s.ID)
+	case FieldStatus:
+		return s.Subscription != nil && slices.Contains(c.Statuses, string(s.Subscription.Status))
+	case FieldEmail:
+		return c.prefix(&s.Username)
+	case FieldUsername:
+		return c.equal(s.Username)
+	case FieldStarted, FieldEnded, FieldActive:
+		start, end, ok := shop.ServiceTerm(s.Subscription)
+		if !ok {
+			return false
+		}
+		switch c.Field {
+		case FieldStarted:
+			return c.time(start)
+		case FieldEnded:
+			return end != nil && c.time(*end)
+		}
+		return slices.ContainsFunc(c.Times, func(r TimeRange) bool {
+			return (r.To == nil || start.Before(*r.To)) && (end == nil || r.From == nil || r.From.Before(*end))
+		})
+	}
+	return false
+}
+
+func (c Cond) prefix(s *string) bool {
+	return s != nil && slices.ContainsFunc(c.Texts, func(t string) bool { return HasPrefixFold(*s, t) })
+}
+
+func (c Cond) equal(s string) bool {
+	return slices.ContainsFunc(c.Texts, func(t string) bool { return EqualFold(s, t) })
+}
+
+func (c Cond) id(n int64) bool {
+	return slices.ContainsFunc(c.IDs, func(r IDRange) bool { return r.Min <= n && n <= r.Max })
+}
+
+func (c Cond) time(t time.Time) bool {
+	return slices.ContainsFunc(c.Times, func(r TimeRange) bool {
+		return (r.From == nil || !t.Before(*r.From)) && (r.To == nil || t.Before(*r.To))
+	})
+}
+
+func (c Cond) money(s string) bool {
+	if !shop.IsDecimal(s) {
+		return false
+	}
+	v := decimal(s)
+	return slices.ContainsFunc(c.Money, func(r MoneyRange) bool {
+		if r.Min != "" {
+			k := v.Cmp(decimal(r.Min))
+			if k < 0 || (k == 0 && !r.MinIncl) {
+				return false
+			}
+		}
+		if r.Max != "" {
+			k := v.Cmp(decimal(r.Max))
+			if k > 0 || (k == 0 && !r.MaxIncl) {
+				return false
+			}
+		}
+		return true
+	})
+}

@@ -1,0 +1,383 @@
+package search
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"storefront/internal/strtotime"
+)
+
+// Resolved is a query whose dates have been read against one clock and time zone: the
+// tree Root is a copy of the query's with every date value's Span set.
+type Resolved struct {
+	Kind Kind
+	Root Node
+	// Now is the instant the dates were read against.
+	Now time.Time
+	// Dates lists each distinct date text of the query with what it resolved to, in the
+	// order they first appear.
+	Dates []DateValue
+}
+
+// DateValue is one date text of a query and its resolution.
+type DateValue struct {
+	Text string
+	Span
+}
+
+// HeaderDates is the answer header that tells a client what the query's dates meant.
+const HeaderDates = "Storefront-Query-Dates"
+
+// Header is the value of the Storefront-Query-Dates header: each date text, quoted as a
+// Go string in ASCII, "=" and its instant in RFC 3339 in the account's zone, or for a
+// whole day its interval FROM/TO (TO excluded), separated by ", ". "" when the query
+// has no dates.
+func (r *Resolved) Header() string {
+	var parts []string
+	for _, d := range r.Dates {
+		s := strconv.QuoteToASCII(d.Text) + "=" + d.From.Format(time.RFC3339)
+		if d.WholeDay {
+			s += "/" + d.To.Format(time.RFC3339)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Resolve reads every date value of the query as PHP's strtotime() does, relative to
+// now in loc unless the text names a zone (docs/SEARCH.md#dates), and returns the
+// resolved query. A value without a time of day (see WholeDay) is its whole day. A
+// date range that ends before it starts is an EInvalid error.
+func (q *Query) Resolve(now time.Time, loc *time.Location) (*Resolved, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	r := &Resolved{Kind: q.Kind, Now: now}
+	seen := map[string]bool{}
+	var err error
+	var walk func(Node) Node
+	walk = func(n Node) Node {
+		if err != nil {
+			return n
+		}
+		switch x := n.(type) {
+		case *Or:
+			o := &Or{Terms: make([]Node, len(x.Terms))}
+			for i, t := range x.Terms {
+				o.Terms[i] = walk(t)
+			}
+			return o
+		case *And:
+			a := &And{Terms: make([]Node, len(x.Terms))}
+			for i, t := range x.Terms {
+				a.Terms[i] = walk(t)
+			}
+			return a
+		case *Not:
+			return &Not{Pos: x.Pos, X: walk(x.X)}
+		case *Clause:
+			c := *x
+			c.Values = append([]Value(nil), x.Values...)
+			if c.Type != TypeDate {
+				return &c
+			}
+			for i := range c.Values {
+				v := &c.Values[i]
+				if v.Star {
+					continue
+				}
+				var sp Span
+				sp, err = ResolveDate(v.Text, now, loc)
+				if err != nil {
+					err = errorf("%q at %d is not a date", clip(v.Text), v.Pos)
+					return n
+				}
+				v.Span = &sp
+				if !seen[v.Text] {
+					seen[v.Text] = true
+					r.Dates = append(r.Dates, DateValue{Text: v.Text, Span: sp})
+				}
+			}
+			if c.Op == OpRange {
+				lo, hi := c.Values[0], c.Values[1]
+				if !lo.Star && !hi.Star && !lo.Span.From.Before(hi.Span.To) {
+					err = errorf("range %q at %d ends before it starts", clip(lo.Text+".."+hi.Text), lo.Pos)
+				}
+			}
+			return &c
+		}
+		return n
+	}
+	r.Root = walk(q.Root)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ResolveDate reads one date text relative to now in loc. The answer is a whole day
+// [midnight, next midnight) in loc when the text names no time of day, else the second
+// [t, t+1s). The text names no time of day when all of these hold:
+//
+//   - it does not contain "@" (a UNIX timestamp is an instant);
+//   - it resolves to midnight in loc;
+//   - it resolves to the same instant when now is moved to another time of day of the
+//     same date (so "-30 days", "now" or "+2 hours" are instants);
+//   - strtotime() still reads it with a time of day appended (" 12:00:00"): it refuses
+//     a second time of day, so "2024-11-01 00:00" or "midnight" written as "0:00"
+//     after a date is an instant, while "2024-11-01", "today" and "last monday" are days.
+//
+// A text that names another zone ("2024-11-01 UTC" in Europe/Paris) is midnight there,
+// not in loc, and so an instant.
+func ResolveDate(text string, now time.Time, loc *time.Location) (Span, error) {
+	now = now.In(loc)
+	t, err := strtotime.Parse(text, now)
+	if err != nil {
+		return Span{}, err
+	}
+	t = t.In(loc)
+	if wholeDay(text, t, now, loc) {
+		y, m, d := t.Date()
+		return Span{From: t, To: time.Date(y, m, d+1, 0, 0, 0, 0, loc), WholeDay: true}, nil
+	}
+	return Span{From: t, To: t.Add(time.Second)}, nil
+}
+
+func wholeDay(text string, t, now time.Time, loc *time.Location) bool {
+	if strings.Contains(text, "@") {
+		return false
+	}
+	if h, m, s := t.Clock(); h != 0 || m != 0 || s != 0 {
+		return false
+	}
+	y, mo, d := now.Date()
+	h, mi, s := now.Clock()
+	other := time.Date(y, mo, d, (h+12)%24, (mi+29)%60, (s+31)%60, 0, loc)
+	t2, err := strtotime.Parse(text, other)
+	if err != nil || !t2.Equal(t) {
+		return false
+	}
+	_, err = strtotime.Parse(text+" 12:00:00", now)
+	return err == nil || !strings.Contains(err.Error(), "double time")
+}
+
+// IDRange is a range of ids, both bounds included.
+type IDRange struct{ Min, Max int64 }
+
+// MoneyRange is a range of amounts: decimal strings, "" for no bound.
+type MoneyRange struct {
+	Min, Max         string
+	MinIncl, MaxIncl bool
+}
+
+// TimeRange is a half-open range of instants [From, To); nil for no bound.
+type TimeRange struct{ From, To *time.Time }
+
+// Cond is one clause of a conjunction, in the form a planner reads: the field, whether
+// it is negated, and its values as "any of" sets. Which set is filled depends on Type:
+//
+//	TypeText, TypeExact, TypeDomain  Texts (prefixes, or exact texts for username and domain)
+//	TypeCurrency                     Texts (upper-case codes)
+//	TypeID, TypeRef                  IDs
+//	TypeStatus                       Statuses
+//	TypeMoney                        Money
+//	TypeDate                         Times
+//	TypeShip, TypeIs                 Ship (true: tangibles_to_ship > 0)
+//
+// A bare word (Field FieldText, Type TypeText) has its text in Texts and, when it is a
+// whole number, that id in IDs: it matches when any of them does.
+type Cond struct {
+	Not      bool
+	Field    Field
+	Type     Type
+	Pos      int
+	Texts    []string
+	IDs      []IDRange
+	Statuses []string
+	Money    []MoneyRange
+	Times    []TimeRange
+	Ship     bool
+}
+
+// Conjunction is one branch of a query in disjunctive normal form: all its conditions
+// must hold.
+type Conjunction []Cond
+
+// DNF expands the query into conjunctions, one of which must hold: the planner runs
+// each as one bounded path and merges them. Negations are pushed down to the clauses
+// (a negated Or is an And of negations). More than MaxBranches conjunctions is an
+// EInvalid error (Parse refuses such queries already).
+func (r *Resolved) DNF() ([]Conjunction, error) {
+	cs, ok := dnf(r.Root, false)
+	if !ok {
+		return nil, errorf("the query expands to more than %d alternatives (OR branches, negations expanded); at most %d are allowed", MaxBranches, MaxBranches)
+	}
+	return cs, nil
+}
+
+func dnf(n Node, neg bool) ([]Conjunction, bool) {
+	switch x := n.(type) {
+	case *Not:
+		return dnf(x.X, !neg)
+	case *Or, *And:
+		var terms []Node
+		union := false
+		if o, ok := x.(*Or); ok {
+			terms, union = o.Terms, !neg
+		} else {
+			terms, union = x.(*And).Terms, neg
+		}
+		if union {
+			var out []Conjunction
+			for _, t := range terms {
+				cs, ok := dnf(t, neg)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, cs...)
+				if len(out) > MaxBranches {
+					return nil, false
+				}
+			}
+			return out, true
+		}
+		out := []Conjunction{nil}
+		for _, t := range terms {
+			cs, ok := dnf(t, neg)
+			if !ok || len(out)*len(cs) > MaxBranches {
+				return nil, false
+			}
+			var next []Conjunction
+			for _, a := range out {
+				for _, b := range cs {
+					c := make(Conjunction, 0, len(a)+len(b))
+					next = append(next, append(append(c, a...), b...))
+				}
+			}
+			out = next
+		}
+		return out, true
+	case *Clause:
+		c := condOf(x)
+		c.Not = neg
+		return []Conjunction{{c}}, true
+	case *Text:
+		c := Cond{Not: neg, Field: FieldText, Type: TypeText, Pos: x.Pos, Texts: []string{x.Value.Text}}
+		if x.ID != 0 {
+			c.IDs = []IDRange{{x.ID, x.ID}}
+		}
+		return []Conjunction{{c}}, true
+	}
+	return nil, false
+}
+
+// condOf turns a resolved clause into its "any of" sets.
+func condOf(x *Clause) Cond {
+	c := Cond{Field: x.Field, Type: x.Type, Pos: x.Pos}
+	vs := x.Values
+	switch x.Type {
+	case TypeText, TypeExact, TypeDomain, TypeCurrency:
+		for _, v := range vs {
+			c.Texts = append(c.Texts, v.Text)
+		}
+	case TypeStatus:
+		for _, v := range vs {
+			c.Statuses = append(c.Statuses, v.Text)
+		}
+	case TypeShip:
+		c.Ship = vs[0].Text == "yes"
+	case TypeIs:
+		c.Ship = vs[0].Text == "unshipped"
+	case TypeRef:
+		for _, v := range vs {
+			c.IDs = append(c.IDs, IDRange{v.ID, v.ID})
+		}
+	case TypeID:
+		switch x.Op {
+		case OpEq, OpAny:
+			for _, v := range vs {
+				c.IDs = append(c.IDs, IDRange{v.ID, v.ID})
+			}
+		case OpLt:
+			c.IDs = []IDRange{{1, vs[0].ID - 1}}
+		case OpLe:
+			c.IDs = []IDRange{{1, vs[0].ID}}
+		case OpGt:
+			if vs[0].ID == math.MaxInt64 {
+				c.IDs = []IDRange{{math.MaxInt64, 0}} // empty
+			} else {
+				c.IDs = []IDRange{{vs[0].ID + 1, math.MaxInt64}}
+			}
+		case OpGe:
+			c.IDs = []IDRange{{vs[0].ID, math.MaxInt64}}
+		case OpRange:
+			r := IDRange{1, math.MaxInt64}
+			if !vs[0].Star {
+				r.Min = vs[0].ID
+			}
+			if !vs[1].Star {
+				r.Max = vs[1].ID
+			}
+			c.IDs = []IDRange{r}
+		}
+	case TypeMoney:
+		switch x.Op {
+		case OpEq, OpAny:
+			for _, v := range vs {
+				c.Money = append(c.Money, MoneyRange{v.Text, v.Text, true, true})
+			}
+		case OpLt:
+			c.Money = []MoneyRange{{Max: vs[0].Text}}
+		case OpLe:
+			c.Money = []MoneyRange{{Max: vs[0].Text, MaxIncl: true}}
+		case OpGt:
+			c.Money = []MoneyRange{{Min: vs[0].Text}}
+		case OpGe:
+			c.Money = []MoneyRange{{Min: vs[0].Text, MinIncl: true}}
+		case OpRange:
+			r := MoneyRange{MinIncl: true, MaxIncl: true}
+			if !vs[0].Star {
+				r.Min = vs[0].Text
+			}
+			if !vs[1].Star {
+				r.Max = vs[1].Text
+			}
+			c.Money = []MoneyRange{r}
+		}
+	case TypeDate:
+		sp := func(i int) Span {
+			if vs[i].Span == nil {
+				panic("search: date clause of an unresolved query")
+			}
+			return *vs[i].Span
+		}
+		tp := func(t time.Time) *time.Time { return &t }
+		switch x.Op {
+		case OpEq, OpAny:
+			for i := range vs {
+				s := sp(i)
+				c.Times = append(c.Times, TimeRange{tp(s.From), tp(s.To)})
+			}
+		case OpLt:
+			c.Times = []TimeRange{{To: tp(sp(0).From)}}
+		case OpLe:
+			c.Times = []TimeRange{{To: tp(sp(0).To)}}
+		case OpGt:
+			c.Times = []TimeRange{{From: tp(sp(0).To)}}
+		case OpGe:
+			c.Times = []TimeRange{{From: tp(sp(0).From)}}
+		case OpRange:
+			var r TimeRange
+			if !vs[0].Star {
+				r.From = tp(sp(0).From)
+			}
+			if !vs[1].Star {
+				r.To = tp(sp(1).To)
+			}
+			c.Times = []TimeRange{r}
+		}
+	}
+	return c
+}
