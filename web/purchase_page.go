@@ -1,12 +1,11 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
@@ -24,7 +23,7 @@ func (s *Server) purchasePage(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.purchaseView(c, id)
+	v, err := s.purchaseView(c, id, panelState{})
 	if err != nil {
 		return err
 	}
@@ -60,7 +59,7 @@ func (s *Server) purchaseActivity(c *gin.Context) error {
 // page with a flash message. Problems with the input or the purchase's state are shown in
 // the panel, never as a bare error page.
 func (s *Server) reactivatePurchase(c *gin.Context) error {
-	user := currentUser(c)
+	user, acct := currentUser(c), currentAccount(c)
 	if err := user.MayReactivate(); err != nil {
 		return err
 	}
@@ -68,50 +67,24 @@ func (s *Server) reactivatePurchase(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	acct := currentAccount(c)
 	if err := readForm(c); err != nil {
 		return err
 	}
-	// Spaces typed around the address or a value mean nothing to a person; the API
-	// reads its parameters literally. A line break is never trimmed: it is refused.
-	sent := url.Values{}
-	for k, vs := range c.Request.PostForm {
-		for _, v := range vs {
-			sent.Add(k, strings.Trim(v, " \t"))
-		}
-	}
-	// The form's token is the request's idempotency key; the rest are the parameters
-	// the API takes, read by the same grammar. Their problems are answered by the
+	// The parameters are read by the API's grammar; their problems are answered by the
 	// service after the purchase is found, as in the API.
-	var idem string
-	if tok := sent.Get("form_token"); validFormToken(tok) {
-		idem = "dashboard:" + tok
-	}
-	sent.Del("form_token")
+	sent, idem := reactivateParams(c.Request.PostForm)
 	p, perr := filter.ReactivateForm(sent)
 	res, err := s.Writer.Reactivate(c.Request.Context(), shop.ReactivateRequest{
 		AccountID: acct.ID, PurchaseID: id, CustomerEmail: p.CustomerEmail, Refulfill: p.Refulfill,
 		Actor: user.Email, IdempotencyKey: idem, ParamsErr: perr,
 	})
 	if err != nil {
-		typed := sent.Get("customer_email")
-		problem, ok := reactivateProblem(err, typed)
+		st, ok := reactivateProblem(err, sent)
 		if !ok {
 			return err
 		}
-		// The form as sent, to show it again with the problem.
-		refulfill, _ := filter.ParseBool("refulfill", sent.Get("refulfill"))
 		return &formError{err, func(fragment bool) (templ.Component, error) {
-			v, err := s.purchaseView(c, id)
-			if err != nil {
-				return nil, err
-			}
-			v.Panel.Email, v.Panel.Refulfill = typed, refulfill
-			v.Panel.EmailError, v.Panel.Error = problem.EmailError, problem.Error
-			if fragment {
-				return templates.ReactivatePanelFragment(v.Panel), nil
-			}
-			return templates.PurchasePage(*v), nil
+			return s.reactivateRefused(c, id, st, fragment)
 		}}
 	}
 	msg := reactivatedMessage(id, p.Refulfill, res)
@@ -120,12 +93,28 @@ func (s *Server) reactivatePurchase(c *gin.Context) error {
 		c.Redirect(http.StatusSeeOther, fmt.Sprintf("/purchases/%d", id))
 		return nil
 	}
-	v, err := s.purchaseView(c, id)
+	v, err := s.purchaseView(c, id, panelState{result: msg})
 	if err != nil {
 		return err
 	}
-	v.Panel.Result = msg
 	return render(c, templates.ReactivateResponse(*v))
+}
+
+// reactivateRefused shows the form again as it was sent, with its problem: for htmx the
+// panel alone, read from the purchase; else the whole page.
+func (s *Server) reactivateRefused(c *gin.Context, id int64, st panelState, fragment bool) (templ.Component, error) {
+	if !fragment {
+		v, err := s.purchaseView(c, id, st)
+		if err != nil {
+			return nil, err
+		}
+		return templates.PurchasePage(*v), nil
+	}
+	p, sf, err := s.findPurchase(c.Request.Context(), currentAccount(c).ID, id)
+	if err != nil {
+		return nil, err
+	}
+	return templates.ReactivatePanelFragment(reactivatePanel(p, sf, currentUser(c), newFormToken(), st)), nil
 }
 
 // timeline loads a purchase's activity for the page.
@@ -138,23 +127,32 @@ func (s *Server) timeline(c *gin.Context, acct *shop.Account, id int64) (templat
 	return timelineView(acts, id, s.location(acct.Timezone)), nil
 }
 
-// purchaseView loads everything the page of one purchase shows.
-func (s *Server) purchaseView(c *gin.Context, id int64) (*templates.PurchaseView, error) {
-	acct := currentAccount(c)
-	ctx := c.Request.Context()
-	p, err := s.Purchases.FindPurchaseByID(ctx, acct.ID, id)
+// findPurchase reads a purchase of the account and the storefront it was made in (nil
+// when the account has it no more).
+func (s *Server) findPurchase(ctx context.Context, accountID, id int64) (*shop.Purchase, *shop.Storefront, error) {
+	p, err := s.Purchases.FindPurchaseByID(ctx, accountID, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sfs, err := s.Accounts.FindStorefronts(ctx, acct.ID)
+	sfs, err := s.Accounts.FindStorefronts(ctx, accountID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var sf *shop.Storefront
-	for _, x := range sfs {
-		if x.ID == p.StorefrontID {
-			sf = x
+	for _, sf := range sfs {
+		if sf.ID == p.StorefrontID {
+			return p, sf, nil
 		}
+	}
+	return p, nil, nil
+}
+
+// purchaseView loads everything the page of one purchase shows, the reactivation panel
+// showing st.
+func (s *Server) purchaseView(c *gin.Context, id int64, st panelState) (*templates.PurchaseView, error) {
+	acct := currentAccount(c)
+	p, sf, err := s.findPurchase(c.Request.Context(), acct.ID, id)
+	if err != nil {
+		return nil, err
 	}
 	t, err := s.timeline(c, acct, id)
 	if err != nil {
@@ -164,7 +162,7 @@ func (s *Server) purchaseView(c *gin.Context, id int64) (*templates.PurchaseView
 	return &templates.PurchaseView{
 		Chrome:   s.chrome(c, fmt.Sprintf("Purchase #%d", p.ID), "purchases"),
 		Detail:   purchaseDetail(p, sf, loc),
-		Panel:    reactivatePanel(p, sf, currentUser(c), newFormToken()),
+		Panel:    reactivatePanel(p, sf, currentUser(c), newFormToken(), st),
 		Timeline: t,
 	}, nil
 }

@@ -101,9 +101,9 @@ func TestView_PurchaseDetail(t *testing.T) {
 
 func TestView_ReactivatePanel(t *testing.T) {
 	p, sf := viewPurchase()
-	golden(t, "reactivate_staff", templates.ReactivatePanelFragment(reactivatePanel(p, sf, &shop.User{Role: shop.RoleStaff}, "tok")))
+	golden(t, "reactivate_staff", templates.ReactivatePanelFragment(reactivatePanel(p, sf, &shop.User{Role: shop.RoleStaff}, "tok", panelState{})))
 	p.Status = shop.PurchaseRefunded
-	golden(t, "reactivate_viewer_refunded", templates.ReactivatePanelFragment(reactivatePanel(p, sf, &shop.User{Role: shop.RoleViewer}, "tok")))
+	golden(t, "reactivate_viewer_refunded", templates.ReactivatePanelFragment(reactivatePanel(p, sf, &shop.User{Role: shop.RoleViewer}, "tok", panelState{})))
 }
 
 func TestView_PurchaseResults(t *testing.T) {
