@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -59,20 +58,18 @@ func (s *Server) purchaseActivity(c *gin.Context) error {
 // page with a flash message. Problems with the input or the purchase's state are shown in
 // the panel, never as a bare error page.
 func (s *Server) reactivatePurchase(c *gin.Context) error {
+	// requireReactivator let the user in.
 	user, acct := currentUser(c), currentAccount(c)
-	if err := user.MayReactivate(); err != nil {
+	if err := readForm(c); err != nil {
 		return err
 	}
+	sent, idem := reactivateParams(c.Request.PostForm)
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
-	if err := readForm(c); err != nil {
-		return err
-	}
 	// The parameters are read by the API's grammar; their problems are answered by the
 	// service after the purchase is found, as in the API.
-	sent, idem := reactivateParams(c.Request.PostForm)
 	p, perr := filter.ReactivateForm(sent)
 	res, err := s.Writer.Reactivate(c.Request.Context(), shop.ReactivateRequest{
 		AccountID: acct.ID, PurchaseID: id, CustomerEmail: p.CustomerEmail, Refulfill: p.Refulfill,
@@ -110,11 +107,16 @@ func (s *Server) reactivateRefused(c *gin.Context, id int64, st panelState, frag
 		}
 		return templates.PurchasePage(*v), nil
 	}
-	p, sf, err := s.findPurchase(c.Request.Context(), currentAccount(c).ID, id)
+	ctx, acct := c.Request.Context(), currentAccount(c)
+	p, err := s.Purchases.FindPurchaseByID(ctx, acct.ID, id)
 	if err != nil {
 		return nil, err
 	}
-	return templates.ReactivatePanelFragment(reactivatePanel(p, sf, currentUser(c), newFormToken(), st)), nil
+	sfs, err := s.Accounts.FindStorefronts(ctx, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	return templates.ReactivatePanelFragment(reactivatePanel(p, storefrontOfPurchase(sfs, p), currentUser(c), newFormToken(), st)), nil
 }
 
 // timeline loads a purchase's activity for the page.
@@ -127,33 +129,31 @@ func (s *Server) timeline(c *gin.Context, acct *shop.Account, id int64) (templat
 	return timelineView(acts, id, s.location(acct.Timezone)), nil
 }
 
-// findPurchase reads a purchase of the account and the storefront it was made in (nil
-// when the account has it no more).
-func (s *Server) findPurchase(ctx context.Context, accountID, id int64) (*shop.Purchase, *shop.Storefront, error) {
-	p, err := s.Purchases.FindPurchaseByID(ctx, accountID, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	sfs, err := s.Accounts.FindStorefronts(ctx, accountID)
-	if err != nil {
-		return nil, nil, err
-	}
+// storefrontOfPurchase is the storefront of sfs that p was made in; nil when it is
+// not among them.
+func storefrontOfPurchase(sfs []*shop.Storefront, p *shop.Purchase) *shop.Storefront {
 	for _, sf := range sfs {
 		if sf.ID == p.StorefrontID {
-			return p, sf, nil
+			return sf
 		}
 	}
-	return p, nil, nil
+	return nil
 }
 
 // purchaseView loads everything the page of one purchase shows, the reactivation panel
 // showing st.
 func (s *Server) purchaseView(c *gin.Context, id int64, st panelState) (*templates.PurchaseView, error) {
 	acct := currentAccount(c)
-	p, sf, err := s.findPurchase(c.Request.Context(), acct.ID, id)
+	ctx := c.Request.Context()
+	p, err := s.Purchases.FindPurchaseByID(ctx, acct.ID, id)
 	if err != nil {
 		return nil, err
 	}
+	sfs, err := s.Accounts.FindStorefronts(ctx, acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	sf := storefrontOfPurchase(sfs, p)
 	t, err := s.timeline(c, acct, id)
 	if err != nil {
 		return nil, err

@@ -171,6 +171,16 @@ func (s *Server) account(c *gin.Context) (*shop.Account, error) {
 	return a, nil
 }
 
+// requireReactivator refuses the routes that reactivate purchases to a user whose role
+// may not (EForbidden).
+func (s *Server) requireReactivator(c *gin.Context) {
+	if err := currentUser(c).MayReactivate(); err != nil {
+		s.abort(c, err)
+		return
+	}
+	c.Next()
+}
+
 // requireOwner lets only owners through (owners manage users and keys).
 func (s *Server) requireOwner(c *gin.Context) {
 	if u := currentUser(c); u == nil || !u.IsOwner() {
