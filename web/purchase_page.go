@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -107,16 +108,11 @@ func (s *Server) reactivateRefused(c *gin.Context, id int64, st panelState, frag
 		}
 		return templates.PurchasePage(*v), nil
 	}
-	ctx, acct := c.Request.Context(), currentAccount(c)
-	p, err := s.Purchases.FindPurchaseByID(ctx, acct.ID, id)
+	p, sf, err := s.findPurchase(c.Request.Context(), currentAccount(c).ID, id)
 	if err != nil {
 		return nil, err
 	}
-	sfs, err := s.Accounts.FindStorefronts(ctx, acct.ID)
-	if err != nil {
-		return nil, err
-	}
-	return templates.ReactivatePanelFragment(reactivatePanel(p, storefrontOfPurchase(sfs, p), currentUser(c), newFormToken(), st)), nil
+	return templates.ReactivatePanelFragment(reactivatePanel(p, sf, currentUser(c), newFormToken(), st)), nil
 }
 
 // timeline loads a purchase's activity for the page.
@@ -129,31 +125,33 @@ func (s *Server) timeline(c *gin.Context, acct *shop.Account, id int64) (templat
 	return timelineView(acts, id, s.location(acct.Timezone)), nil
 }
 
-// storefrontOfPurchase is the storefront of sfs that p was made in; nil when it is
-// not among them.
-func storefrontOfPurchase(sfs []*shop.Storefront, p *shop.Purchase) *shop.Storefront {
+// findPurchase reads a purchase of the account and the storefront it was made in (nil
+// when the account has it no more).
+func (s *Server) findPurchase(ctx context.Context, accountID, id int64) (*shop.Purchase, *shop.Storefront, error) {
+	p, err := s.Purchases.FindPurchaseByID(ctx, accountID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	sfs, err := s.Accounts.FindStorefronts(ctx, accountID)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, sf := range sfs {
 		if sf.ID == p.StorefrontID {
-			return sf
+			return p, sf, nil
 		}
 	}
-	return nil
+	return p, nil, nil
 }
 
 // purchaseView loads everything the page of one purchase shows, the reactivation panel
 // showing st.
 func (s *Server) purchaseView(c *gin.Context, id int64, st panelState) (*templates.PurchaseView, error) {
 	acct := currentAccount(c)
-	ctx := c.Request.Context()
-	p, err := s.Purchases.FindPurchaseByID(ctx, acct.ID, id)
+	p, sf, err := s.findPurchase(c.Request.Context(), acct.ID, id)
 	if err != nil {
 		return nil, err
 	}
-	sfs, err := s.Accounts.FindStorefronts(ctx, acct.ID)
-	if err != nil {
-		return nil, err
-	}
-	sf := storefrontOfPurchase(sfs, p)
 	t, err := s.timeline(c, acct, id)
 	if err != nil {
 		return nil, err
