@@ -777,6 +777,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 		}
 		reactivated := `[...document.querySelectorAll('#timeline li')].filter(li => text(li).includes('Reactivated'))`
 		before := eval[int](t, owner, reactivated+`.length`)
+		entries := eval[int](t, owner, `history.length`)
 		sendTo := "browser-reactivation@example.com"
 		mails := len(e.smtp.Messages())
 		owner.takeDialogs()
@@ -805,6 +806,9 @@ func TestBrowser_Dashboard(t *testing.T) {
 			`({href: location.href, result: text(document.querySelector('#reactivate')), timeline: text(document.querySelector('#timeline')).slice(0, 400), status: text(document.querySelector('#purchase-status'))})`)
 		if eval[any](t, owner, `window.__marker`) != float64(2) {
 			t.Error("reactivating reloaded the whole page")
+		}
+		if got := eval[int](t, owner, `history.length`); got != entries {
+			t.Errorf("reactivating left %d new history entries, want none", got-entries)
 		}
 		if d := owner.takeDialogs(); len(d) != 1 || d[0] != wantConfirm {
 			t.Errorf("confirm dialogs: got %q, want one question: %q", d, wantConfirm)

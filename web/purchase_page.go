@@ -2,12 +2,9 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 
-	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
@@ -23,7 +20,7 @@ func (s *Server) purchasePage(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.purchaseView(c, id, panelState{})
+	v, err := s.purchaseView(c, id, s.heldPanel(c, id))
 	if err != nil {
 		return err
 	}
@@ -54,65 +51,54 @@ func (s *Server) purchaseActivity(c *gin.Context) error {
 }
 
 // reactivatePurchase reactivates a purchase from the dashboard with the service call the
-// API makes (docs/API.md#reactivation). htmx gets the panel with the outcome and, out of
-// band, the parts of the page that changed; a plain form post is redirected back to the
-// page with a flash message. Problems with the input or the purchase's state are shown in
-// the panel, never as a bare error page.
+// API makes (docs/API.md#reactivation). The outcome is shown in the panel of the
+// purchase's page, which purchasePage renders: a plain form post is redirected there
+// (303) and htmx is told to load it in place (HX-Location). Problems with the input or
+// the purchase's state are shown in the panel with the form as sent, never as a bare
+// error page: htmx gets the panel alone, read from the purchase; a plain form post is
+// redirected to the page.
 func (s *Server) reactivatePurchase(c *gin.Context) error {
 	// requireReactivator let the user in.
-	user, acct := currentUser(c), currentAccount(c)
-	if err := readForm(c); err != nil {
+	user, acct, fragment := currentUser(c), currentAccount(c), isFragment(c)
+	sent, idem, err := readFormParams(c)
+	if err != nil {
 		return err
 	}
-	sent, idem := reactivateParams(c.Request.PostForm)
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
+	// The form is shown again as sent, Refulfill as ticked, whatever else is refused.
+	ticked, _ := filter.ParseBool("refulfill", sent.Get("refulfill"))
 	// The parameters are read by the API's grammar; their problems are answered by the
 	// service after the purchase is found, as in the API.
 	p, perr := filter.ReactivateForm(sent)
-	res, err := s.Writer.Reactivate(c.Request.Context(), shop.ReactivateRequest{
+	ctx := c.Request.Context()
+	res, err := s.Writer.Reactivate(ctx, shop.ReactivateRequest{
 		AccountID: acct.ID, PurchaseID: id, CustomerEmail: p.CustomerEmail, Refulfill: p.Refulfill,
 		Actor: user.Email, IdempotencyKey: idem, ParamsErr: perr,
 	})
-	if err != nil {
-		st, ok := reactivateProblem(err, sent)
-		if !ok {
-			return err
-		}
-		return &formError{err, func(fragment bool) (templ.Component, error) {
-			return s.reactivateRefused(c, id, st, fragment)
-		}}
+	st, ok := reactivateOutcome(id, sent.Get("customer_email"), ticked, res, err)
+	if !ok {
+		return err
 	}
-	msg := reactivatedMessage(id, p.Refulfill, res)
-	if !isFragment(c) {
-		s.flash(c, msg)
-		c.Redirect(http.StatusSeeOther, fmt.Sprintf("/purchases/%d", id))
+	if err == nil || !fragment {
+		s.holdPanel(c, id, st)
+		page := fmt.Sprintf("/purchases/%d", id)
+		if fragment {
+			// The page replaces the body as it is, without a new history entry.
+			c.Header("HX-Location", fmt.Sprintf(`{"path":%q,"target":"body","push":"false"}`, page))
+			c.Status(http.StatusOK)
+			return nil
+		}
+		c.Redirect(http.StatusSeeOther, page)
 		return nil
 	}
-	v, err := s.purchaseView(c, id, panelState{result: msg})
+	pur, sf, err := s.findPurchase(ctx, acct.ID, id)
 	if err != nil {
 		return err
 	}
-	return render(c, templates.ReactivateResponse(*v))
-}
-
-// reactivateRefused shows the form again as it was sent, with its problem: for htmx the
-// panel alone, read from the purchase; else the whole page.
-func (s *Server) reactivateRefused(c *gin.Context, id int64, st panelState, fragment bool) (templ.Component, error) {
-	if !fragment {
-		v, err := s.purchaseView(c, id, st)
-		if err != nil {
-			return nil, err
-		}
-		return templates.PurchasePage(*v), nil
-	}
-	p, sf, err := s.findPurchase(c.Request.Context(), currentAccount(c).ID, id)
-	if err != nil {
-		return nil, err
-	}
-	return templates.ReactivatePanelFragment(reactivatePanel(p, sf, currentUser(c), newFormToken(), st)), nil
+	return render(c, templates.ReactivatePanelFragment(reactivatePanel(pur, sf, user, newFormToken(), st)))
 }
 
 // timeline loads a purchase's activity for the page.
@@ -163,26 +149,4 @@ func (s *Server) purchaseView(c *gin.Context, id int64, st panelState) (*templat
 		Panel:    reactivatePanel(p, sf, currentUser(c), newFormToken(), st),
 		Timeline: t,
 	}, nil
-}
-
-// newFormToken makes the token of one rendering of the reactivation form.
-func newFormToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// validFormToken accepts what newFormToken makes, and nothing that could not be an
-// idempotency key.
-func validFormToken(t string) bool {
-	if len(t) == 0 || len(t) > 64 {
-		return false
-	}
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
 }

@@ -3,9 +3,11 @@ package web
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
-	"storefront/internal/filter"
+	"github.com/gin-gonic/gin"
+
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -20,31 +22,14 @@ type panelState struct {
 	result     string
 }
 
-// reactivateParams reads a posted reactivation form: the parameters the API takes, and
-// the form's token as the request's idempotency key ("" when it could not be one).
-// Spaces typed around the address or a value mean nothing to a person; the API reads
-// its parameters literally. A line break is never trimmed: it is refused.
-func reactivateParams(posted url.Values) (params url.Values, idem string) {
-	params = url.Values{}
-	for k, vs := range posted {
-		for _, v := range vs {
-			params.Add(k, strings.Trim(v, " \t"))
-		}
-	}
-	if tok := params.Get("form_token"); validFormToken(tok) {
-		idem = "dashboard:" + tok
-	}
-	params.Del("form_token")
-	return params, idem
-}
-
-// reactivateProblem turns an expected reactivation error into what the panel shows
-// with the form as sent; false means the error is not one the panel explains.
-func reactivateProblem(err error, sent url.Values) (panelState, bool) {
-	typed := sent.Get("customer_email")
-	st := panelState{email: typed}
-	st.refulfill, _ = filter.ParseBool("refulfill", sent.Get("refulfill"))
+// reactivateOutcome is what the panel shows after a reactivation of purchase id with
+// the address typed and Refulfill as ticked: the outcome when err is nil, else the form
+// as sent with its problem; false means err is not one the panel explains.
+func reactivateOutcome(id int64, typed string, refulfill bool, res *shop.ReactivateResult, err error) (panelState, bool) {
+	st := panelState{email: typed, refulfill: refulfill}
 	switch shop.ErrorCode(err) {
+	case "":
+		return panelState{result: reactivatedMessage(id, refulfill, res)}, true
 	case shop.EConflict:
 		st.problem = shop.ErrorMessage(err)
 	case shop.EMissing:
@@ -79,6 +64,48 @@ func reactivatedMessage(id int64, refulfill bool, res *shop.ReactivateResult) st
 		msg += " No product keys were missing."
 	}
 	return msg
+}
+
+// heldTextBytes bounds each text the session holds for the panel: the session is a
+// cookie, and no e-mail address is longer.
+const heldTextBytes = 320
+
+// holdPanel keeps what the panel of purchase id shows for the next rendering of its
+// page, which the reactivation redirects to.
+func (s *Server) holdPanel(c *gin.Context, id int64, st panelState) {
+	clip := func(t string) string {
+		if len(t) > heldTextBytes {
+			t = strings.ToValidUTF8(t[:heldTextBytes], "")
+		}
+		return t
+	}
+	v := url.Values{"id": {strconv.FormatInt(id, 10)}, "email": {clip(st.email)}, "email_error": {clip(st.emailError)},
+		"problem": {clip(st.problem)}, "result": {clip(st.result)}}
+	if st.refulfill {
+		v.Set("refulfill", "1")
+	}
+	if sess, err := s.store.Get(c.Request, sessionName); err == nil {
+		sess.Values[sessionPanel] = v.Encode()
+		_ = sess.Save(c.Request, c.Writer)
+	}
+}
+
+// heldPanel returns, once, what holdPanel kept for purchase id; the zero state when
+// nothing was kept for it.
+func (s *Server) heldPanel(c *gin.Context, id int64) panelState {
+	sess, err := s.store.Get(c.Request, sessionName)
+	if err != nil {
+		return panelState{}
+	}
+	held, _ := sess.Values[sessionPanel].(string)
+	v, _ := url.ParseQuery(held)
+	if held == "" || v.Get("id") != strconv.FormatInt(id, 10) {
+		return panelState{}
+	}
+	delete(sess.Values, sessionPanel)
+	_ = sess.Save(c.Request, c.Writer)
+	return panelState{email: v.Get("email"), refulfill: v.Get("refulfill") == "1", emailError: v.Get("email_error"),
+		problem: v.Get("problem"), result: v.Get("result")}
 }
 
 // reactivatePanel builds the form, with the token of this rendering and what the last

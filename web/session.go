@@ -24,6 +24,7 @@ const (
 	ctxAccount   = "account"
 	sessionToken = "t"
 	sessionFlash = "flash"
+	sessionPanel = "reactivate"
 )
 
 // random token; the session itself lives in the database.
@@ -69,13 +70,6 @@ func (s *Server) loadUser(c *gin.Context) {
 		}
 	}
 	c.Next()
-}
-
-// currentUser returns the signed-in user, or nil.
-func currentUser(c *gin.Context) *shop.User {
-	v, _ := c.Get(ctxUser)
-	u, _ := v.(*shop.User)
-	return u
 }
 
 // requireUser sends a signed-out visitor to the sign-in page, remembering where they
@@ -143,16 +137,6 @@ func (s *Server) flash(c *gin.Context, msg string) {
 		_ = sess.Save(c.Request, c.Writer)
 	}
 }
-
-// currentAccount returns the signed-in user's account, which requireUser loaded.
-func currentAccount(c *gin.Context) *shop.Account {
-	v, _ := c.Get(ctxAccount)
-	a, _ := v.(*shop.Account)
-	return a
-}
-
-// zone returns the time zone of the signed-in user's account.
-func (s *Server) zone(c *gin.Context) *time.Location { return s.location(currentAccount(c).Timezone) }
 
 // account returns the signed-in user's account, loaded once per request.
 func (s *Server) account(c *gin.Context) (*shop.Account, error) {
