@@ -47,7 +47,7 @@ func (s *Server) purchaseActivity(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, templates.PurchaseTimeline(t, false))
+	return render(c, templates.PurchaseTimeline(t))
 }
 
 // reactivatePurchase reactivates a purchase from the dashboard with the service call the
