@@ -27,25 +27,24 @@
     }
   });
 
-  // Reactivate form (<form data-what-base>): the sentence saying what will happen and
+  // Reactivate form (<form data-what-to>): the sentence saying what will happen and
   // the confirmation question follow the Send to address and the Refulfill box as
-  // they are edited. ReactivatePanel.WhatHappens in templates/ writes the sentence; the
-  // form carries its words (data-what-*).
+  // they are edited. The server writes the sentence for every state of the form
+  // (data-what-to, data-what-no-to, each also -refulfill; the address stands as
+  // data-what-address); this picks the one that fits.
   function describeReactivation(form) {
-    var say = function (name) { return form.getAttribute("data-what-" + name) || ""; };
-    var base = say("base");
     var input = form.querySelector("input[name=customer_email]");
     var box = form.querySelector("input[name=refulfill]");
     var to = (input && input.value.trim()) || form.getAttribute("data-default-to") || "";
-    var s = to ? base + say("to") + to + "." : base.replace(/,$/, "") + say("no-to");
-    s += box && box.checked ? say("refulfill") : say("keep-keys");
+    var which = "data-what-" + (to ? "to" : "no-to") + (box && box.checked ? "-refulfill" : "");
+    var s = (form.getAttribute(which) || "").split(form.getAttribute("data-what-address")).join(to);
     var what = form.querySelector("#reactivate-what");
     if (what) what.textContent = s;
     form.setAttribute("hx-confirm", form.getAttribute("data-confirm-prefix") + " " + s);
   }
   ["input", "change"].forEach(function (type) {
     document.addEventListener(type, function (ev) {
-      var form = ev.target.closest && ev.target.closest("form[data-what-base]");
+      var form = ev.target.closest && ev.target.closest("form[data-what-to]");
       if (form) describeReactivation(form);
     });
   });

@@ -26,22 +26,6 @@ func (s *Server) ping(c *gin.Context) error {
 	return writeJSON(c, http.StatusOK, gin.H{"status": "SUCCESS"})
 }
 
-// pathID reads a path id (docs/API.md#reading-parameters): malformed is 400, well-formed
-// is looked up (404 if unknown).
-func pathID(c *gin.Context, name string) (int64, error) {
-	return filter.ParseID(name, c.Param(name))
-}
-
-// pageID reads the id of the path parameter name of a dashboard page: anything but a
-// positive id names no record, a 404 that says there is no such what.
-func pageID(c *gin.Context, name, what string) (int64, error) {
-	id, err := strconv.ParseInt(c.Param(name), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, shop.Errorf(shop.ENotFound, "There is no such %s.", what)
-	}
-	return id, nil
-}
-
 // location returns the account's time zone, UTC when its name cannot be loaded.
 func (s *Server) location(name string) *time.Location {
 	if v, ok := s.zones.Load(name); ok {

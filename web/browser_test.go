@@ -27,7 +27,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"storefront/internal/dbtest"
-	"storefront/templates"
+	"storefront/internal/mysql"
+	"storefront/internal/shop"
 )
 
 // The browser tests drive Debian's Chromium (headless) through the flows a merchant
@@ -451,6 +452,28 @@ func pickPurchase(t *testing.T, e *apiEnv, used map[int64]bool, status string) (
 	return 0, ""
 }
 
+// whatReactivationDoes is the sentence the server writes under the reactivation form of
+// purchase id of account 1 for these values.
+func whatReactivationDoes(t *testing.T, e *apiEnv, id int64, to string, refulfill bool) string {
+	t.Helper()
+	ctx := context.Background()
+	p, err := mysql.NewPurchaseService(e.db).FindPurchaseByID(ctx, 1, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sfs, err := mysql.NewAccountService(e.db).FindStorefronts(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sf *shop.Storefront
+	for _, x := range sfs {
+		if x.ID == p.StorefrontID {
+			sf = x
+		}
+	}
+	return p.WhatReactivationDoes(sf, to, refulfill)
+}
+
 // purchaseState is a purchase's status and number of activity entries.
 func purchaseState(t *testing.T, e *apiEnv, id int64) (string, int) {
 	t.Helper()
@@ -754,6 +777,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 		}
 		reactivated := `[...document.querySelectorAll('#timeline li')].filter(li => text(li).includes('Reactivated'))`
 		before := eval[int](t, owner, reactivated+`.length`)
+		entries := eval[int](t, owner, `history.length`)
 		sendTo := "browser-reactivation@example.com"
 		mails := len(e.smtp.Messages())
 		owner.takeDialogs()
@@ -766,12 +790,12 @@ func TestBrowser_Dashboard(t *testing.T) {
 		}
 		// The sentence under the form and the confirmation follow what was entered,
 		// word for word as the server writes it for the same values.
-		form := eval[map[string]string](t, owner, `(f => ({base: f.dataset.whatBase, defaultTo: f.dataset.defaultTo, prefix: f.dataset.confirmPrefix,
-			what: text(document.querySelector('#reactivate-what'))}))(document.querySelector('form[data-what-base]'))`)
-		want := templates.ReactivatePanel{WhatBase: form["base"], DefaultTo: form["defaultTo"], ConfirmPrefix: form["prefix"], Email: sendTo, Refulfill: true}
-		if form["what"] != want.WhatHappens() || !strings.Contains(form["what"], sendTo) {
-			t.Errorf("after filling the form, it says %q, want %q", form["what"], want.WhatHappens())
+		what := eval[string](t, owner, `text(document.querySelector('#reactivate-what'))`)
+		wantWhat := whatReactivationDoes(t, e, id, sendTo, true)
+		if what != wantWhat || !strings.Contains(what, sendTo) {
+			t.Errorf("after filling the form, it says %q, want %q", what, wantWhat)
 		}
+		wantConfirm := fmt.Sprintf("Reactivate purchase #%d? %s", id, wantWhat)
 		// The click waits for the hx-confirm dialog, which the tab accepts.
 		owner.do(t, "press Reactivate", chromedp.Click(buttonByText("Reactivate")))
 		owner.waitFor(t, "the result in place and a new Reactivated entry on the timeline",
@@ -783,8 +807,11 @@ func TestBrowser_Dashboard(t *testing.T) {
 		if eval[any](t, owner, `window.__marker`) != float64(2) {
 			t.Error("reactivating reloaded the whole page")
 		}
-		if d := owner.takeDialogs(); len(d) != 1 || d[0] != want.Confirm() {
-			t.Errorf("confirm dialogs: got %q, want one question: %q", d, want.Confirm())
+		if got := eval[int](t, owner, `history.length`); got != entries {
+			t.Errorf("reactivating left %d new history entries, want none", got-entries)
+		}
+		if d := owner.takeDialogs(); len(d) != 1 || d[0] != wantConfirm {
+			t.Errorf("confirm dialogs: got %q, want one question: %q", d, wantConfirm)
 		} else {
 			t.Logf("hx-confirm asked: %q", d[0])
 		}

@@ -17,11 +17,12 @@ import (
 	"storefront/templates"
 )
 
-// safeNext keeps a post-sign-in destination on this site.
+// safeNext keeps a post-sign-in destination on this site: the address asked for, else
+// the Overview.
 func safeNext(next string) string {
 	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
 		strings.ContainsAny(next, "\r\n") || strings.HasPrefix(next, "/login") {
-		return "/purchases"
+		return "/"
 	}
 	return next
 }

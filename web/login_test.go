@@ -48,9 +48,27 @@ func TestDashboard_SignIn(t *testing.T) {
 		email := e.newUser(1, "viewer")
 		for _, next := range []string{"https://evil.test/", "//evil.test/", `/\evil.test`, "javascript:alert(1)"} {
 			r := u.post("/login", url.Values{"email": {email}, "password": {dashPassword}, "next": {next}})
-			if loc := r.header.Get("Location"); loc != "/purchases" {
-				t.Fatalf("next %q: redirected to %q", next, loc)
+			if loc := r.header.Get("Location"); loc != "/" {
+				t.Fatalf("next %q: redirected to %q, want the Overview (/)", next, loc)
 			}
+		}
+	})
+
+	t.Run("LandsOnOverview", func(t *testing.T) {
+		e := e.with(t)
+		u := client(e)
+		if page := u.get("/login", false); page.status != 200 || !strings.Contains(string(page.body), `name="next" value="/"`) {
+			t.Fatalf("sign-in page: got %d, want 200 with next=/", page.status)
+		}
+		r := u.post("/login", url.Values{"email": {e.newUser(1, "staff")}, "password": {dashPassword}})
+		if loc := r.header.Get("Location"); r.status != http.StatusSeeOther || loc != "/" {
+			t.Fatalf("after sign-in: got %d to %q, want 303 to /", r.status, loc)
+		}
+		if again := u.get("/login", false); again.header.Get("Location") != "/" {
+			t.Fatalf("the sign-in page when signed in: got %d to %q, want a redirect to /", again.status, again.header.Get("Location"))
+		}
+		if p := u.get("/", false); p.status != 200 || !strings.Contains(string(p.body), "Overview") {
+			t.Fatalf("the Overview after sign-in: got %d", p.status)
 		}
 	})
 

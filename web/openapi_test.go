@@ -28,7 +28,7 @@ import (
 )
 
 // These tests keep openapi.json, the router, the parameter grammar (internal/filter and
-// reactivateParams), the error table and the Go types of the answers from drifting apart.
+// readFormParams), the error table and the Go types of the answers from drifting apart.
 
 const apiPrefix = "/api/v2"
 

@@ -2,13 +2,9 @@ package web
 
 import (
 	"fmt"
-	"maps"
-	"math/big"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -150,32 +146,6 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// periodFigures are the overview's sums over one range.
-type periodFigures struct {
-	purchases, refunds int64
-	revenue            map[string]*big.Rat // active purchases' totals by currency
-	active             map[string]int64    // active purchases by currency
-	subs               *shop.SubscriberFigures
-}
-
-func sumFigures(cells []shop.PurchaseCell, subs *shop.SubscriberFigures) periodFigures {
-	f := periodFigures{revenue: map[string]*big.Rat{}, active: map[string]int64{}, subs: subs}
-	for _, c := range cells {
-		f.purchases += c.Purchases
-		switch c.Status {
-		case shop.PurchaseRefunded:
-			f.refunds += c.Purchases
-		case shop.PurchaseActive:
-			if f.revenue[c.Currency] == nil {
-				f.revenue[c.Currency] = new(big.Rat)
-			}
-			f.revenue[c.Currency].Add(f.revenue[c.Currency], c.Total)
-			f.active[c.Currency] += c.Purchases
-		}
-	}
-	return f
-}
-
 func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overviewRange, loc *time.Location, now time.Time) error {
 	ctx := c.Request.Context()
 	account := currentUser(c).AccountID
@@ -226,8 +196,8 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	}
 	purchases := templates.FigureValue{Text: templates.FormatCount(a.purchases), Previous: templates.FormatCount(b.purchases), URL: link(nil)}
 	purchases.Change, purchases.Trend = change(float64(a.purchases), float64(b.purchases))
-	refunds := templates.FigureValue{Text: templates.FormatCount(a.refunds), Previous: templates.FormatCount(b.refunds) + share(b.refunds, b.purchases),
-		URL: link(url.Values{"status": {"RFD"}}), Detail: strings.TrimPrefix(share(a.refunds, a.purchases), " ") + " of purchases"}
+	refunds := templates.FigureValue{Text: templates.FormatCount(a.refunds), Previous: templates.FormatCount(b.refunds) + " (" + percent(b.refunds, b.purchases) + ")",
+		URL: link(url.Values{"status": {"RFD"}}), Detail: percent(a.refunds, a.purchases) + " of purchases"}
 	refunds.Change, refunds.Trend = change(float64(a.refunds), float64(b.refunds))
 	refunds.Trend = flip(refunds.Trend)
 
@@ -309,171 +279,4 @@ func linkTime(t time.Time, loc *time.Location) string {
 		return t.In(loc).Format(time.DateOnly)
 	}
 	return t.In(loc).Format(time.DateTime)
-}
-
-func currencySet(ms ...map[string]*big.Rat) []string {
-	seen := map[string]bool{}
-	for _, m := range ms {
-		for k := range m {
-			seen[k] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(seen))
-}
-
-func ratOr0(r *big.Rat) *big.Rat {
-	if r == nil {
-		return new(big.Rat)
-	}
-	return r
-}
-
-func ratFloat(r *big.Rat) float64 {
-	f, _ := r.Float64()
-	return f
-}
-
-func average0(total *big.Rat, n int64) *big.Rat {
-	if n == 0 {
-		return new(big.Rat)
-	}
-	return new(big.Rat).Quo(total, new(big.Rat).SetInt64(n))
-}
-
-// change compares a figure with the previous range's: "+12.5%", "−3.0%", "no change",
-// or "new" when there was nothing before.
-func change(now, before float64) (text, trend string) {
-	switch {
-	case now == before:
-		return "no change", ""
-	case before == 0:
-		return "new", "up"
-	}
-	pct := (now - before) / before * 100
-	if pct > 0 {
-		return fmt.Sprintf("+%.1f%%", pct), "up"
-	}
-	return fmt.Sprintf("−%.1f%%", -pct), "down"
-}
-
-// flip marks a rise as bad news (refunds, churn).
-func flip(trend string) string {
-	switch trend {
-	case "up":
-		return "down"
-	case "down":
-		return "up"
-	}
-	return trend
-}
-
-// share writes part as a percentage of whole: " (12.5%)".
-func share(part, whole int64) string {
-	if whole == 0 {
-		return " (0%)"
-	}
-	return fmt.Sprintf(" (%.1f%%)", float64(part)/float64(whole)*100)
-}
-
-// formatMoney writes an amount with its currency's minor digits and thousands
-// separators: "12,345.60 EUR".
-func formatMoney(r *big.Rat, currency string) string {
-	digits, ok := shop.CurrencyDigits(currency)
-	if !ok {
-		digits = 2
-	}
-	s := r.FloatString(digits)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	whole, frac, _ := strings.Cut(s, ".")
-	n, err := strconv.ParseInt(whole, 10, 64)
-	if err == nil {
-		whole = templates.FormatCount(n)
-	}
-	if frac != "" {
-		whole += "." + frac
-	}
-	if neg {
-		whole = "−" + whole
-	}
-	return whole + " " + currency
-}
-
-// overviewCharts draws the range's purchases and each currency's revenue by day, or by
-// week when the range is long.
-func overviewCharts(cells []shop.PurchaseCell, currencies []string, r overviewRange, loc *time.Location) []templates.Chart {
-	// The cells come summed by the step (PurchaseFigures, FigureQuery.Step).
-	weekly := r.before.Sub(r.from) > overviewWeekly
-	first := midnightIn(r.from, loc)
-	step := 1
-	unit, per := "day", "Day"
-	if weekly {
-		step, unit, per = 7, "week", "Week of"
-	}
-	var starts []time.Time
-	for d := first; d.Before(r.before); d = d.AddDate(0, 0, step) {
-		starts = append(starts, d)
-	}
-	bucket := func(day time.Time) int {
-		i := daysBetween(first, day, loc) / step
-		return min(max(i, 0), len(starts)-1)
-	}
-	counts := make([]int64, len(starts))
-	revenue := map[string][]*big.Rat{}
-	for _, cur := range currencies {
-		revenue[cur] = make([]*big.Rat, len(starts))
-		for i := range starts {
-			revenue[cur][i] = new(big.Rat)
-		}
-	}
-	for _, c := range cells {
-		i := bucket(c.Day)
-		counts[i] += c.Purchases
-		if c.Status == shop.PurchaseActive {
-			revenue[c.Currency][i].Add(revenue[c.Currency][i], c.Total)
-		}
-	}
-	label := func(t time.Time) string {
-		if weekly || daysBetween(first, r.before, loc) > 14 {
-			return t.Format("2 Jan")
-		}
-		return t.Format("Mon 2 Jan")
-	}
-	if first.Year() != r.before.Add(-time.Nanosecond).In(loc).Year() {
-		label = func(t time.Time) string { return t.Format("2 Jan 2006") }
-	}
-	var out []templates.Chart
-	for _, cur := range currencies {
-		ch := templates.Chart{ID: "chart-revenue-" + strings.ToLower(cur), Title: fmt.Sprintf("Revenue per %s (%s)", unit, cur),
-			Unit: "Revenue (" + cur + ")", BarClass: "fill-indigo-500"}
-		peak, peakAt := new(big.Rat), ""
-		for i, d := range starts {
-			amount := revenue[cur][i]
-			if amount.Cmp(peak) > 0 || peakAt == "" {
-				peak, peakAt = amount, per+" "+label(d)
-			}
-			// The bar's height alone is a float; the amounts shown stay exact.
-			ch.Points = append(ch.Points, templates.ChartPoint{Label: label(d), Value: ratFloat(amount), Text: formatMoney(amount, cur)})
-		}
-		ch.Description = fmt.Sprintf("Bars of the revenue of active purchases in %s for each of %d %ss from %s; the highest, %s, on %s.",
-			cur, len(starts), unit, label(first), formatMoney(peak, cur), peakAt)
-		out = append(out, ch)
-	}
-	ch := templates.Chart{ID: "chart-purchases", Title: fmt.Sprintf("Purchases per %s", unit), Unit: "Purchases", BarClass: "fill-emerald-500"}
-	var peak int64
-	peakAt := ""
-	for i, d := range starts {
-		if counts[i] > peak || peakAt == "" {
-			peak, peakAt = counts[i], per+" "+label(d)
-		}
-		ch.Points = append(ch.Points, templates.ChartPoint{Label: label(d), Value: float64(counts[i]), Text: templates.FormatCount(counts[i])})
-	}
-	ch.Description = fmt.Sprintf("Bars of the number of purchases in every status for each of %d %ss from %s; the most, %s, on %s.",
-		len(starts), unit, label(first), templates.FormatCount(peak), peakAt)
-	return append(out, ch)
-}
-
-func midnightIn(t time.Time, loc *time.Location) time.Time {
-	y, m, d := t.In(loc).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, loc)
 }

@@ -95,18 +95,3 @@ func (s *Server) changePassword(c *gin.Context) error {
 	c.Redirect(http.StatusSeeOther, "/account/password")
 	return nil
 }
-
-// readForm reads a dashboard form's body, at most MaxBodyBytes.
-func readForm(c *gin.Context) error {
-	if c.Request.ContentLength > MaxBodyBytes {
-		return tooLarge("form")
-	}
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
-	if err := c.Request.ParseForm(); err != nil {
-		if isMaxBytes(err) {
-			return tooLarge("form")
-		}
-		return shop.Errorf(shop.EInvalid, "The form could not be read.")
-	}
-	return nil
-}

@@ -1,14 +1,10 @@
 package web
 
 import (
-	"crypto/rand"
-	"encoding/base64"
+	"context"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 
-	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
@@ -24,7 +20,7 @@ func (s *Server) purchasePage(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.purchaseView(c, id)
+	v, err := s.purchaseView(c, id, s.heldPanel(c, id))
 	if err != nil {
 		return err
 	}
@@ -51,81 +47,58 @@ func (s *Server) purchaseActivity(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, templates.PurchaseTimeline(t, false))
+	return render(c, templates.PurchaseTimeline(t))
 }
 
 // reactivatePurchase reactivates a purchase from the dashboard with the service call the
-// API makes (docs/API.md#reactivation). htmx gets the panel with the outcome and, out of
-// band, the parts of the page that changed; a plain form post is redirected back to the
-// page with a flash message. Problems with the input or the purchase's state are shown in
-// the panel, never as a bare error page.
+// API makes (docs/API.md#reactivation). The outcome is shown in the panel of the
+// purchase's page, which purchasePage renders: a plain form post is redirected there
+// (303) and htmx is told to load it in place (HX-Location). Problems with the input or
+// the purchase's state are shown in the panel with the form as sent, never as a bare
+// error page: htmx gets the panel alone, read from the purchase; a plain form post is
+// redirected to the page.
 func (s *Server) reactivatePurchase(c *gin.Context) error {
-	user := currentUser(c)
-	if err := user.MayReactivate(); err != nil {
+	// requireReactivator let the user in.
+	user, acct, fragment := currentUser(c), currentAccount(c), isFragment(c)
+	sent, idem, err := readFormParams(c)
+	if err != nil {
 		return err
 	}
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
-	acct := currentAccount(c)
-	if err := readForm(c); err != nil {
-		return err
-	}
-	// Spaces typed around the address or a value mean nothing to a person; the API
-	// reads its parameters literally. A line break is never trimmed: it is refused.
-	sent := url.Values{}
-	for k, vs := range c.Request.PostForm {
-		for _, v := range vs {
-			sent.Add(k, strings.Trim(v, " \t"))
-		}
-	}
-	// The form's token is the request's idempotency key; the rest are the parameters
-	// the API takes, read by the same grammar. Their problems are answered by the
+	// The form is shown again as sent, Refulfill as ticked, whatever else is refused.
+	ticked, _ := filter.ParseBool("refulfill", sent.Get("refulfill"))
+	// The parameters are read by the API's grammar; their problems are answered by the
 	// service after the purchase is found, as in the API.
-	var idem string
-	if tok := sent.Get("form_token"); validFormToken(tok) {
-		idem = "dashboard:" + tok
-	}
-	sent.Del("form_token")
 	p, perr := filter.ReactivateForm(sent)
-	res, err := s.Writer.Reactivate(c.Request.Context(), shop.ReactivateRequest{
+	ctx := c.Request.Context()
+	res, err := s.Writer.Reactivate(ctx, shop.ReactivateRequest{
 		AccountID: acct.ID, PurchaseID: id, CustomerEmail: p.CustomerEmail, Refulfill: p.Refulfill,
 		Actor: user.Email, IdempotencyKey: idem, ParamsErr: perr,
 	})
-	if err != nil {
-		typed := sent.Get("customer_email")
-		problem, ok := reactivateProblem(err, typed)
-		if !ok {
-			return err
-		}
-		// The form as sent, to show it again with the problem.
-		refulfill, _ := filter.ParseBool("refulfill", sent.Get("refulfill"))
-		return &formError{err, func(fragment bool) (templ.Component, error) {
-			v, err := s.purchaseView(c, id)
-			if err != nil {
-				return nil, err
-			}
-			v.Panel.Email, v.Panel.Refulfill = typed, refulfill
-			v.Panel.EmailError, v.Panel.Error = problem.EmailError, problem.Error
-			if fragment {
-				return templates.ReactivatePanelFragment(v.Panel), nil
-			}
-			return templates.PurchasePage(*v), nil
-		}}
+	st, ok := reactivateOutcome(id, sent.Get("customer_email"), ticked, res, err)
+	if !ok {
+		return err
 	}
-	msg := reactivatedMessage(id, p.Refulfill, res)
-	if !isFragment(c) {
-		s.flash(c, msg)
-		c.Redirect(http.StatusSeeOther, fmt.Sprintf("/purchases/%d", id))
+	if err == nil || !fragment {
+		s.holdPanel(c, id, st)
+		page := fmt.Sprintf("/purchases/%d", id)
+		if fragment {
+			// The page replaces the body as it is, without a new history entry.
+			c.Header("HX-Location", fmt.Sprintf(`{"path":%q,"target":"body","push":"false"}`, page))
+			c.Status(http.StatusOK)
+			return nil
+		}
+		c.Redirect(http.StatusSeeOther, page)
 		return nil
 	}
-	v, err := s.purchaseView(c, id)
+	pur, sf, err := s.findPurchase(ctx, acct.ID, id)
 	if err != nil {
 		return err
 	}
-	v.Panel.Result = msg
-	return render(c, templates.ReactivateResponse(*v))
+	return render(c, templates.ReactivatePanelFragment(reactivatePanel(pur, sf, user, newFormToken(), st)))
 }
 
 // timeline loads a purchase's activity for the page.
@@ -138,23 +111,32 @@ func (s *Server) timeline(c *gin.Context, acct *shop.Account, id int64) (templat
 	return timelineView(acts, id, s.location(acct.Timezone)), nil
 }
 
-// purchaseView loads everything the page of one purchase shows.
-func (s *Server) purchaseView(c *gin.Context, id int64) (*templates.PurchaseView, error) {
-	acct := currentAccount(c)
-	ctx := c.Request.Context()
-	p, err := s.Purchases.FindPurchaseByID(ctx, acct.ID, id)
+// findPurchase reads a purchase of the account and the storefront it was made in (nil
+// when the account has it no more).
+func (s *Server) findPurchase(ctx context.Context, accountID, id int64) (*shop.Purchase, *shop.Storefront, error) {
+	p, err := s.Purchases.FindPurchaseByID(ctx, accountID, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sfs, err := s.Accounts.FindStorefronts(ctx, acct.ID)
+	sfs, err := s.Accounts.FindStorefronts(ctx, accountID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var sf *shop.Storefront
-	for _, x := range sfs {
-		if x.ID == p.StorefrontID {
-			sf = x
+	for _, sf := range sfs {
+		if sf.ID == p.StorefrontID {
+			return p, sf, nil
 		}
+	}
+	return p, nil, nil
+}
+
+// purchaseView loads everything the page of one purchase shows, the reactivation panel
+// showing st.
+func (s *Server) purchaseView(c *gin.Context, id int64, st panelState) (*templates.PurchaseView, error) {
+	acct := currentAccount(c)
+	p, sf, err := s.findPurchase(c.Request.Context(), acct.ID, id)
+	if err != nil {
+		return nil, err
 	}
 	t, err := s.timeline(c, acct, id)
 	if err != nil {
@@ -164,29 +146,7 @@ func (s *Server) purchaseView(c *gin.Context, id int64) (*templates.PurchaseView
 	return &templates.PurchaseView{
 		Chrome:   s.chrome(c, fmt.Sprintf("Purchase #%d", p.ID), "purchases"),
 		Detail:   purchaseDetail(p, sf, loc),
-		Panel:    reactivatePanel(p, sf, currentUser(c), newFormToken()),
+		Panel:    reactivatePanel(p, sf, currentUser(c), newFormToken(), st),
 		Timeline: t,
 	}, nil
-}
-
-// newFormToken makes the token of one rendering of the reactivation form.
-func newFormToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// validFormToken accepts what newFormToken makes, and nothing that could not be an
-// idempotency key.
-func validFormToken(t string) bool {
-	if len(t) == 0 || len(t) > 64 {
-		return false
-	}
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
 }

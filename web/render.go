@@ -58,12 +58,3 @@ func write(c *gin.Context, status int, comp templ.Component) error {
 	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 	return nil
 }
-
-// isFragment reports whether an htmx request asks for a fragment (and not for a
-// whole page to restore history).
-func isFragment(c *gin.Context) bool {
-	return isHTMX(c) && c.GetHeader("HX-History-Restore-Request") != "true"
-}
-
-// isHTMX reports whether htmx sent the request.
-func isHTMX(c *gin.Context) bool { return c.GetHeader("HX-Request") == "true" }

@@ -29,7 +29,7 @@ func (s *Server) routes(r *gin.Engine) {
 	d.GET("/docs/api", h(s.apiDocs)).GET("/subscribers", h(s.subscribersHome)).GET(allSubscribersURL, h(s.allSubscribersPage)).
 		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage))
 	d.Group("/purchases").GET("", h(s.purchasesPage)).GET("/:id", h(s.purchasePage)).
-		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", h(s.reactivatePurchase)).
+		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", s.requireReactivator, h(s.reactivatePurchase)).
 		GET("/reactivate", h(s.reactivateSelected)).
 		POST("/views", h(s.saveView)).POST("/views/:view/rename", h(s.renameView)).
 		POST("/views/:view/move", h(s.moveView)).POST("/views/:view/delete", h(s.deleteView))

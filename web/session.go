@@ -24,6 +24,7 @@ const (
 	ctxAccount   = "account"
 	sessionToken = "t"
 	sessionFlash = "flash"
+	sessionPanel = "reactivate"
 )
 
 // random token; the session itself lives in the database.
@@ -69,13 +70,6 @@ func (s *Server) loadUser(c *gin.Context) {
 		}
 	}
 	c.Next()
-}
-
-// currentUser returns the signed-in user, or nil.
-func currentUser(c *gin.Context) *shop.User {
-	v, _ := c.Get(ctxUser)
-	u, _ := v.(*shop.User)
-	return u
 }
 
 // requireUser sends a signed-out visitor to the sign-in page, remembering where they
@@ -144,16 +138,6 @@ func (s *Server) flash(c *gin.Context, msg string) {
 	}
 }
 
-// currentAccount returns the signed-in user's account, which requireUser loaded.
-func currentAccount(c *gin.Context) *shop.Account {
-	v, _ := c.Get(ctxAccount)
-	a, _ := v.(*shop.Account)
-	return a
-}
-
-// zone returns the time zone of the signed-in user's account.
-func (s *Server) zone(c *gin.Context) *time.Location { return s.location(currentAccount(c).Timezone) }
-
 // account returns the signed-in user's account, loaded once per request.
 func (s *Server) account(c *gin.Context) (*shop.Account, error) {
 	if v, ok := c.Get(ctxAccount); ok {
@@ -169,6 +153,16 @@ func (s *Server) account(c *gin.Context) (*shop.Account, error) {
 	}
 	c.Set(ctxAccount, a)
 	return a, nil
+}
+
+// requireReactivator refuses the routes that reactivate purchases to a user whose role
+// may not (EForbidden).
+func (s *Server) requireReactivator(c *gin.Context) {
+	if err := currentUser(c).MayReactivate(); err != nil {
+		s.abort(c, err)
+		return
+	}
+	c.Next()
 }
 
 // requireOwner lets only owners through (owners manage users and keys).

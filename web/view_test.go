@@ -71,7 +71,7 @@ func TestView_Timeline(t *testing.T) {
 	if tl.RefreshURL != "/purchases/43/activity" {
 		t.Errorf("got refresh URL %q, want the activity of purchase 43 while an e-mail waits", tl.RefreshURL)
 	}
-	golden(t, "timeline", templates.PurchaseTimeline(tl, false))
+	golden(t, "timeline", templates.PurchaseTimeline(tl))
 }
 
 func viewPurchase() (*shop.Purchase, *shop.Storefront) {
@@ -95,15 +95,15 @@ func viewPurchase() (*shop.Purchase, *shop.Storefront) {
 func TestView_PurchaseDetail(t *testing.T) {
 	p, sf := viewPurchase()
 	d := purchaseDetail(p, sf, viewZone)
-	golden(t, "purchase_summary", templates.PurchaseSummary(d, false))
-	golden(t, "purchase_line_items", templates.PurchaseLineItems(d, false))
+	golden(t, "purchase_summary", templates.PurchaseSummary(d))
+	golden(t, "purchase_line_items", templates.PurchaseLineItems(d))
 }
 
 func TestView_ReactivatePanel(t *testing.T) {
 	p, sf := viewPurchase()
-	golden(t, "reactivate_staff", templates.ReactivatePanelFragment(reactivatePanel(p, sf, &shop.User{Role: shop.RoleStaff}, "tok")))
+	golden(t, "reactivate_staff", templates.ReactivatePanelFragment(reactivatePanel(p, sf, &shop.User{Role: shop.RoleStaff}, "tok", panelState{})))
 	p.Status = shop.PurchaseRefunded
-	golden(t, "reactivate_viewer_refunded", templates.ReactivatePanelFragment(reactivatePanel(p, sf, &shop.User{Role: shop.RoleViewer}, "tok")))
+	golden(t, "reactivate_viewer_refunded", templates.ReactivatePanelFragment(reactivatePanel(p, sf, &shop.User{Role: shop.RoleViewer}, "tok", panelState{})))
 }
 
 func TestView_PurchaseResults(t *testing.T) {

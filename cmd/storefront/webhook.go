@@ -11,7 +11,7 @@ import (
 	"storefront/internal/webhook"
 )
 
-// webhookGuard is the address rule of webhook endpoints (docs/WEBHOOKS.md#ssrf).
+// webhookGuard is the address rule of webhook endpoints (docs/WEBHOOKS.md#addresses-no-requests-to-the-inside).
 func (e *env) webhookGuard() *webhook.Guard {
 	return &webhook.Guard{AllowPrivate: e.cfg.WebhookAllowPrivate}
 }

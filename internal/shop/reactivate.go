@@ -64,3 +64,44 @@ func (u *User) MayReactivate() error {
 func (u *User) CannotReactivate() string {
 	return fmt.Sprintf("Your role (%s) can look but not reactivate; ask an owner or staff member.", u.Role)
 }
+
+// WhatReactivationDoes says, in the dashboard's words, what reactivating p does: the
+// status, the downloads as storefront sf sets them (nil when it is not known), where
+// the e-mail goes (to; "" when there is no address to send to) and what Refulfill
+// does, ticked or not.
+func (p *Purchase) WhatReactivationDoes(sf *Storefront, to string, refulfill bool) string {
+	var b strings.Builder
+	if p.Status != PurchaseActive {
+		b.WriteString("The status becomes Active. ")
+	}
+	switch {
+	case sf == nil:
+		b.WriteString("Downloads are reset to the storefront's limit and window")
+	case sf.DownloadLimit > 0:
+		fmt.Fprintf(&b, "Downloads are reset to %d per item", sf.DownloadLimit)
+	default:
+		b.WriteString("Downloads are reset to unlimited")
+	}
+	switch {
+	case sf == nil:
+	case sf.DownloadDays == 1:
+		b.WriteString(" for 1 day")
+	case sf.DownloadDays > 0:
+		fmt.Fprintf(&b, " for %d days", sf.DownloadDays)
+	case to != "":
+		b.WriteString(", never expiring,")
+	default:
+		b.WriteString(", never expiring")
+	}
+	if to != "" {
+		b.WriteString(" and an e-mail with the download links and product keys goes to " + to + ".")
+	} else {
+		b.WriteString(". Enter a Send to address for the e-mail with the download links and product keys.")
+	}
+	if refulfill {
+		b.WriteString(" Refulfill: missing product keys are generated.")
+	} else {
+		b.WriteString(" Product keys stay as they are; tick Refulfill to generate missing ones.")
+	}
+	return b.String()
+}

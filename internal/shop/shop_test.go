@@ -187,3 +187,35 @@ func TestUser_MayReactivate(t *testing.T) {
 		}
 	}
 }
+
+func TestPurchase_WhatReactivationDoes(t *testing.T) {
+	base := "The status becomes Active. Downloads are reset to 5 per item for 30 days"
+	pending := &shop.Purchase{Status: shop.PurchasePending}
+	sf := &shop.Storefront{DownloadLimit: 5, DownloadDays: 30}
+	forever := &shop.Storefront{}
+	for _, c := range []struct {
+		name      string
+		p         *shop.Purchase
+		sf        *shop.Storefront
+		to        string
+		refulfill bool
+		want      string
+	}{
+		{"address", pending, sf, "zoe@example.com", false,
+			base + " and an e-mail with the download links and product keys goes to zoe@example.com. Product keys stay as they are; tick Refulfill to generate missing ones."},
+		{"address and Refulfill", pending, sf, "ann@example.com", true,
+			base + " and an e-mail with the download links and product keys goes to ann@example.com. Refulfill: missing product keys are generated."},
+		{"no address, active, never expiring", &shop.Purchase{Status: shop.PurchaseActive}, forever, "", false,
+			"Downloads are reset to unlimited, never expiring. Enter a Send to address for the e-mail with the download links and product keys. Product keys stay as they are; tick Refulfill to generate missing ones."},
+		{"never expiring with an address", &shop.Purchase{Status: shop.PurchaseActive}, forever, "zoe@example.com", false,
+			"Downloads are reset to unlimited, never expiring, and an e-mail with the download links and product keys goes to zoe@example.com. Product keys stay as they are; tick Refulfill to generate missing ones."},
+		{"storefront not known, 1 day", pending, nil, "zoe@example.com", true,
+			"The status becomes Active. Downloads are reset to the storefront's limit and window and an e-mail with the download links and product keys goes to zoe@example.com. Refulfill: missing product keys are generated."},
+		{"1 day", pending, &shop.Storefront{DownloadDays: 1}, "", true,
+			"The status becomes Active. Downloads are reset to unlimited for 1 day. Enter a Send to address for the e-mail with the download links and product keys. Refulfill: missing product keys are generated."},
+	} {
+		if got := c.p.WhatReactivationDoes(c.sf, c.to, c.refulfill); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
