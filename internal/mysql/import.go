@@ -103,7 +103,7 @@ func (t *importTx) Commit() error {
 	}
 	if len(sfIDs) > 0 {
 		// The subscribers' accounts, through their storefronts (as committed).
-		list, args := importInList(sfIDs)
+		list, args := inList(sfIDs)
 		err := eachRow(ctx, t.tx, "SELECT DISTINCT account_id FROM storefronts WHERE id IN "+list, args, func(rows *sql.Rows) error {
 			var id int64
 			if err := rows.Scan(&id); err != nil {
@@ -155,7 +155,7 @@ func (t *importTx) lookupPairs(ctx context.Context, query string, ids []int64) (
 	out := make(map[int64]int64, len(ids))
 	for len(ids) > 0 {
 		n := min(len(ids), 10000)
-		list, args := importInList(ids[:n])
+		list, args := inList(ids[:n])
 		ids = ids[n:]
 		err := func() error {
 			rows, err := t.tx.QueryContext(ctx, fmt.Sprintf(query, list), args...)
@@ -198,7 +198,7 @@ func (t *importTx) LookupStorefronts(ctx context.Context, ids []int64) (map[int6
 	if len(ids) == 0 {
 		return out, nil
 	}
-	list, args := importInList(ids)
+	list, args := inList(ids)
 	rows, err := t.tx.QueryContext(ctx, "SELECT id, account_id, currency FROM storefronts WHERE id IN "+list, args...)
 	if err != nil {
 		return nil, fmt.Errorf("look up storefronts: %w", translate(err))
@@ -262,7 +262,7 @@ func (t *importTx) lookupUnion(ctx context.Context, parts []unionPart, scan func
 					return err
 				}
 			}
-			list, a := importInList(ids[:n])
+			list, a := inList(ids[:n])
 			sqls = append(sqls, fmt.Sprintf("(SELECT %d, "+p.query+")", tag, list))
 			args = append(args, a...)
 			ids = ids[n:]

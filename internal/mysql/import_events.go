@@ -105,7 +105,7 @@ func (t *importTx) subscriptionsBefore(ctx context.Context, subs []*shop.Subscri
 		for _, id := range ids {
 			out[id] = &subscriptionBefore{account: account, storefront: sf}
 		}
-		list, args := importInList(ids)
+		list, args := inList(ids)
 		err = eachRow(ctx, t.tx, "SELECT subscriber_id, status FROM subscriptions WHERE account_id = ? AND subscriber_id IN "+list,
 			append([]any{account}, args...), func(rows *sql.Rows) error {
 				var id int64

@@ -341,7 +341,7 @@ func (t *importTx) writeDocuments(ctx context.Context, b *importer.PurchaseBatch
 		}
 	}
 	for account, custIDs := range changedCustomers {
-		list, args := importInList(custIDs)
+		list, args := inList(custIDs)
 		var others []int64
 		err := eachRow(ctx, t.tx, "SELECT id FROM purchases WHERE account_id = ? AND customer_id IN "+list, append([]any{account}, args...),
 			func(rows *sql.Rows) error {
@@ -435,7 +435,7 @@ func (t *importTx) insertRows(ctx context.Context, head string, cols int, tail s
 func (t *importTx) deleteIn(ctx context.Context, table, col string, ids []int64) error {
 	for len(ids) > 0 {
 		n := min(len(ids), 10000)
-		list, args := importInList(ids[:n])
+		list, args := inList(ids[:n])
 		if _, err := t.tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE "+col+" IN "+list, args...); err != nil {
 			return translate(err)
 		}
@@ -447,7 +447,7 @@ func (t *importTx) deleteIn(ctx context.Context, table, col string, ids []int64)
 // followAccount runs update, which ends in "IN ", with the ids as its list, in chunks.
 func (t *importTx) followAccount(ctx context.Context, update string, ids []int64) error {
 	for start := 0; start < len(ids); start += importMaxParams {
-		list, args := importInList(ids[start:min(start+importMaxParams, len(ids))])
+		list, args := inList(ids[start:min(start+importMaxParams, len(ids))])
 		if _, err := t.tx.ExecContext(ctx, update+list, args...); err != nil {
 			return translate(err)
 		}
@@ -458,7 +458,7 @@ func (t *importTx) followAccount(ctx context.Context, update string, ids []int64
 // deleteInAccount deletes the rows of an account's table whose purchase_id is in ids.
 func (t *importTx) deleteInAccount(ctx context.Context, table string, account int64, ids []int64) error {
 	for start := 0; start < len(ids); start += importMaxParams {
-		list, args := importInList(ids[start:min(start+importMaxParams, len(ids))])
+		list, args := inList(ids[start:min(start+importMaxParams, len(ids))])
 		if _, err := t.tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE account_id = ? AND purchase_id IN "+list,
 			append([]any{account}, args...)...); err != nil {
 			return translate(err)

@@ -14,7 +14,7 @@ import (
 func (s *JobService) CountStatuses(ctx context.Context, accountID int64, ids []int64) (map[shop.PurchaseStatus]int64, error) {
 	out := map[shop.PurchaseStatus]int64{}
 	for start := 0; start < len(ids); start += 10000 {
-		list, args := importInList(ids[start:min(start+10000, len(ids))])
+		list, args := inList(ids[start:min(start+10000, len(ids))])
 		err := eachRow(ctx, s.db.DB, "SELECT status, COUNT(*) FROM purchases WHERE account_id = ? AND id IN "+list+" GROUP BY status",
 			append([]any{accountID}, args...), func(rows *sql.Rows) error {
 				var st shop.PurchaseStatus
@@ -59,7 +59,7 @@ func (s *JobService) CreateReactivationJob(ctx context.Context, accountID int64,
 		seen := map[int64]bool{}
 		var items []any
 		for start := 0; start < len(ids); start += 10000 {
-			list, args := importInList(ids[start:min(start+10000, len(ids))])
+			list, args := inList(ids[start:min(start+10000, len(ids))])
 			err := eachRow(ctx, tx, "SELECT id FROM purchases WHERE account_id = ? AND id IN "+list, append([]any{accountID}, args...), func(rows *sql.Rows) error {
 				var id int64
 				if err := rows.Scan(&id); err != nil {
@@ -112,7 +112,7 @@ func (db *DB) jobCounts(ctx context.Context, accountID int64, jobs []*shop.Job) 
 		byID[j.ID] = j
 		ids[i] = j.ID
 	}
-	list, args := importInList(ids)
+	list, args := inList(ids)
 	return eachRow(ctx, db.DB, "SELECT job_id, status, COUNT(*) FROM job_items WHERE account_id = ? AND job_id IN "+list+" GROUP BY job_id, status",
 		append([]any{accountID}, args...), func(rows *sql.Rows) error {
 			var (

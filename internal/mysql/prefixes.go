@@ -97,7 +97,7 @@ func writePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64)
 // with ignore " IGNORE", rows that exist are kept.
 func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accountID int64, ids []int64) error {
 	for start := 0; start < len(ids); start += prefixBatch {
-		list, args := importInList(ids[start:min(start+prefixBatch, len(ids))])
+		list, args := inList(ids[start:min(start+prefixBatch, len(ids))])
 		query := fmt.Sprintf(prefixRowsInsert, kinds, list, ignore, prefixOf, prefixValue, prefixHas)
 		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
 			return fmt.Errorf("write prefix rows: %w", translate(err))
@@ -192,7 +192,7 @@ func firstRune(s *string) string {
 // change.
 func deletePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64) error {
 	for start := 0; start < len(ids); start += prefixBatch {
-		list, args := importInList(ids[start:min(start+prefixBatch, len(ids))])
+		list, args := inList(ids[start:min(start+prefixBatch, len(ids))])
 		query := fmt.Sprintf(prefixRowsDelete, prefixKinds, list, prefixOf)
 		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
 			return fmt.Errorf("delete prefix rows: %w", translate(err))

@@ -233,7 +233,7 @@ func zoneOf(name string) *time.Location {
 func readPurchaseFacts(ctx context.Context, q queryer, account int64, ids []int64) (map[int64]*purchaseFact, error) {
 	out := make(map[int64]*purchaseFact, len(ids))
 	for start := 0; start < len(ids); start += 10000 {
-		list, args := importInList(ids[start:min(start+10000, len(ids))])
+		list, args := inList(ids[start:min(start+10000, len(ids))])
 		args = append([]any{account}, args...)
 		err := eachRow(ctx, q, "SELECT id, storefront_id, currency, created_at, status, total FROM purchases WHERE account_id = ? AND id IN "+list, args,
 			func(rows *sql.Rows) error {

@@ -30,7 +30,7 @@ func syncSubscriberTerms(ctx context.Context, tx queryer, account int64, ids []i
 		if len(ids) == 0 {
 			return nil
 		}
-		list, a := importInList(ids)
+		list, a := inList(ids)
 		where, args = " AND subscriber_id IN "+list, append(args, a...)
 	}
 	old := map[int64]subscriberTerm{}
@@ -151,7 +151,7 @@ const subscribersByID = "subscribers sb FORCE INDEX (PRIMARY) STRAIGHT_JOIN stor
 func subscriberAccounts(ctx context.Context, tx queryer, ids []int64) (map[int64][]int64, error) {
 	out := map[int64][]int64{}
 	for start := 0; start < len(ids); start += 10000 {
-		list, args := importInList(ids[start:min(start+10000, len(ids))])
+		list, args := inList(ids[start:min(start+10000, len(ids))])
 		err := eachRow(ctx, tx, "SELECT sb.id, sf.account_id FROM "+subscribersByID+" WHERE sb.id IN "+list, args,
 			func(rows *sql.Rows) error {
 				var id, account int64
@@ -180,7 +180,7 @@ type subscriberRollups struct {
 func trackSubscriberRollups(ctx context.Context, tx queryer, ids, subIDs []int64) (*subscriberRollups, error) {
 	ids = append([]int64(nil), ids...)
 	for start := 0; start < len(subIDs); start += 10000 {
-		list, args := importInList(subIDs[start:min(start+10000, len(subIDs))])
+		list, args := inList(subIDs[start:min(start+10000, len(subIDs))])
 		err := eachRow(ctx, tx, "SELECT subscriber_id FROM subscriptions WHERE id IN "+list, args, func(rows *sql.Rows) error {
 			var id int64
 			if err := rows.Scan(&id); err != nil {

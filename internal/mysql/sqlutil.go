@@ -215,8 +215,8 @@ func rowPlaceholders(rows, cols int) string {
 	return b.String()
 }
 
-// importInList returns "(?,?,?)" and the ids as arguments.
-func importInList(ids []int64) (string, []any) {
+// inList returns "(?,?,?)" and the ids as arguments.
+func inList(ids []int64) (string, []any) {
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = id

@@ -153,7 +153,7 @@ func storedDocuments(ctx context.Context, q queryer, accountID int64, ids []int6
 	out := make(map[int64][]byte, len(ids))
 	for start := 0; start < len(ids); start += documentBatch {
 		part := ids[start:min(start+documentBatch, len(ids))]
-		list, args := importInList(part)
+		list, args := inList(part)
 		err := eachRow(ctx, q, "SELECT purchase_id, document FROM purchase_documents WHERE account_id = ? AND purchase_id IN "+list,
 			append([]any{accountID}, args...), func(rows *sql.Rows) error {
 				var id int64

@@ -225,7 +225,7 @@ func (s *WebhookService) FindWebhookDeliveries(ctx context.Context, accountID, e
 	for i, d := range out {
 		ids[i] = d.ID
 	}
-	list, args := importInList(ids)
+	list, args := inList(ids)
 	err = eachRow(ctx, db.DB, `SELECT delivery_id, attempt, started_at, duration_ms, request_headers, status_code, COALESCE(error, ''), COALESCE(response_body, '')
 		FROM webhook_attempts WHERE account_id = ? AND delivery_id IN `+list+` ORDER BY id DESC`, append([]any{accountID}, args...),
 		func(rows *sql.Rows) error {
