@@ -11,7 +11,7 @@ import (
 	"storefront/internal/shop"
 )
 
-// The address is compared as D7 compares e-mails: = under utf8mb4_unicode_ci ignores
+// The address is compared as the API's e-mail filters compare (docs/API.md#customers): = under utf8mb4_unicode_ci ignores
 // letter case and accents, and the second test, with a mark after both sides, keeps
 // "a@b.com " from being "a@b.com" (PAD SPACE). The first serves the index.
 
