@@ -58,5 +58,21 @@ func activityRow(a shop.Activity, loc *time.Location) templates.ActivityRow {
 		row.Rows = templates.FormatCount(d.Rows)
 		row.Incomplete = !d.Complete
 	}
+	var n struct {
+		Customer   string `json:"customer"`
+		PurchaseID int64  `json:"purchase_id"`
+		Body       string `json:"body"`
+	}
+	if (a.Action == shop.ActionNoteAdded || a.Action == shop.ActionNoteDeleted) && json.Unmarshal([]byte(a.Details), &n) == nil {
+		row.What = map[string]string{shop.ActionNoteAdded: "Note added on ", shop.ActionNoteDeleted: "Note deleted from "}[a.Action]
+		if n.Customer != "" {
+			row.What += n.Customer
+			row.URL = templates.CustomerURL(n.Customer) + "#notes"
+		} else {
+			row.What += fmt.Sprintf("purchase #%d", n.PurchaseID)
+			row.URL = fmt.Sprintf("/purchases/%d#notes", n.PurchaseID)
+		}
+		row.Filters, row.Rows = n.Body, "—"
+	}
 	return row
 }

@@ -142,8 +142,13 @@ func (s *Server) purchaseView(c *gin.Context, id int64, st panelState) (*templat
 	if err != nil {
 		return nil, err
 	}
+	notes, err := s.purchaseNotes(c, id)
+	if err != nil {
+		return nil, err
+	}
 	loc := s.location(acct.Timezone)
 	return &templates.PurchaseView{
+		Notes:    notes,
 		Chrome:   s.chrome(c, fmt.Sprintf("Purchase #%d", p.ID), "purchases"),
 		Detail:   purchaseDetail(p, sf, loc),
 		Panel:    reactivatePanel(p, sf, currentUser(c), newFormToken(), st),

@@ -95,8 +95,10 @@ func purchaseDetail(p *shop.Purchase, sf *shop.Storefront, loc *time.Location) t
 		boolField("Marketing opt-in", "marketing_optin", p.MarketingOptin),
 	}
 
+	buyerEmail := optField("E-mail", "buyer_email", p.BuyerEmail)
+	buyerEmail.URL = templates.CustomerURL(deref(p.BuyerEmail))
 	d.Buyer = []templates.Field{
-		optField("E-mail", "buyer_email", p.BuyerEmail),
+		buyerEmail,
 		optField("First name", "buyer_firstname", p.BuyerFirstname),
 		optField("Last name", "buyer_lastname", p.BuyerLastname),
 		wideField(optField("Notes from the customer", "customer_notes", p.CustomerNotes)),

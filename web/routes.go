@@ -18,6 +18,7 @@ func (s *Server) routes(r *gin.Engine) {
 	api.Group("/purchases").GET("", h(s.listPurchases)).GET("/:id", h(s.getPurchase)).POST("/:id/reactivate", h(s.reactivate))
 	api.Group("/storefronts/:storefront_id/subscribers").
 		GET("", h(s.listSubscribers)).GET("/verify", h(s.verifySubscriber)).GET("/:id", h(s.getSubscriber))
+	api.GET("/customers/:email", h(s.getCustomer))
 
 	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
 	r.GET("/static/*path", h(staticFiles()))
@@ -30,9 +31,12 @@ func (s *Server) routes(r *gin.Engine) {
 		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage))
 	d.Group("/purchases").GET("", h(s.purchasesPage)).GET("/:id", h(s.purchasePage)).
 		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", s.requireReactivator, h(s.reactivatePurchase)).
+		POST("/:id/notes", h(s.addPurchaseNote)).
 		GET("/reactivate", h(s.reactivateSelected)).
 		POST("/views", h(s.saveView)).POST("/views/:view/rename", h(s.renameView)).
 		POST("/views/:view/move", h(s.moveView)).POST("/views/:view/delete", h(s.deleteView))
+	d.Group("/customers").GET("/:email", h(s.customerPage)).POST("/:email/notes", h(s.addCustomerNote))
+	d.POST("/notes/:id/delete", h(s.deleteNote))
 	d.Group("/jobs").GET("", h(s.jobsPage)).POST("", h(s.createJob)).GET("/:job", h(s.jobPage)).
 		GET("/:job/progress", h(s.jobProgress)).POST("/:job/cancel", h(s.cancelJob))
 	d.Group("/storefronts/:storefront_id/subscribers").GET("", h(s.subscribersPage)).GET("/:id", h(s.subscriberPage))

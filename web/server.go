@@ -36,8 +36,10 @@ type Server struct {
 	// Views keeps the purchases page's saved views.
 	Views shop.SavedViewService
 	// Jobs keeps and runs background jobs (bulk reactivation).
-	Jobs   shop.JobService
-	Logger *slog.Logger
+	Jobs shop.JobService
+	// Customers reads customers' pages and keeps notes; nil serves no customer pages.
+	Customers shop.CustomerService
+	Logger    *slog.Logger
 	// BaseURL is the public URL, for links.
 	BaseURL string
 	// RateLimit is API requests a minute per key; 0 means no limit.

@@ -284,6 +284,9 @@ func TestTenancy(t *testing.T) {
 		},
 	}
 
+	for route, fn := range customerTenancyCases(t, e, owner2, staff1, p, dashboard404) {
+		cases[route] = fn
+	}
 	for route, fn := range webhookTenancyCases(t, e, owner2, viewer1, staff1) {
 		cases[route] = fn
 	}
@@ -546,5 +549,57 @@ func jobsAreOwn(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, what string) 
 		if r := owner2.post("/jobs/"+job+"/cancel", nil); r.status != http.StatusNotFound {
 			t.Errorf("account 2 canceling account 1's job: got %d, want 404", r.status)
 		}
+	}
+}
+
+// customerTenancyCases cover the customer pages, their API and notes: account 1's
+// customer, purchase and note are answered to account 2 as missing ones are, and
+// nothing of account 2's requests is written.
+func customerTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, purchase int64, dashboard404 func(*testing.T, response, response)) map[string]func(t *testing.T) {
+	var email string
+	if err := e.db.QueryRow(`SELECT p.buyer_email FROM purchases p WHERE p.account_id = 1 AND p.buyer_email IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM purchases q WHERE q.account_id = 2 AND q.buyer_email = p.buyer_email)
+		AND NOT EXISTS (SELECT 1 FROM subscribers s WHERE s.account_id = 2 AND s.username = p.buyer_email) LIMIT 1`).Scan(&email); err != nil {
+		t.Fatal(err)
+	}
+	path, missing := "/customers/"+url.PathEscape(email), "/customers/nobody%40missing.test"
+	other := map[string]string{"Authorization": "Bearer " + e.other}
+	noNotes := func(t *testing.T) {
+		t.Helper()
+		var n int
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM notes WHERE account_id = 2").Scan(&n); err != nil || n != 0 {
+			t.Fatalf("account 2 wrote %d notes (%v)", n, err)
+		}
+	}
+	return map[string]func(t *testing.T){
+		"GET /customers/:email": func(t *testing.T) {
+			dashboard404(t, owner2.get(path, false), owner2.get(missing, false))
+		},
+		"GET /api/v2/customers/:email": func(t *testing.T) {
+			sameAsMissing(t, e.do("GET", "/api/v2"+path, "", nil, other), e.do("GET", "/api/v2"+missing, "", nil, other))
+			mustStatus(t, e.get("/api/v2"+path, e.ro), 200)
+		},
+		"POST /customers/:email/notes": func(t *testing.T) {
+			body := url.Values{"body": {"mine now"}}
+			dashboard404(t, owner2.post(path+"/notes", body), owner2.post(missing+"/notes", body))
+			noNotes(t)
+		},
+		"POST /purchases/:id/notes": func(t *testing.T) {
+			body := url.Values{"body": {"mine now"}}
+			dashboard404(t, owner2.post(fmt.Sprintf("/purchases/%d/notes", purchase), body), owner2.post(fmt.Sprintf("/purchases/%d/notes", missingID), body))
+			noNotes(t)
+		},
+		"POST /notes/:id/delete": func(t *testing.T) {
+			mustStatus(t, staff1.post(path+"/notes", url.Values{"body": {"kept"}}), 303)
+			var id int64
+			if err := e.db.QueryRow("SELECT MAX(id) FROM notes WHERE account_id = 1").Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			dashboard404(t, owner2.post(fmt.Sprintf("/notes/%d/delete", id), nil), owner2.post(fmt.Sprintf("/notes/%d/delete", missingID), nil))
+			var n int
+			if err := e.db.QueryRow("SELECT COUNT(*) FROM notes WHERE account_id = 1 AND id = ?", id).Scan(&n); err != nil || n != 1 {
+				t.Fatalf("the note is gone (%d, %v)", n, err)
+			}
+		},
 	}
 }

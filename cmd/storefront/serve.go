@@ -79,7 +79,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		Purchases: purchases, Writer: purchases, Subscribers: mysql.NewSubscriberService(d.DB), Keys: mysql.NewAPIKeyService(d.DB),
 		Accounts: accounts, Users: mysql.NewUserService(d.DB), Admin: mysql.NewAdminService(d.DB),
 		Activity: mysql.NewAccountActivityService(d.DB), Webhooks: mysql.NewWebhookService(d.DB), Overview: mysql.NewOverviewService(d.DB),
-		Views: mysql.NewSavedViewService(d.DB), Jobs: mysql.NewJobService(d.DB),
+		Views: mysql.NewSavedViewService(d.DB), Jobs: mysql.NewJobService(d.DB), Customers: mysql.NewCustomerService(d.DB),
 		SessionKey: e.cfg.SessionKey,
 		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit,
 		// Failed sign-ins are counted in the database: the throttle holds across

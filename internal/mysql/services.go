@@ -94,6 +94,12 @@ type Outbox struct{ db *DB }
 // NewOutbox returns the Outbox of db.
 func NewOutbox(db *DB) *Outbox { return &Outbox{db: db} }
 
+// CustomerService reads customers (an address within the account) and keeps notes; it implements shop.CustomerService.
+type CustomerService struct{ db *DB }
+
+// NewCustomerService returns the CustomerService of db.
+func NewCustomerService(db *DB) *CustomerService { return &CustomerService{db: db} }
+
 // RateStore keeps the API rate limit's per-key buckets where every instance shares them; it implements web.TokenStore.
 type RateStore struct{ db *DB }
 
@@ -115,4 +121,5 @@ var (
 	_ shop.WebhookService         = (*WebhookService)(nil)
 	_ webhook.Store               = (*WebhookDeliveryStore)(nil)
 	_ shop.SignInThrottleStore    = (*SignInStore)(nil)
+	_ shop.CustomerService        = (*CustomerService)(nil)
 )

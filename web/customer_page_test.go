@@ -1,0 +1,327 @@
+package web_test
+
+import (
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+	"golang.org/x/net/html"
+)
+
+// busiestCustomer returns the address of account 1 with purchases in the most
+// storefronts and currencies (most purchases breaking ties), with its purchases.
+func busiestCustomer(t *testing.T, e *apiEnv) (string, []purchaseRow) {
+	t.Helper()
+	rows, err := e.db.Query(`SELECT id, buyer_email, storefront_id, currency, status, total, COALESCE(tangibles_to_ship, 0)
+		FROM purchases WHERE account_id = 1 AND buyer_email IS NOT NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	by := map[string][]purchaseRow{}
+	for rows.Next() {
+		var p purchaseRow
+		if err := rows.Scan(&p.id, &p.email, &p.storefront, &p.currency, &p.status, &p.total, &p.toShip); err != nil {
+			t.Fatal(err)
+		}
+		k := strings.ToLower(p.email)
+		by[k] = append(by[k], p)
+	}
+	score := func(ps []purchaseRow) int {
+		sfs, curs := map[int64]bool{}, map[string]bool{}
+		for _, p := range ps {
+			sfs[p.storefront], curs[p.currency] = true, true
+		}
+		return len(sfs)*10000 + len(curs)*1000 + len(ps)
+	}
+	best := ""
+	for k, ps := range by {
+		if best == "" || score(ps) > score(by[best]) || (score(ps) == score(by[best]) && k < best) {
+			best = k
+		}
+	}
+	return by[best][0].email, by[best]
+}
+
+type purchaseRow struct {
+	id                      int64
+	email, currency, status string
+	total                   string
+	storefront, toShip      int64
+}
+
+// lifetime sums totals of the purchases with the status per currency, as the page
+// writes them: "12.50 USD · 2 purchases".
+func lifetime(ps []purchaseRow, status string) []string {
+	sum, n := map[string]*big.Rat{}, map[string]int{}
+	for _, p := range ps {
+		if p.status != status {
+			continue
+		}
+		r, _ := new(big.Rat).SetString(p.total)
+		if sum[p.currency] == nil {
+			sum[p.currency] = new(big.Rat)
+		}
+		sum[p.currency].Add(sum[p.currency], r)
+		n[p.currency]++
+	}
+	var out []string
+	for cur, r := range sum {
+		digits := 2
+		if cur == "JPY" {
+			digits = 0
+		}
+		word := "purchases"
+		if n[cur] == 1 {
+			word = "purchase"
+		}
+		out = append(out, fmt.Sprintf("%s %s · %d %s", r.FloatString(digits), cur, n[cur], word))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func waitEmail(t *testing.T, e *apiEnv, purchaseID int64, status string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		var st string
+		err := e.db.QueryRow("SELECT status FROM email_outbox WHERE account_id = 1 AND purchase_id = ? ORDER BY id DESC LIMIT 1", purchaseID).Scan(&st)
+		if err == nil && st == status {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the e-mail of purchase %d did not become %s", purchaseID, status)
+}
+
+func TestCustomerPage(t *testing.T) {
+	e := newAPI(t, 0)
+	email, ps := busiestCustomer(t, e)
+	staff := e.signIn(1, "staff")
+	viewer := e.signIn(1, "viewer")
+	owner2 := e.signIn(2, "owner")
+
+	// Two subscriber records of the address in two storefronts: one whose term ended,
+	// one in its term.
+	var subs []int64
+	rows, err := e.db.Query("SELECT id FROM subscribers WHERE account_id = 1 GROUP BY storefront_id ORDER BY storefront_id LIMIT 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		_ = rows.Scan(&id)
+		subs = append(subs, id)
+	}
+	rows.Close()
+	if len(subs) < 2 {
+		t.Fatalf("want subscribers in two storefronts, got %v", subs)
+	}
+	past, future := now.Add(-48*time.Hour), now.Add(48*time.Hour)
+	for i, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{"UPDATE subscribers SET username = ? WHERE account_id = 1 AND id IN (?, ?)", []any{strings.ToUpper(email), subs[0], subs[1]}},
+		{"UPDATE subscriptions SET status = 'CANCELED', ended_at = ? WHERE account_id = 1 AND subscriber_id = ?", []any{past, subs[0]}},
+		{"UPDATE subscriptions SET status = 'CANCELED', ended_at = ? WHERE account_id = 1 AND subscriber_id = ?", []any{future, subs[1]}},
+	} {
+		if res, err := e.db.Exec(q.sql, q.args...); err != nil {
+			t.Fatalf("%d: %v", i, err)
+		} else if n, _ := res.RowsAffected(); n == 0 {
+			t.Fatalf("%d: changed nothing", i)
+		}
+	}
+
+	// Two e-mails to the address: one sent, one the mail server refuses.
+	var reactivatable []int64
+	for _, p := range ps {
+		if p.status == "ACT" || p.status == "PND" || p.status == "ERR" {
+			reactivatable = append(reactivatable, p.id)
+		}
+	}
+	if len(reactivatable) < 2 {
+		t.Fatalf("want two reactivatable purchases of %s, got %v", email, reactivatable)
+	}
+	if r := e.reactivate(reactivatable[0], e.rw, "", form, nil); r.status != 200 {
+		t.Fatalf("reactivate: %d %s", r.status, r.body)
+	}
+	waitEmail(t, e, reactivatable[0], "sent")
+	e.smtp.RefuseRcpt(&smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such mailbox"})
+	if r := e.reactivate(reactivatable[1], e.rw, "", form, nil); r.status != 200 {
+		t.Fatalf("reactivate: %d %s", r.status, r.body)
+	}
+	waitEmail(t, e, reactivatable[1], "failed")
+	e.smtp.RefuseRcpt(nil)
+
+	// The address as a person would type it: another letter case.
+	path := "/customers/" + url.PathEscape(strings.ToUpper(email))
+	t.Run("Page", func(t *testing.T) {
+		p := parsePage(t, viewer.get(path, false))
+		if h := p.all(func(n *html.Node) bool { return n.Data == "h1" }); len(h) != 1 || text(h[0]) != email {
+			t.Fatalf("heading: got %v, want %s", h, email)
+		}
+		for _, title := range []string{"Purchases", "Subscriptions", "Activity", "E-mails", "Notes"} {
+			if p.byID(strings.ToLower(strings.ReplaceAll(title, "-", ""))+"-title") == nil && !strings.Contains(p.raw, ">"+title+"</h2>") {
+				t.Errorf("no section %q", title)
+			}
+		}
+		if got := strings.TrimSpace(text(p.all(hasAttr("data-field", "purchases"))[0])); got != fmt.Sprint(len(ps)) {
+			t.Errorf("purchases: got %s, want %d", got, len(ps))
+		}
+		for field, status := range map[string]string{"lifetime": "ACT", "refunded": "RFD"} {
+			var got []string
+			for c := p.all(hasAttr("data-field", field))[0].FirstChild; c != nil; c = c.NextSibling {
+				if c.Data == "span" {
+					got = append(got, text(c))
+				}
+			}
+			sort.Strings(got)
+			if want := lifetime(ps, status); strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("%s: got %q, want %q", field, got, want)
+			}
+		}
+		var toShip int
+		for _, pr := range ps {
+			if pr.toShip > 0 {
+				toShip++
+			}
+		}
+		if f := p.all(hasAttr("data-field", "to_ship")); (toShip > 0) != (len(f) == 1) {
+			t.Errorf("still to ship: %d purchases, shown %d", toShip, len(f))
+		}
+		// Every purchase of the address, newest first, paged; each linked.
+		seen := map[string]bool{}
+		next := path
+		for next != "" {
+			pg := parsePage(t, viewer.get(next, false))
+			for _, a := range pg.all(func(n *html.Node) bool {
+				v, _ := attr(n, "href")
+				return n.Data == "a" && strings.HasPrefix(v, "/purchases/")
+			}) {
+				if h, _ := attr(a, "href"); !strings.Contains(h, "#") {
+					seen[h] = true
+				}
+			}
+			next = ""
+			if o := pg.all(hasAttr("rel", "next")); len(o) > 0 {
+				next, _ = attr(o[0], "href")
+			}
+		}
+		for _, pr := range ps {
+			if !seen[fmt.Sprintf("/purchases/%d", pr.id)] {
+				t.Errorf("purchase %d not listed", pr.id)
+			}
+		}
+		subs := text(p.byID("subscriptions"))
+		if !strings.Contains(subs, "canceled_term_ended") || !strings.Contains(subs, "canceled_until_term_end") || !strings.Contains(subs, "Receiving service") {
+			t.Errorf("subscriptions: got %q", subs)
+		}
+		mails := text(p.byID("emails"))
+		if !strings.Contains(mails, "Sent") || !strings.Contains(mails, "Failed") || !strings.Contains(mails, "no such mailbox") {
+			t.Errorf("e-mails: got %q", mails)
+		}
+		if act := text(p.byID("activity")); !strings.Contains(act, "Reactivated") || !strings.Contains(act, "tests") {
+			t.Errorf("activity: got %q", act)
+		}
+		if !strings.Contains(p.raw, `href="/purchases?q=`+url.QueryEscape(`email:"`+email+`"`)+`"`) {
+			t.Errorf("no link to the full list as a q query")
+		}
+		if p.all(hasAttr("name", "body")) != nil {
+			t.Errorf("a viewer is offered the note form")
+		}
+	})
+	t.Run("Notes", func(t *testing.T) {
+		mark := `<script>alert("x")</script> & <b>bold</b>`
+		r := staff.post(path+"/notes", url.Values{"body": {mark}, "back": {path}})
+		if r.status != http.StatusSeeOther {
+			t.Fatalf("add: got %d %s", r.status, r.body)
+		}
+		p := parsePage(t, viewer.get(path, false))
+		body := p.all(hasAttr("data-note-body", ""))
+		if len(body) != 1 || text(body[0]) != mark || strings.Contains(p.raw, "<script>alert") {
+			t.Fatalf("note: got %v, want the text shown as text", body)
+		}
+		// On a purchase: shown there and on the customer's page.
+		r = staff.postHTMX(fmt.Sprintf("/purchases/%d/notes", ps[0].id), url.Values{"body": {"refund asked by phone"}})
+		if r.status != 200 || !strings.Contains(string(r.body), "refund asked by phone") {
+			t.Fatalf("add to purchase: got %d %s", r.status, r.body)
+		}
+		if pp := viewer.get(fmt.Sprintf("/purchases/%d", ps[0].id), false); !strings.Contains(string(pp.body), "refund asked by phone") {
+			t.Errorf("purchase page lacks the note")
+		}
+		if !strings.Contains(string(viewer.get(path, false).body), "refund asked by phone") {
+			t.Errorf("customer page lacks the purchase's note")
+		}
+		// Refused text is shown inline, never a 500.
+		r = staff.postHTMX(path+"/notes", url.Values{"body": {strings.Repeat("x", 2001)}})
+		if r.status != 200 || !strings.Contains(string(r.body), "at most 2000 characters") {
+			t.Errorf("too long (htmx): got %d %s", r.status, r.body)
+		}
+		if r := staff.post(path+"/notes", url.Values{"body": {"  "}}); r.status != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), "Write the note") {
+			t.Errorf("empty: got %d", r.status)
+		}
+		if r := viewer.post(path+"/notes", url.Values{"body": {"x"}}); r.status != http.StatusForbidden {
+			t.Errorf("viewer: got %d, want 403", r.status)
+		}
+	})
+	t.Run("API", func(t *testing.T) {
+		r := e.get("/api/v2/customers/"+url.PathEscape(strings.ToUpper(email)), e.ro)
+		if r.status != 200 {
+			t.Fatalf("got %d %s", r.status, r.body)
+		}
+		var c struct {
+			Email         string `json:"email"`
+			Purchases     int    `json:"purchases"`
+			LifetimeValue []struct {
+				Currency, Amount string
+				Purchases        int
+			} `json:"lifetime_value"`
+		}
+		r.json(t, &c)
+		var got []string
+		for _, a := range c.LifetimeValue {
+			word := "purchases"
+			if a.Purchases == 1 {
+				word = "purchase"
+			}
+			got = append(got, fmt.Sprintf("%s %s · %d %s", a.Amount, a.Currency, a.Purchases, word))
+		}
+		sort.Strings(got)
+		if c.Email != email || c.Purchases != len(ps) || strings.Join(got, "|") != strings.Join(lifetime(ps, "ACT"), "|") {
+			t.Errorf("got %s", r.body)
+		}
+		wantError(t, e.get("/api/v2/customers/nobody@example.invalid", e.ro), 404, "NOTFOUND", "not_found", "")
+		wantError(t, e.get("/api/v2/customers/"+url.PathEscape(email)+"?x=1", e.ro), 400, "INVALID", "unknown_parameter", "x")
+	})
+	t.Run("OtherAccount", func(t *testing.T) {
+		// The same address in account 2 is another customer, or none.
+		if _, err := e.db.Exec("UPDATE purchases SET buyer_email = 'someone@else.test' WHERE account_id = 2 AND buyer_email = ?", email); err != nil {
+			t.Fatal(err)
+		}
+		if r := owner2.get(path, false); r.status != http.StatusNotFound || strings.Contains(string(r.body), "refund asked by phone") {
+			t.Errorf("page: got %d, want 404", r.status)
+		}
+		wantError(t, e.do("GET", "/api/v2/customers/"+url.PathEscape(email), "", nil, map[string]string{"Authorization": "Bearer " + e.other}), 404, "NOTFOUND", "not_found", "")
+		if r := owner2.post(path+"/notes", url.Values{"body": {"x"}}); r.status != http.StatusNotFound {
+			t.Errorf("note: got %d, want 404", r.status)
+		}
+	})
+	t.Run("Links", func(t *testing.T) {
+		p := parsePage(t, viewer.get("/purchases", false))
+		if len(p.all(func(n *html.Node) bool { v, _ := attr(n, "href"); return strings.HasPrefix(v, "/customers/") })) == 0 {
+			t.Errorf("the purchases list links no customer")
+		}
+		pp := parsePage(t, viewer.get(fmt.Sprintf("/purchases/%d", ps[0].id), false))
+		if len(pp.all(hasAttr("href", "/customers/"+url.PathEscape(ps[0].email)))) == 0 {
+			t.Errorf("the purchase page does not link its buyer's e-mail")
+		}
+	})
+}
