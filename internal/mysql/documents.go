@@ -168,6 +168,9 @@ func documentQuery(accountID, id int64) (string, []any, error) {
 // straight into buf, framed as the JSON array the API answers.
 func (s *PurchaseService) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter, buf []byte) (*shop.DocumentPage, error) {
 	db := s.db
+	if len(f.Any) > 0 {
+		return findUnionDocumentPage(ctx, db.DB, f, buf)
+	}
 	return findDocumentPage(ctx, db.DB, db.bandEdges(), f, buf)
 }
 
