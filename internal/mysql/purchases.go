@@ -142,7 +142,7 @@ func purchaseConditions(f shop.PurchaseFilter) sq.And {
 		where = append(where, sq.Eq{"p.to_ship": *f.Unshipped})
 	}
 	// A search's residual conditions, checked on the row of the path's purchase.
-	return append(where, searchConditions(f.Where, purchaseCondition)...)
+	return append(where, searchConditions(f.Where, func(c shop.Cond) sq.Sqlizer { return purchaseCondition(f.AccountID, c) })...)
 }
 
 // totalCondition compares the purchase total with the filter's. A string compared with
