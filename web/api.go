@@ -41,11 +41,12 @@ func (s *Server) location(name string) *time.Location {
 
 func (s *Server) listPurchases(c *gin.Context) error {
 	key := apiKey(c)
-	f, err := filter.Purchases(c.Request.URL.Query(), key.AccountID, s.now(), s.location(key.Timezone))
+	f, sr, err := filter.PurchaseSearch(c.Request.URL.Query(), key.AccountID, s.now(), s.location(key.Timezone))
 	if err != nil {
 		return err
 	}
-	ck := listKey(f)
+	searchHeaders(c, sr)
+	ck := listKey(f, sr)
 	notModified, kept, err := s.revalidate(c, ck, key.AccountID)
 	if err != nil || notModified {
 		return err
@@ -74,6 +75,19 @@ func (s *Server) listPurchases(c *gin.Context) error {
 	validators(c, etag)
 	c.Data(http.StatusOK, jsonType, page.Body)
 	return nil
+}
+
+// searchHeaders names what the request's search (q) meant (docs/API.md#search):
+// Storefront-Query, its canonical form, and Storefront-Query-Dates, the instants its
+// dates resolved to (left out when it has none). Nothing without a search.
+func searchHeaders(c *gin.Context, sr filter.Search) {
+	if sr.Query == "" {
+		return
+	}
+	c.Header(filter.HeaderQuery, sr.HeaderValue())
+	if sr.Dates != "" {
+		c.Header(filter.HeaderDates, sr.Dates)
+	}
 }
 
 // listHeaders sends the headers of a list page. Link (RFC 8288) names the next page,
@@ -139,10 +153,11 @@ func (s *Server) listSubscribers(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := filter.Subscribers(c.Request.URL.Query(), key.AccountID, sf)
+	f, sr, err := filter.SubscribersSearch(c.Request.URL.Query(), key.AccountID, sf, s.now(), s.location(key.Timezone))
 	if err != nil {
 		return err
 	}
+	searchHeaders(c, sr)
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err

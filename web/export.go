@@ -35,10 +35,11 @@ func (s *Server) exportPurchasesAPI(c *gin.Context) error {
 	key := apiKey(c)
 	loc, now := s.location(key.Timezone), s.now()
 	q := c.Request.URL.Query()
-	f, rows, err := filter.PurchaseExport(q, key.AccountID, now, loc)
+	f, rows, sr, err := filter.PurchaseExportSearch(q, key.AccountID, now, loc)
 	if err != nil {
 		return err
 	}
+	searchHeaders(c, sr)
 	job := &exportJob{accountID: key.AccountID, loc: loc, now: now, actor: keyActor(key), filters: q.Encode(),
 		filename: exportName("purchases", now, loc)}
 	return s.streamPurchases(c, job, f, rows)
@@ -52,11 +53,12 @@ func (s *Server) exportSubscribersAPI(c *gin.Context) error {
 		return err
 	}
 	q := c.Request.URL.Query()
-	f, err := filter.SubscriberExport(q, key.AccountID, sf)
+	loc, now := s.location(key.Timezone), s.now()
+	f, sr, err := filter.SubscriberExportSearch(q, key.AccountID, sf, now, loc)
 	if err != nil {
 		return err
 	}
-	loc, now := s.location(key.Timezone), s.now()
+	searchHeaders(c, sr)
 	job := &exportJob{accountID: key.AccountID, loc: loc, now: now, actor: keyActor(key), filters: q.Encode(),
 		storefrontID: sf, filename: exportName("subscribers", now, loc)}
 	return s.streamSubscribers(c, job, f)

@@ -346,7 +346,7 @@ func TestOpenAPIParameterValuesParse(t *testing.T) {
 			return err
 		},
 		"GET /storefronts/{storefront_id}/subscribers": func(q url.Values) error {
-			_, err := filter.Subscribers(q, 1, 1)
+			_, err := filter.Subscribers(q, 1, 1, now, time.UTC)
 			return err
 		},
 		"GET /purchases.csv": func(q url.Values) error {
@@ -357,7 +357,7 @@ func TestOpenAPIParameterValuesParse(t *testing.T) {
 			return err
 		},
 		"GET /storefronts/{storefront_id}/subscribers.csv": func(q url.Values) error {
-			_, err := filter.SubscriberExport(q, 1, 1)
+			_, err := filter.SubscriberExport(q, 1, 1, now, time.UTC)
 			return err
 		},
 		"GET /storefronts/{storefront_id}/subscribers/verify": func(q url.Values) error {

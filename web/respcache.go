@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"storefront/internal/filter"
 	"storefront/internal/shop"
 )
 
@@ -105,9 +106,10 @@ func putBody(b *[]byte) {
 }
 
 // listKey is the cache key of a list request: the filter as read (dates resolved to
-// instants, the account, the page), so that two requests share an answer only when they
-// ask for the same purchases.
-func listKey(f shop.PurchaseFilter) string {
+// instants, the account, the page) and its search (its canonical form and resolved
+// instants, which make the filter's search conditions), so that two requests share an
+// answer only when they ask for the same purchases.
+func listKey(f shop.PurchaseFilter, sr filter.Search) string {
 	// Instants as seconds and nanoseconds: JSON refuses times outside years 0-9999,
 	// which a filter may hold (date_min=@-99999999999).
 	instant := func(t *time.Time) *[2]int64 {
@@ -120,7 +122,11 @@ func listKey(f shop.PurchaseFilter) string {
 		shop.PurchaseFilter
 		CreatedFrom, CreatedBefore, After *[2]int64
 		AfterID                           int64
-	}{PurchaseFilter: f, CreatedFrom: instant(f.CreatedFrom), CreatedBefore: instant(f.CreatedBefore)}
+		// The search's conditions are named by its key; these hide the filter's
+		// own, so that a request without one has the key it always had.
+		Where, Any *struct{} `json:",omitempty"`
+		Search     string    `json:",omitempty"`
+	}{PurchaseFilter: f, Search: sr.Key, CreatedFrom: instant(f.CreatedFrom), CreatedBefore: instant(f.CreatedBefore)}
 	if f.After != nil {
 		k.After, k.AfterID = instant(&f.After.CreatedAt), f.After.ID
 	}

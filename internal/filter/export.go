@@ -57,13 +57,20 @@ func exportCheck(q url.Values, allowed []string) error {
 // GET /purchases reads it, and which rows the file holds (RowsPurchases or
 // RowsLineItems).
 func PurchaseExport(q url.Values, accountID int64, now time.Time, loc *time.Location) (shop.PurchaseFilter, string, error) {
+	f, rows, _, err := PurchaseExportSearch(q, accountID, now, loc)
+	return f, rows, err
+}
+
+// PurchaseExportSearch reads the parameters of GET /purchases.csv as PurchaseExport
+// does, and tells what its search (q) meant.
+func PurchaseExportSearch(q url.Values, accountID int64, now time.Time, loc *time.Location) (shop.PurchaseFilter, string, Search, error) {
 	if err := exportCheck(q, PurchaseExportParams); err != nil {
-		return shop.PurchaseFilter{AccountID: accountID}, "", err
+		return shop.PurchaseFilter{AccountID: accountID}, "", Search{}, err
 	}
 	v, _ := Check(url.Values{"rows": q["rows"]}, []string{"rows"})
 	s, err := v.one("rows")
 	if err != nil {
-		return shop.PurchaseFilter{AccountID: accountID}, "", err
+		return shop.PurchaseFilter{AccountID: accountID}, "", Search{}, err
 	}
 	rows := RowsPurchases
 	switch strings.ToLower(s) {
@@ -71,7 +78,7 @@ func PurchaseExport(q url.Values, accountID int64, now time.Time, loc *time.Loca
 	case RowsLineItems:
 		rows = RowsLineItems
 	default:
-		return shop.PurchaseFilter{AccountID: accountID}, "", shop.ParamErrorf(shop.EInvalid, "rows", "rows must be purchases or line_items, not %q.", clip(s))
+		return shop.PurchaseFilter{AccountID: accountID}, "", Search{}, shop.ParamErrorf(shop.EInvalid, "rows", "rows must be purchases or line_items, not %q.", clip(s))
 	}
 	rest := url.Values{}
 	for k, vs := range q {
@@ -79,14 +86,23 @@ func PurchaseExport(q url.Values, accountID int64, now time.Time, loc *time.Loca
 			rest[k] = vs
 		}
 	}
-	f, err := Purchases(rest, accountID, now, loc)
-	return f, rows, err
+	f, sr, err := PurchaseSearch(rest, accountID, now, loc)
+	return f, rows, sr, err
 }
 
-// SubscriberExport reads the parameters of GET /storefronts/:id/subscribers.csv.
-func SubscriberExport(q url.Values, accountID, storefrontID int64) (shop.SubscriberFilter, error) {
+// SubscriberExport reads the parameters of GET /storefronts/:id/subscribers.csv, the
+// dates of its search (q) relative to now in loc.
+func SubscriberExport(q url.Values, accountID, storefrontID int64, now time.Time, loc *time.Location) (shop.SubscriberFilter, error) {
+	f, _, err := SubscriberExportSearch(q, accountID, storefrontID, now, loc)
+	return f, err
+}
+
+// SubscriberExportSearch reads the parameters of GET
+// /storefronts/:id/subscribers.csv as SubscriberExport does, and tells what its
+// search (q) meant.
+func SubscriberExportSearch(q url.Values, accountID, storefrontID int64, now time.Time, loc *time.Location) (shop.SubscriberFilter, Search, error) {
 	if err := exportCheck(q, SubscriberExportParams); err != nil {
-		return shop.SubscriberFilter{AccountID: accountID, StorefrontID: storefrontID}, err
+		return shop.SubscriberFilter{AccountID: accountID, StorefrontID: storefrontID}, Search{}, err
 	}
-	return Subscribers(q, accountID, storefrontID)
+	return SubscribersSearch(q, accountID, storefrontID, now, loc)
 }

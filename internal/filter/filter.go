@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"net/url"
 	"slices"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"storefront/internal/search"
 	"storefront/internal/shop"
 	"storefront/internal/strtotime"
 )
@@ -25,12 +27,12 @@ import (
 var PurchaseParams = []string{
 	"status", "product_id", "storefront_id", "customer_id", "subscriber_id",
 	"customer_email", "customer_first_name", "customer_last_name",
-	"date_min", "date_max", "total", "total_op", "ship",
+	"date_min", "date_max", "total", "total_op", "ship", "q",
 	"order", "per_page", "cursor", "page", "include_count",
 }
 
 // SubscriberParams are the parameters GET /storefronts/:id/subscribers takes.
-var SubscriberParams = []string{"username", "order", "per_page", "cursor", "page", "include_count"}
+var SubscriberParams = []string{"username", "q", "order", "per_page", "cursor", "page", "include_count"}
 
 // VerifyParams are the parameters of GET /storefronts/:id/subscribers/verify.
 var VerifyParams = []string{"username", "id", "subscriber_id"}
@@ -273,6 +275,27 @@ func DecodeCursor(s string, kind byte) (shop.Cursor, bool, error) {
 // Purchases reads the parameters of GET /purchases into a filter for the account.
 // Dates are read relative to now in loc, the account's time zone.
 func Purchases(q url.Values, accountID int64, now time.Time, loc *time.Location) (shop.PurchaseFilter, error) {
+	f, _, err := PurchaseSearch(q, accountID, now, loc)
+	return f, err
+}
+
+// PurchaseSearch reads the parameters of GET /purchases as Purchases does, and tells
+// what its search (q) meant.
+func PurchaseSearch(q url.Values, accountID int64, now time.Time, loc *time.Location) (shop.PurchaseFilter, Search, error) {
+	f, err := purchases(q, accountID, now, loc)
+	if err != nil {
+		return f, Search{}, err
+	}
+	v, _ := Check(url.Values{"q": q["q"]}, []string{"q"})
+	r, s, err := readSearch(v, search.Purchases, now, loc)
+	if err != nil || r == nil {
+		return f, s, err
+	}
+	f, err = r.ApplyPurchases(f)
+	return f, s, err
+}
+
+func purchases(q url.Values, accountID int64, now time.Time, loc *time.Location) (shop.PurchaseFilter, error) {
 	f := shop.PurchaseFilter{AccountID: accountID}
 	v, err := Check(q, PurchaseParams)
 	if err != nil {
@@ -372,22 +395,95 @@ func Purchases(q url.Values, accountID int64, now time.Time, loc *time.Location)
 	return f, nil
 }
 
-// Subscribers reads the parameters of GET /storefronts/:id/subscribers.
-func Subscribers(q url.Values, accountID, storefrontID int64) (shop.SubscriberFilter, error) {
+// Subscribers reads the parameters of GET /storefronts/:id/subscribers. The dates of
+// its search (q) are read relative to now in loc, the account's time zone.
+func Subscribers(q url.Values, accountID, storefrontID int64, now time.Time, loc *time.Location) (shop.SubscriberFilter, error) {
+	f, _, err := SubscribersSearch(q, accountID, storefrontID, now, loc)
+	return f, err
+}
+
+// SubscribersSearch reads the parameters of GET /storefronts/:id/subscribers as
+// Subscribers does, and tells what its search (q) meant.
+func SubscribersSearch(q url.Values, accountID, storefrontID int64, now time.Time, loc *time.Location) (shop.SubscriberFilter, Search, error) {
 	f := shop.SubscriberFilter{AccountID: accountID, StorefrontID: storefrontID}
 	v, err := Check(q, SubscriberParams)
 	if err != nil {
-		return f, err
+		return f, Search{}, err
 	}
 	if f.Username, err = v.text("username"); err != nil {
-		return f, err
+		return f, Search{}, err
 	}
 	p, err := v.paging(KindSubscriber)
 	if err != nil {
-		return f, err
+		return f, Search{}, err
 	}
 	f.Desc, f.PerPage, f.Page, f.After, f.IncludeCount = p.Desc, p.PerPage, p.Page, p.After, p.IncludeCount
-	return f, nil
+	r, s, err := readSearch(v, search.Subscribers, now, loc)
+	if err != nil || r == nil {
+		return f, s, err
+	}
+	f, err = r.ApplySubscribers(f)
+	return f, s, err
+}
+
+// Search is what a request's search (q, docs/SEARCH.md) meant, for the answer's
+// headers and cache key; the zero value when the request has none.
+type Search struct {
+	// Query is the search in canonical form (search.Query.String), "" without one.
+	Query string
+	// Dates names the instants its dates resolved to (search.Resolved.Header), ""
+	// when it has none.
+	Dates string
+	// Key identifies the filter the search made, for a cache: the canonical form and
+	// every resolved instant to the nanosecond.
+	Key string
+}
+
+// Header names of the answer to a request with a search.
+const (
+	HeaderQuery = "Storefront-Query"
+	HeaderDates = search.HeaderDates
+)
+
+// HeaderValue is the Storefront-Query header's value: the canonical form with every
+// byte that is not printable ASCII, and "%", percent-encoded (%XX, UTF-8), so that a
+// query with accents or control characters travels intact in an HTTP header.
+func (s Search) HeaderValue() string {
+	var b strings.Builder
+	for i := 0; i < len(s.Query); i++ {
+		c := s.Query[i]
+		if c < 0x20 || c >= 0x7f || c == '%' {
+			b.WriteString("%" + strings.ToUpper(strconv.FormatUint(uint64(c)|0x100, 16)[1:]))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// readSearch reads the q parameter: nil without one (blank is none), else the query
+// resolved at now in loc. Its text is read as sent, blanks included.
+func readSearch(v values, kind search.Kind, now time.Time, loc *time.Location) (*search.Resolved, Search, error) {
+	text, err := v.one("q")
+	if err != nil || text == "" {
+		return nil, Search{}, err
+	}
+	query, err := search.Parse(kind, text)
+	if err != nil {
+		return nil, Search{}, err
+	}
+	r, err := query.Resolve(now, loc)
+	if err != nil {
+		return nil, Search{}, err
+	}
+	s := Search{Query: query.String(), Dates: r.Header()}
+	var key strings.Builder
+	key.WriteString(s.Query)
+	for _, d := range r.Dates {
+		fmt.Fprintf(&key, "\x00%d.%09d/%d.%09d", d.From.Unix(), d.From.Nanosecond(), d.To.Unix(), d.To.Nanosecond())
+	}
+	s.Key = key.String()
+	return r, s, nil
 }
 
 // VerifyQuery is who verify asks about: by username, by id, or both

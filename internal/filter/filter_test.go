@@ -271,7 +271,7 @@ func TestSubscribers(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			v, _ := url.ParseQuery(tc.query)
-			got, err := Subscribers(v, 7, 3)
+			got, err := Subscribers(v, 7, 3, time.Now(), time.UTC)
 			if tc.param != "" {
 				if shop.ErrorCode(err) != shop.EInvalid || shop.ErrorParam(err) != tc.param {
 					t.Fatalf("got %v, want invalid_parameter %s", err, tc.param)

@@ -115,10 +115,11 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 		return "", nil, err
 	}
 	head := pageHead(f, pl)
-	if pl.path == pathTotalBands {
-		// The ids come from a UNION of ranges, which Vitess's planner cannot join ON TRUE
-		// to the head (it would need a hash join): here the ids lead and the head's one row
-		// is joined to each, so an empty page has no row, and headQuery answers for it.
+	if pl.path == pathTotalBands || len(f.Where) > 0 {
+		// The ids come from a UNION of ranges, or are checked with a search's subqueries,
+		// which Vitess's planner cannot join ON TRUE to the head (it would need a hash
+		// join): here the ids lead and the head's one row is joined to each, so an empty
+		// page has no row, and headQuery answers for it.
 		headSQL, headArgs, err := headQuery(f, pl)
 		if err != nil {
 			return "", nil, err
@@ -168,6 +169,9 @@ func documentQuery(accountID, id int64) (string, []any, error) {
 // straight into buf, framed as the JSON array the API answers.
 func (s *PurchaseService) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter, buf []byte) (*shop.DocumentPage, error) {
 	db := s.db
+	if len(f.Any) > 0 {
+		return findUnionDocumentPage(ctx, db.DB, f, buf)
+	}
 	return findDocumentPage(ctx, db.DB, db.bandEdges(), f, buf)
 }
 

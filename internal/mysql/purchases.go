@@ -141,7 +141,8 @@ func purchaseConditions(f shop.PurchaseFilter) sq.And {
 	if f.Unshipped != nil {
 		where = append(where, sq.Eq{"p.to_ship": *f.Unshipped})
 	}
-	return where
+	// A search's residual conditions, checked on the row of the path's purchase.
+	return append(where, searchConditions(f.Where, func(c shop.Cond) sq.Sqlizer { return purchaseCondition(f.AccountID, c) })...)
 }
 
 // totalCondition compares the purchase total with the filter's. A string compared with
@@ -181,6 +182,15 @@ func (db *DB) findPurchases(ctx context.Context, q queryer, f shop.PurchaseFilte
 // of them in list order with their creation times (the cursor of the next page), and
 // the size of the filtered set into total when asked for.
 func pageIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, n int, total *int64) ([]shop.Cursor, error) {
+	if len(f.Any) > 0 {
+		if f.IncludeCount {
+			var err error
+			if *total, err = unionCount(ctx, q, f, 0); err != nil {
+				return nil, err
+			}
+		}
+		return unionIDs(ctx, q, f, n)
+	}
 	path, err := planPurchases(ctx, q, f)
 	if err != nil {
 		return nil, err
@@ -545,6 +555,12 @@ func loadPurchaseCollections(ctx context.Context, q queryer, ps []*shop.Purchase
 // that stays cheap on large data ("10,000+"). capped is true when there are more.
 func (s *PurchaseService) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
 	db := s.db
+	if len(f.Any) > 0 {
+		if n, err = unionCount(ctx, db.DB, f, limit); err != nil || n <= limit {
+			return n, false, err
+		}
+		return limit, true, nil
+	}
 	path, err := planPurchases(ctx, db.DB, f)
 	if err != nil {
 		return 0, false, err

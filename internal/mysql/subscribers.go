@@ -96,21 +96,14 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 	if id != 0 {
 		where = append(where, sq.Eq{"sb.id": id})
 	}
-	if f.Username != "" {
-		// = under utf8mb4_unicode_ci ignores letter case and accents; it also ignores
-		// trailing spaces (PAD SPACE), which the second test, with a mark after both
-		// sides, does not: "a@b.com " is no "a@b.com". The first serves the index.
-		where = append(where, sq.Eq{"sb.username": f.Username}, sq.Expr("CONCAT(sb.username, '.') = CONCAT(?, '.')", f.Username))
-	}
-	if f.UsernamePrefix != "" {
-		where = append(where, sq.Expr("sb.username LIKE ?", escapeLike(f.UsernamePrefix)+"%"))
-	}
-	if len(f.Statuses) > 0 {
-		st := make([]string, len(f.Statuses))
-		for i, s := range f.Statuses {
-			st[i] = string(s)
+	where = append(where, subscriberConditions(f)...)
+	if len(f.Any) > 0 {
+		// A search's union: any of its conjunctions, each checked on the row.
+		var or sq.Or
+		for _, b := range f.Any {
+			or = append(or, append(sq.And{sq.Expr("TRUE")}, subscriberConditions(b)...))
 		}
-		where = append(where, sq.Eq{"ss.status": st})
+		where = append(where, or)
 	}
 	// The service terms the overview counts (subscriber_terms), when dates bound them.
 	terms := false
@@ -178,6 +171,29 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 		page.Next = &shop.Cursor{CreatedAt: last.CreatedAt.Time, ID: last.ID}
 	}
 	return page, nil
+}
+
+// subscriberConditions are the conditions of a filter's user name, statuses and
+// search (Where) on subscribers sb joined with their subscriptions ss.
+func subscriberConditions(f shop.SubscriberFilter) sq.And {
+	var where sq.And
+	if f.Username != "" {
+		// = under utf8mb4_unicode_ci ignores letter case and accents; it also ignores
+		// trailing spaces (PAD SPACE), which the second test, with a mark after both
+		// sides, does not: "a@b.com " is no "a@b.com". The first serves the index.
+		where = append(where, sq.Eq{"sb.username": f.Username}, sq.Expr("CONCAT(sb.username, '.') = CONCAT(?, '.')", f.Username))
+	}
+	if f.UsernamePrefix != "" {
+		where = append(where, sq.Expr("sb.username LIKE ?", escapeLike(f.UsernamePrefix)+"%"))
+	}
+	if len(f.Statuses) > 0 {
+		st := make([]string, len(f.Statuses))
+		for i, s := range f.Statuses {
+			st[i] = string(s)
+		}
+		where = append(where, sq.Eq{"ss.status": st})
+	}
+	return append(where, searchConditions(f.Where, subscriberCondition)...)
 }
 
 // FindSubscriberByID returns a subscriber of the storefront with its subscription.

@@ -628,7 +628,7 @@ func decimal(s string) *big.Rat {
 	return r
 }
 
-// parseID reads an id as the API writes it (docs/API.md): [1-9][0-9]*, at most 2^63-1.
+// parseID reads an id as the API writes ids: [1-9][0-9]*, at most 2^63-1.
 func parseID(s string) (int64, bool) {
 	if s == "" || s[0] < '1' || s[0] > '9' || len(s) > 19 {
 		return 0, false

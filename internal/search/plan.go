@@ -1,6 +1,10 @@
 package search
 
-import "storefront/internal/shop"
+import (
+	"slices"
+
+	"storefront/internal/shop"
+)
 
 // PurchaseFilter moves the conditions of a purchase conjunction that the list filters
 // of GET /purchases can express into a shop.PurchaseFilter for the account (at most one
@@ -98,6 +102,126 @@ func (c Cond) intoFilter(f *shop.PurchaseFilter) bool {
 		}
 		b := c.Ship
 		f.Unshipped = &b
+	default:
+		return false
+	}
+	return true
+}
+
+// Shop returns the condition as the shop's filters carry it (shop.Cond), for the
+// planner to check.
+func (c Cond) Shop() shop.Cond {
+	out := shop.Cond{Field: shop.CondField(c.Field), Not: c.Not, Texts: c.Texts, Statuses: c.Statuses, Ship: c.Ship}
+	if c.Field == FieldIs {
+		out.Field = shop.CondShip
+	}
+	for _, r := range c.IDs {
+		out.IDs = append(out.IDs, shop.IDRange{Min: r.Min, Max: r.Max})
+	}
+	for _, r := range c.Money {
+		out.Money = append(out.Money, shop.MoneyRange{Min: r.Min, Max: r.Max, MinIncl: r.MinIncl, MaxIncl: r.MaxIncl})
+	}
+	for _, r := range c.Times {
+		out.Times = append(out.Times, shop.TimeRange{From: r.From, To: r.To})
+	}
+	return out
+}
+
+func shopConds(cs Conjunction) []shop.Cond {
+	var out []shop.Cond
+	for _, c := range cs {
+		out = append(out, c.Shop())
+	}
+	return out
+}
+
+// ApplyPurchases returns the filter base (the list's other parameters, with its order
+// and paging) narrowed by the query, a purchases query: base's conditions AND the
+// query. A query of one conjunction fills base's empty filter fields where a
+// condition fits one (so that it runs on the planner's ordered paths) and carries the
+// rest in Where; a query of several makes a union (Any) of one filter per
+// conjunction, each holding base's conditions and its own.
+func (r *Resolved) ApplyPurchases(base shop.PurchaseFilter) (shop.PurchaseFilter, error) {
+	cjs, err := r.DNF()
+	if err != nil {
+		return base, err
+	}
+	branch := func(cj Conjunction) shop.PurchaseFilter {
+		f := base
+		f.Any = nil
+		f.Where = slices.Clone(base.Where)
+		var rest Conjunction
+		for _, c := range cj {
+			if !c.intoFilter(&f) {
+				rest = append(rest, c)
+			}
+		}
+		f.Where = append(f.Where, shopConds(rest)...)
+		return f
+	}
+	if len(cjs) == 1 {
+		return branch(cjs[0]), nil
+	}
+	out := shop.PurchaseFilter{AccountID: base.AccountID, Desc: base.Desc, PerPage: base.PerPage, Page: base.Page,
+		After: base.After, IncludeCount: base.IncludeCount}
+	for _, cj := range cjs {
+		b := branch(cj)
+		b.Desc, b.PerPage, b.Page, b.After, b.IncludeCount = false, 0, 0, nil, false
+		out.Any = append(out.Any, b)
+	}
+	return out, nil
+}
+
+// ApplySubscribers returns the filter base narrowed by the query, a subscribers
+// query: base's conditions AND the query. A query of one conjunction fills the
+// filter's user name and status fields where they are empty and a condition fits, and
+// carries the rest in Where; a query of several adds a union (Any) of one filter per
+// conjunction.
+func (r *Resolved) ApplySubscribers(base shop.SubscriberFilter) (shop.SubscriberFilter, error) {
+	cjs, err := r.DNF()
+	if err != nil {
+		return base, err
+	}
+	if len(cjs) == 1 {
+		f := base
+		f.Where = slices.Clone(base.Where)
+		for _, c := range cjs[0] {
+			if !c.intoSubscriberFilter(&f) {
+				f.Where = append(f.Where, c.Shop())
+			}
+		}
+		return f, nil
+	}
+	f := base
+	f.Any = nil
+	for _, cj := range cjs {
+		f.Any = append(f.Any, shop.SubscriberFilter{AccountID: base.AccountID, Where: shopConds(cj)})
+	}
+	return f, nil
+}
+
+func (c Cond) intoSubscriberFilter(f *shop.SubscriberFilter) bool {
+	if c.Not || len(c.Texts) > 1 {
+		return false
+	}
+	switch c.Field {
+	case FieldUsername:
+		if f.Username != "" {
+			return false
+		}
+		f.Username = c.Texts[0]
+	case FieldEmail:
+		if f.UsernamePrefix != "" {
+			return false
+		}
+		f.UsernamePrefix = c.Texts[0]
+	case FieldStatus:
+		if len(f.Statuses) > 0 {
+			return false
+		}
+		for _, s := range c.Statuses {
+			f.Statuses = append(f.Statuses, shop.SubscriptionStatus(s))
+		}
 	default:
 		return false
 	}

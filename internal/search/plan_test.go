@@ -7,7 +7,7 @@ import (
 	"storefront/internal/shop"
 )
 
-// matchFilter is the meaning of the API's purchase filters (docs/API.md), for checking PurchaseFilter.
+// matchFilter is the meaning of a purchase filter (docs/API.md#get-apiv2purchases), for checking PurchaseFilter.
 func matchFilter(f shop.PurchaseFilter, p *shop.Purchase) bool {
 	prefix := func(s *string, pre string) bool { return pre == "" || (s != nil && HasPrefixFold(*s, pre)) }
 	switch {

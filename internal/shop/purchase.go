@@ -220,11 +220,19 @@ type PurchaseFilter struct {
 	Total         string     // a decimal number; "" for none
 	TotalOp       TotalOp
 	Unshipped     *bool // true: tangibles_to_ship > 0; false: 0 or null
-	Desc          bool
-	PerPage       int
-	Page          int     // 1-based offset paging; 0 when unused
-	After         *Cursor // keyset paging: rows after this one in the chosen order
-	IncludeCount  bool
+	// Where holds the conditions of a search (the API's q) that the fields above
+	// cannot express; all of them must hold too.
+	Where []Cond
+	// Any, when not empty, makes the filter a union: a purchase matches when it
+	// matches any of these filters, each of conditions only (their order and paging
+	// fields are ignored). The filter's own condition fields and Where are then left
+	// zero; its order and paging fields page through the union.
+	Any          []PurchaseFilter
+	Desc         bool
+	PerPage      int
+	Page         int     // 1-based offset paging; 0 when unused
+	After        *Cursor // keyset paging: rows after this one in the chosen order
+	IncludeCount bool
 }
 
 // PurchasePage is one page of purchases.

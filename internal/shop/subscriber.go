@@ -141,11 +141,18 @@ type SubscriberFilter struct {
 	// UsernamePrefix is a "starts with" match, for the dashboard's search.
 	UsernamePrefix string
 	Statuses       []SubscriptionStatus
-	Desc           bool
-	PerPage        int
-	Page           int
-	After          *Cursor
-	IncludeCount   bool
+	// Where holds the conditions of a search (the API's q) that the fields above
+	// cannot express; all of them must hold too.
+	Where []Cond
+	// Any, when not empty, adds a union: a subscriber matches when it matches the
+	// filter's own conditions and any of these filters, each of Username,
+	// UsernamePrefix, Statuses and Where only (their other fields are ignored).
+	Any          []SubscriberFilter
+	Desc         bool
+	PerPage      int
+	Page         int
+	After        *Cursor
+	IncludeCount bool
 }
 
 // SubscriberPage is one page of subscribers.
