@@ -116,15 +116,7 @@ func (s *CustomerService) FindCustomerPurchases(ctx context.Context, accountID i
 	}
 	query += " ORDER BY p.created_at DESC, p.id DESC LIMIT ?"
 	args = append(args, n+1)
-	var ids []int64
-	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		ids = append(ids, id)
-		return nil
-	})
+	ids, err := appendIDs(ctx, q, nil, query, args...)
 	if err != nil {
 		return nil, translate(err)
 	}

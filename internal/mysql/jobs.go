@@ -215,16 +215,8 @@ func (s *JobService) CancelJob(ctx context.Context, accountID, id int64) error {
 
 // activeJobs lists the queued and running jobs of every account, oldest first.
 func (db *DB) activeJobs(ctx context.Context) ([][2]int64, error) {
-	var accounts []int64
-	if err := eachRow(ctx, db.DB, "SELECT id FROM accounts ORDER BY id", nil, func(rows *sql.Rows) error {
-		var id int64
-		accounts = append(accounts, 0)
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		accounts[len(accounts)-1] = id
-		return nil
-	}); err != nil {
+	accounts, err := appendIDs(ctx, db.DB, nil, "SELECT id FROM accounts ORDER BY id")
+	if err != nil {
 		return nil, err
 	}
 	var out [][2]int64

@@ -17,15 +17,7 @@ func RebuildRollups(ctx context.Context, sqlDB *sql.DB) (int, error) {
 // rebuildRollups is RebuildRollups; tablesOf90 rebuilds only the rollup tables that
 // exist at migration 90, for its rebuild (rollupDelta.tablesOf90).
 func rebuildRollups(ctx context.Context, sqlDB *sql.DB, tablesOf90 bool) (int, error) {
-	var accounts []int64
-	err := eachRow(ctx, sqlDB, "SELECT id FROM accounts ORDER BY id", nil, func(rows *sql.Rows) error {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		accounts = append(accounts, id)
-		return nil
-	})
+	accounts, err := appendIDs(ctx, sqlDB, nil, "SELECT id FROM accounts ORDER BY id")
 	if err != nil {
 		return 0, err
 	}

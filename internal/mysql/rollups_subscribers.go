@@ -181,14 +181,8 @@ func trackSubscriberRollups(ctx context.Context, tx queryer, ids, subIDs []int64
 	ids = append([]int64(nil), ids...)
 	for start := 0; start < len(subIDs); start += 10000 {
 		list, args := inList(subIDs[start:min(start+10000, len(subIDs))])
-		err := eachRow(ctx, tx, "SELECT subscriber_id FROM subscriptions WHERE id IN "+list, args, func(rows *sql.Rows) error {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-			return nil
-		})
+		var err error
+		ids, err = appendIDs(ctx, tx, ids, "SELECT subscriber_id FROM subscriptions WHERE id IN "+list, args...)
 		if err != nil {
 			return nil, fmt.Errorf("rollups: %w", err)
 		}

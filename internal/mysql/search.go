@@ -38,6 +38,15 @@ func (e errSqlizer) ToSql() (string, []any, error) { return "", nil, e.err }
 // never is a condition that holds for no row: an empty set of values.
 var never = sq.Expr("FALSE")
 
+// in is col IN (values), never when there are none (squirrel writes an empty IN as
+// "(1=0)", which would be right too, but says nothing).
+func in[T any](col string, values []T) sq.Sqlizer {
+	if len(values) == 0 {
+		return never
+	}
+	return sq.Eq{col: values}
+}
+
 // anyOf is the OR of the conditions, never when there are none.
 func anyOf(cs []sq.Sqlizer) sq.Sqlizer {
 	if len(cs) == 0 {
@@ -98,10 +107,7 @@ func purchaseCondition(accountID int64, c shop.Cond) sq.Sqlizer {
 	case shop.CondID:
 		s = idRanges("p.id", c.IDs)
 	case shop.CondStatus:
-		s = sq.Eq{"p.status": c.Statuses}
-		if len(c.Statuses) == 0 {
-			s = never
-		}
+		s = in("p.status", c.Statuses)
 	case shop.CondProduct:
 		// The purchases of the products, from the product's path, the account named as
 		// a value: a correlated EXISTS in the page's derived table is a shape Vitess's
@@ -139,10 +145,7 @@ func purchaseCondition(accountID int64, c shop.Cond) sq.Sqlizer {
 		}
 		s = anyOf(cs)
 	case shop.CondCurrency:
-		s = sq.Eq{"p.currency": c.Texts}
-		if len(c.Texts) == 0 {
-			s = never
-		}
+		s = in("p.currency", c.Texts)
 	case shop.CondTotal:
 		var cs []sq.Sqlizer
 		for _, r := range c.Money {
@@ -197,10 +200,7 @@ func subscriberCondition(c shop.Cond) sq.Sqlizer {
 	case shop.CondID:
 		s = idRanges("sb.id", c.IDs)
 	case shop.CondStatus:
-		s = sq.Eq{"ss.status": c.Statuses}
-		if len(c.Statuses) == 0 {
-			s = never
-		}
+		s = in("ss.status", c.Statuses)
 	case shop.CondEmail:
 		s = prefixes("sb.username", c.Texts)
 	case shop.CondUsername:

@@ -215,6 +215,17 @@ func rowPlaceholders(rows, cols int) string {
 	return b.String()
 }
 
+// appendIDs runs query, whose rows are one integer each (ids), and appends them to ids.
+func appendIDs(ctx context.Context, q queryer, ids []int64, query string, args ...any) ([]int64, error) {
+	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		var id int64
+		err := rows.Scan(&id)
+		ids = append(ids, id)
+		return err
+	})
+	return ids, err
+}
+
 // inList returns "(?,?,?)" and the ids as arguments.
 func inList(ids []int64) (string, []any) {
 	args := make([]any, len(ids))
