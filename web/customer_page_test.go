@@ -366,5 +366,15 @@ func TestCustomerPage(t *testing.T) {
 		if len(pp.all(hasAttr("href", "/customers/"+url.PathEscape(ps[0].email)))) == 0 {
 			t.Errorf("the purchase page does not link its buyer's e-mail")
 		}
+		// The subscriber records of the address: their pages link the customer's.
+		var sub, sf int64
+		var username string
+		if err := e.db.QueryRow("SELECT id, storefront_id, username FROM subscribers WHERE account_id = 1 AND username = ? LIMIT 1", email).Scan(&sub, &sf, &username); err != nil {
+			t.Fatal(err)
+		}
+		sp := parsePage(t, viewer.get(fmt.Sprintf("/storefronts/%d/subscribers/%d", sf, sub), false))
+		if len(sp.all(hasAttr("href", "/customers/"+url.PathEscape(username)))) == 0 {
+			t.Errorf("the subscriber page does not link its e-mail to the customer's page")
+		}
 	})
 }
