@@ -314,6 +314,24 @@ func TestCustomerPage(t *testing.T) {
 		if r := viewer.post(path+"/notes", url.Values{"body": {"x"}}); r.status != http.StatusForbidden {
 			t.Errorf("viewer: got %d, want 403", r.status)
 		}
+		// Its author deletes the customer's note: gone from the notes answered in place.
+		var noteID string
+		for _, li := range p.all(func(n *html.Node) bool { v, _ := attr(n, "id"); return n.Data == "li" && strings.HasPrefix(v, "note-") }) {
+			if text(li) != "" && strings.Contains(text(li), mark) {
+				noteID, _ = attr(li, "id")
+			}
+		}
+		if noteID == "" {
+			t.Fatal("no note element holds the note")
+		}
+		del := "/notes/" + strings.TrimPrefix(noteID, "note-") + "/delete"
+		if r := viewer.post(del, url.Values{"back": {path}}); r.status != http.StatusForbidden {
+			t.Errorf("viewer deletes: got %d, want 403", r.status)
+		}
+		r = staff.postHTMX(del, url.Values{"back": {path}})
+		if r.status != 200 || strings.Contains(string(r.body), "alert(") || !strings.Contains(string(r.body), "refund asked by phone") {
+			t.Errorf("delete: got %d %s", r.status, r.body)
+		}
 	})
 	t.Run("API", func(t *testing.T) {
 		r := e.get("/api/v2/customers/"+url.PathEscape(strings.ToUpper(email)), e.ro)
