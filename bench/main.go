@@ -446,20 +446,35 @@ func measureTable(ctx context.Context, o options, rep *report, client *http.Clie
 		}
 	}
 
-	// The overview (from the rollups) beside the purchases page's first page, both
-	// whole pages as a browser asks for them.
-	if o.cases.MatchString("overview") || o.cases.String() == "" {
+	// The overview (from the rollups) and the customer pages beside the purchases
+	// page's first page, all whole pages as a browser asks for them, in the same run.
+	overview := o.cases.MatchString("overview") || o.cases.String() == ""
+	customers := o.cases.MatchString("customer") || o.cases.String() == ""
+	if overview || customers {
 		cookie, err := signIn(client, base, email, password)
 		if err != nil {
 			return err
 		}
 		h := http.Header{"Cookie": {cookie}}
-		for _, pg := range []struct{ name, path string }{
-			{"purchases page, first page", "/purchases"},
-			{"overview, last 30 days", "/"},
-			{"overview, a year to now (weekly, ragged ends)", "/?date_min=-1+year&date_max=now"},
-			{"overview, 90 days of storefront 1", "/?date_min=today+-89+days&date_max=tomorrow&storefront_id=1"},
-		} {
+		pages := []struct{ name, path string }{{"purchases page, first page", "/purchases"}}
+		if overview {
+			pages = append(pages, []struct{ name, path string }{
+				{"overview, last 30 days", "/"},
+				{"overview, a year to now (weekly, ragged ends)", "/?date_min=-1+year&date_max=now"},
+				{"overview, 90 days of storefront 1", "/?date_min=today+-89+days&date_max=tomorrow&storefront_id=1"},
+			}...)
+		}
+		if customers {
+			most, single, err := customerEmails(ctx, bdb, 1)
+			if err != nil {
+				return err
+			}
+			pages = append(pages, []struct{ name, path string }{
+				{fmt.Sprintf("customer page, most purchases (%d)", most.purchases), "/customers/" + url.PathEscape(most.email)},
+				{"customer page, one purchase", "/customers/" + url.PathEscape(single.email)},
+			}...)
+		}
+		for _, pg := range pages {
 			logf("dashboard page %s", pg.name)
 			path := []string{pg.path}
 			rep.pages = append(rep.pages, fragRow{name: pg.name,
@@ -469,6 +484,31 @@ func measureTable(ctx context.Context, o options, rep *report, client *http.Clie
 	}
 
 	return nil
+}
+
+// customerOf is an address of the account and how many purchases it has.
+type customerOf struct {
+	email     string
+	purchases int64
+}
+
+// customerEmails finds the account's address with the most purchases and one with a
+// single purchase, grouped as the customer page compares addresses (the column's
+// collation: case and accents ignored).
+func customerEmails(ctx context.Context, db *sql.DB, account int64) (most, single customerOf, err error) {
+	err = db.QueryRowContext(ctx, `SELECT MIN(buyer_email), COUNT(*) n FROM purchases
+		WHERE account_id = ? AND buyer_email IS NOT NULL AND buyer_email <> ''
+		GROUP BY buyer_email ORDER BY n DESC, MIN(buyer_email) LIMIT 1`, account).Scan(&most.email, &most.purchases)
+	if err != nil {
+		return most, single, fmt.Errorf("the customer with the most purchases: %w", err)
+	}
+	err = db.QueryRowContext(ctx, `SELECT MIN(buyer_email), COUNT(*) n FROM purchases
+		WHERE account_id = ? AND buyer_email IS NOT NULL AND buyer_email <> ''
+		GROUP BY buyer_email HAVING n = 1 ORDER BY MIN(buyer_email) LIMIT 1`, account).Scan(&single.email, &single.purchases)
+	if err != nil {
+		return most, single, fmt.Errorf("a customer with one purchase: %w", err)
+	}
+	return most, single, nil
 }
 
 // server is the storefront server under test.

@@ -101,12 +101,40 @@ func waitEmail(t *testing.T, e *apiEnv, purchaseID int64, status string) {
 	t.Fatalf("the e-mail of purchase %d did not become %s", purchaseID, status)
 }
 
-func TestCustomerPage(t *testing.T) {
-	e := newAPI(t, 0)
+// customerFixture makes the busiest customer of account 1 (renamed to rename when it
+// is not "") one with purchases in two storefronts and two currencies, a refund, two
+// subscriber records (one whose term ended, one in its term) and two e-mails through
+// the SMTP server (one sent, one refused), and returns its address and purchases.
+func customerFixture(t *testing.T, e *apiEnv, rename string) (string, []purchaseRow) {
+	t.Helper()
 	email, ps := busiestCustomer(t, e)
-	staff := e.signIn(1, "staff")
-	viewer := e.signIn(1, "viewer")
-	owner2 := e.signIn(2, "owner")
+	if rename != "" {
+		// The address of the customer record too: a reactivation mails the customer's.
+		for _, q := range []string{
+			"UPDATE customers SET email = ? WHERE account_id = 1 AND email = ?",
+			"UPDATE purchases SET buyer_email = ? WHERE account_id = 1 AND buyer_email = ?",
+		} {
+			if _, err := e.db.Exec(q, rename, email); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.rebuild()
+		email = rename
+		for i := range ps {
+			ps[i].email = rename
+		}
+	}
+	sfs, curs, refunds := map[int64]bool{}, map[string]bool{}, 0
+	for _, p := range ps {
+		sfs[p.storefront], curs[p.currency] = true, true
+		if p.status == "RFD" {
+			refunds++
+		}
+	}
+	if len(sfs) < 2 || len(curs) < 2 || refunds == 0 {
+		t.Fatalf("want purchases of %s in two storefronts and two currencies with a refund, got %d storefronts, %d currencies, %d refunds",
+			email, len(sfs), len(curs), refunds)
+	}
 
 	// Two subscriber records of the address in two storefronts: one whose term ended,
 	// one in its term.
@@ -160,6 +188,21 @@ func TestCustomerPage(t *testing.T) {
 	}
 	waitEmail(t, e, reactivatable[1], "failed")
 	e.smtp.RefuseRcpt(nil)
+	// A reactivated purchase is active.
+	for i := range ps {
+		if ps[i].id == reactivatable[0] || ps[i].id == reactivatable[1] {
+			ps[i].status = "ACT"
+		}
+	}
+	return email, ps
+}
+
+func TestCustomerPage(t *testing.T) {
+	e := newAPI(t, 0)
+	staff := e.signIn(1, "staff")
+	viewer := e.signIn(1, "viewer")
+	owner2 := e.signIn(2, "owner")
+	email, ps := customerFixture(t, e, "")
 
 	// The address as a person would type it: another letter case.
 	path := "/customers/" + url.PathEscape(strings.ToUpper(email))
@@ -271,6 +314,24 @@ func TestCustomerPage(t *testing.T) {
 		if r := viewer.post(path+"/notes", url.Values{"body": {"x"}}); r.status != http.StatusForbidden {
 			t.Errorf("viewer: got %d, want 403", r.status)
 		}
+		// Its author deletes the customer's note: gone from the notes answered in place.
+		var noteID string
+		for _, li := range p.all(func(n *html.Node) bool { v, _ := attr(n, "id"); return n.Data == "li" && strings.HasPrefix(v, "note-") }) {
+			if text(li) != "" && strings.Contains(text(li), mark) {
+				noteID, _ = attr(li, "id")
+			}
+		}
+		if noteID == "" {
+			t.Fatal("no note element holds the note")
+		}
+		del := "/notes/" + strings.TrimPrefix(noteID, "note-") + "/delete"
+		if r := viewer.post(del, url.Values{"back": {path}}); r.status != http.StatusForbidden {
+			t.Errorf("viewer deletes: got %d, want 403", r.status)
+		}
+		r = staff.postHTMX(del, url.Values{"back": {path}})
+		if r.status != 200 || strings.Contains(string(r.body), "alert(") || !strings.Contains(string(r.body), "refund asked by phone") {
+			t.Errorf("delete: got %d %s", r.status, r.body)
+		}
 	})
 	t.Run("API", func(t *testing.T) {
 		r := e.get("/api/v2/customers/"+url.PathEscape(strings.ToUpper(email)), e.ro)
@@ -322,6 +383,16 @@ func TestCustomerPage(t *testing.T) {
 		pp := parsePage(t, viewer.get(fmt.Sprintf("/purchases/%d", ps[0].id), false))
 		if len(pp.all(hasAttr("href", "/customers/"+url.PathEscape(ps[0].email)))) == 0 {
 			t.Errorf("the purchase page does not link its buyer's e-mail")
+		}
+		// The subscriber records of the address: their pages link the customer's.
+		var sub, sf int64
+		var username string
+		if err := e.db.QueryRow("SELECT id, storefront_id, username FROM subscribers WHERE account_id = 1 AND username = ? LIMIT 1", email).Scan(&sub, &sf, &username); err != nil {
+			t.Fatal(err)
+		}
+		sp := parsePage(t, viewer.get(fmt.Sprintf("/storefronts/%d/subscribers/%d", sf, sub), false))
+		if len(sp.all(hasAttr("href", "/customers/"+url.PathEscape(username)))) == 0 {
+			t.Errorf("the subscriber page does not link its e-mail to the customer's page")
 		}
 	})
 }
