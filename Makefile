@@ -5,7 +5,7 @@ run:
 	bash scripts/deps.sh && go run ./cmd/storefront
 
 test:
-	bash scripts/deps.sh && go test -count=1 ./...
+	bash scripts/deps.sh && go test -count=1 -timeout 30m ./...
 
 generate:
 	go tool templ generate

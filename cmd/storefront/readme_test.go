@@ -23,7 +23,7 @@ func TestREADME(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(readme), "\n")
-	if !strings.Contains(lines[3], "go run ./cmd/storefront") || !strings.Contains(lines[4], "go test -count=1 ./...") {
+	if !strings.Contains(lines[3], "go run ./cmd/storefront") || !strings.Contains(lines[4], "go test -count=1 -timeout 30m ./...") {
 		t.Fatalf("the README must open with the run and test commands; got %q and %q", lines[3], lines[4])
 	}
 	curls, vars := readmeCurls(t, string(readme))
