@@ -98,7 +98,8 @@
       return;
     }
     if (form.hasAttribute("data-save-view")) {
-      var filters = document.getElementById("filters");
+      // The search box holds the whole query (the fields' part too).
+      var filters = document.getElementById("search") || document.getElementById("filters");
       if (filters) form.elements.query.value = new URLSearchParams(new FormData(filters)).toString();
     }
   });

@@ -340,3 +340,42 @@ func splitQuery(query *search.Query, fields []boxField) queryBox {
 	}
 	return box
 }
+
+// canonicalValues is q with the fields and the box replaced by the one query they make:
+// the fields it fills, and the rest as q.
+func canonicalValues(q url.Values, fields []boxField, box queryBox) url.Values {
+	out := cloneValues(q)
+	for _, f := range fields {
+		out.Del(f.param)
+	}
+	out.Del("total_op")
+	out.Del("q")
+	for k, vs := range box.Fields {
+		out[k] = slices.Clone(vs)
+	}
+	if box.Rest != "" {
+		out.Set("q", box.Rest)
+	}
+	return out
+}
+
+// purchaseViewQuery is a purchases query as a saved view keeps it: the fields and the
+// box as one q, with the order. A query whose q cannot be read is kept as it is.
+func purchaseViewQuery(query string) string {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return query
+	}
+	box, err := combineQuery(search.Purchases, purchaseBoxFields, q)
+	if err != nil {
+		return query
+	}
+	out := url.Values{}
+	if box.Query != "" {
+		out.Set("q", box.Query)
+	}
+	if o := q.Get("order"); o != "" {
+		out.Set("order", o)
+	}
+	return viewQuery(out)
+}
