@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -100,6 +101,34 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 		r := u.get("/docs/search", false)
 		if r.status != 200 || !strings.Contains(string(r.body), "query        = blank* , or , blank* ;") {
 			t.Errorf("got %d, want the grammar", r.status)
+		}
+	})
+}
+
+func TestDashboard_SubscribersPageSearch(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(1, "viewer")
+
+	t.Run("OK", func(t *testing.T) {
+		r := u.get("/storefronts/1/subscribers?q="+url.QueryEscape("status:active,trial"), false)
+		body := string(r.body)
+		if r.status != 200 || !strings.Contains(body, `<label for="f-q"`) || !strings.Contains(body, `value="status:active,trial"`) {
+			t.Fatalf("got %d, want the page with its search box: %s", r.status, regexp.MustCompile(`(?s)role="alert".{0,400}`).FindString(body))
+		}
+		if !strings.Contains(body, `href="/docs/search"`) {
+			t.Error("no Search help link")
+		}
+	})
+
+	t.Run("ErrUnreadable", func(t *testing.T) {
+		f := u.get("/storefronts/1/subscribers?q="+url.QueryEscape("emial:zoe"), true)
+		body := string(f.body)
+		if f.status != 200 || !strings.Contains(body, `id="search-field" hx-swap-oob="true"`) || !strings.Contains(body, `aria-invalid="true"`) ||
+			!strings.Contains(body, `did you mean &#34;email&#34;?`) {
+			t.Errorf("got %d, want the box message swapped in: %.600s", f.status, body)
+		}
+		if strings.Contains(body, "<table") {
+			t.Error("an unreadable search lists subscribers")
 		}
 	})
 }
