@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestBrowser_Search types into the purchases page's Search box at phone and desktop
@@ -26,6 +27,32 @@ func TestBrowser_Search(t *testing.T) {
 		tb.waitFor(t, "the box to follow the fields", `document.querySelector('#f-q').value === 'status:PND,RFD' && location.search === '?q=status%3APND%2CRFD'`,
 			`document.querySelector('#f-q').value + ' ' + location.search`)
 		tb.screenshot(t, "purchases-search", v)
+
+		// A suggestion chosen by keyboard alone: the arrow keys, then Enter.
+		eval[bool](t, tb, `(document.querySelector('#f-q').value = '', true)`)
+		tb.do(t, "type the start of a field", chromedp.SendKeys(byLabel("Search"), "statu"))
+		tb.waitFor(t, "the suggestions", `document.querySelector('#f-q').getAttribute('aria-expanded') === 'true' && document.querySelectorAll('#q-suggestions [role=option]').length > 0`,
+			`document.querySelector('#q-suggestions').outerHTML.slice(0, 400)`)
+		tb.do(t, "press the down arrow", chromedp.KeyEvent(kb.ArrowDown))
+		if got := eval[string](t, tb, `document.querySelector('#f-q').getAttribute('aria-activedescendant') + ' ' + document.querySelector('#q-opt-0').getAttribute('aria-selected')`); got != "q-opt-0 true" {
+			t.Errorf("after the down arrow: got %q, want the first option active", got)
+		}
+		tb.screenshot(t, "purchases-search-suggestions", v)
+		tb.do(t, "press Enter", chromedp.KeyEvent(kb.Enter))
+		tb.waitFor(t, "the box to take the suggestion", `document.querySelector('#f-q').value === 'status:' && document.querySelector('#f-q').getAttribute('aria-expanded') === 'false'`,
+			`document.querySelector('#f-q').value`)
+		tb.do(t, "type a status", chromedp.SendKeys(byLabel("Search"), "ac"))
+		tb.waitFor(t, "the status suggestion", `[...document.querySelectorAll('#q-suggestions [role=option]')].some(o => o.dataset.value === 'status:ACT ')`,
+			`document.querySelector('#q-suggestions').outerHTML.slice(0, 400)`)
+		tb.do(t, "choose it", chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.Enter))
+		tb.waitFor(t, "the fields to follow the chosen suggestion", `location.search === '?q=status%3AACT' && document.querySelector('#filters input[name=status][value=ACT]').checked`,
+			`location.search + ' ' + document.querySelector('#f-q').value`)
+		tb.do(t, "type again, then Escape", chromedp.SendKeys(byLabel("Search"), "cur"))
+		tb.waitFor(t, "the field suggestion", `document.querySelector('#f-q').getAttribute('aria-expanded') === 'true'`, `document.querySelector('#q-suggestions').outerHTML.slice(0, 300)`)
+		tb.do(t, "press Escape", chromedp.KeyEvent(kb.Escape))
+		if got := eval[string](t, tb, `document.querySelector('#f-q').getAttribute('aria-expanded') + ' ' + document.querySelector('#q-suggestions').hidden + ' ' + document.querySelector('#f-q').value`); got != "false true status:ACT cur" {
+			t.Errorf("after Escape: got %q, want the list closed and the text kept", got)
+		}
 
 		eval[bool](t, tb, `(document.querySelector('#f-q').value = '', true)`)
 		tb.do(t, "type a query with a typo", chromedp.SendKeys(byLabel("Search"), "emial:zoe"))

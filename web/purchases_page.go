@@ -39,7 +39,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	}
 	// The box and the fields are one query: a q that cannot be read is shown at the
 	// box, a field that cannot be read at its field, as the filters always were.
-	box := templates.SearchBox{Action: "/purchases", Label: "Search purchases", Query: q.Get("q"), Order: strings.ToLower(q.Get("order"))}
+	box := templates.SearchBox{Action: "/purchases", Suggest: "/purchases/suggest", Label: "Search purchases", Query: q.Get("q"), Order: strings.ToLower(q.Get("order"))}
 	if box.Order == "desc" {
 		box.Order = ""
 	}
@@ -88,9 +88,10 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 					}
 					oob = append(oob, templates.PurchaseFilters(form, res.DateMinHint, res.DateMaxHint, true))
 				}
+				// The box is where the user types: only its message changes.
 				b := box
-				b.OOB, b.Query = true, c.Request.URL.Query().Get("q")
-				oob = append(oob, templates.SearchField(b))
+				b.OOB = true
+				oob = append(oob, templates.SearchError(b))
 			case "filters":
 				b := box
 				b.OOB = true

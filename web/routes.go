@@ -35,6 +35,7 @@ func (s *Server) routes(r *gin.Engine) {
 		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", s.requireReactivator, h(s.reactivatePurchase)).
 		POST("/:id/notes", h(s.addPurchaseNote)).
 		GET("/reactivate", h(s.reactivateSelected)).
+		GET("/suggest", h(s.purchaseSuggestions)).
 		POST("/views", h(s.saveView)).POST("/views/:view/rename", h(s.renameView)).
 		POST("/views/:view/move", h(s.moveView)).POST("/views/:view/delete", h(s.deleteView))
 	d.Group("/customers").GET("/:email", h(s.customerPage)).POST("/:email/notes", h(s.addCustomerNote))

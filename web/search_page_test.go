@@ -69,7 +69,7 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 			t.Error("an unreadable search lists purchases")
 		}
 		f := u.getFrom("/purchases?q="+url.QueryEscape("status:act total>"), "search")
-		if f.status != 200 || !strings.Contains(string(f.body), `id="search-field" hx-swap-oob="true"`) || !strings.Contains(string(f.body), `aria-invalid="true"`) {
+		if f.status != 200 || !regexp.MustCompile(`<p id="q-error"[^>]*hx-swap-oob="true">[^<]+</p>`).Match(f.body) {
 			t.Errorf("fragment: got %d, want 200 with the box's message swapped in", f.status)
 		}
 		if len(rowIDs(string(f.body))) != 0 {
@@ -94,6 +94,23 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 		if !strings.Contains(body, `id="filters" action="/purchases" method="get" role="search" aria-label="Filter purchases" hx-swap-oob="true"`) ||
 			!strings.Contains(body, `name="status" value="RFD" checked`) {
 			t.Error("the fields do not follow the box")
+		}
+	})
+
+	t.Run("Suggestions", func(t *testing.T) {
+		for _, tt := range []struct{ q, want string }{
+			{"sta", `data-value="status:"`},
+			{"total>5 status:act,r", `data-value="total&gt;5 status:act,RFD "`},
+			{"-st", `data-value="-status:"`},
+			{"product:", `role="option"`},
+		} {
+			r := u.get("/purchases/suggest?q="+url.QueryEscape(tt.q), true)
+			if r.status != 200 || !strings.Contains(string(r.body), `role="listbox"`) || !strings.Contains(string(r.body), tt.want) {
+				t.Errorf("%q: got %d %.400s, want %s", tt.q, r.status, r.body, tt.want)
+			}
+		}
+		if r := u.get("/purchases/suggest?q=zzz", true); strings.Contains(string(r.body), `role="option"`) || !strings.Contains(string(r.body), "hidden") {
+			t.Errorf("no suggestion: got %.300s, want a hidden empty list", r.body)
 		}
 	})
 
