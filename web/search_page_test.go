@@ -51,6 +51,13 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 		if len(want) == 0 || strings.Join(rowIDs(string(page.body)), ",") != strings.Join(want, ",") {
 			t.Fatalf("page %v, API %v", rowIDs(string(page.body)), want)
 		}
+		// Export CSV, the API request panel and the bulk selection use the one query.
+		enc := url.Values{"q": {"status:ACT,PND OR email:a"}}.Encode()
+		for _, want := range []string{`href="/purchases.csv?order=desc&amp;` + enc, `purchases?order=desc&amp;per_page=25&amp;` + enc, `purchases.csv?order=desc&amp;` + enc} {
+			if !strings.Contains(string(page.body), want) {
+				t.Errorf("the page has no %s", want)
+			}
+		}
 		if !strings.Contains(string(page.body), "(set by the search)") {
 			t.Error("an OR of statuses and e-mails does not say the fields are set by the search")
 		}
