@@ -32,6 +32,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	q := c.Request.URL.Query()
 	trimFields(q)
 	var locked map[string]bool
+	combined := false
 	// The form always sends the operator of its Total select; without an amount it
 	// means nothing (the API, sent total_op alone, answers 400).
 	if q.Get("total") == "" {
@@ -49,18 +50,20 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 			box.Error = shop.ErrorMessage(err)
 		} else {
 			q = canonicalValues(q, purchaseBoxFields, qb)
+			combined = true
 			box.Query = qb.Query
 			locked = qb.Locked
 		}
 	}
 	shown := cloneValues(q)
-	// What the URL says: the query once, as the box shows it.
+	// What the URL says: the query once, as the box shows it; the parameters as they
+	// came when the fields or the box cannot be read.
 	pushed := cloneValues(q)
-	for _, f := range purchaseBoxFields {
-		pushed.Del(f.param)
-	}
-	pushed.Del("total_op")
-	if box.Error == "" {
+	if combined {
+		for _, f := range purchaseBoxFields {
+			pushed.Del(f.param)
+		}
+		pushed.Del("total_op")
 		pushed.Set("q", box.Query)
 	}
 	// "Newer" pages walk back with a cursor of their own; the dashboard lists newest

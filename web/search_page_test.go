@@ -156,3 +156,19 @@ func TestDashboard_SubscribersPageSearch(t *testing.T) {
 		}
 	})
 }
+
+func TestDashboard_PurchasesPageSearchKeepsUnreadFields(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(1, "viewer")
+	for _, tt := range []struct{ name, query string }{
+		{"ErrDate", "date_min=not+a+date&status=ACT"},
+		{"ErrSearch", "q=emial%3Azoe&status=ACT"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := u.getFrom("/purchases?"+tt.query, "filters")
+			if got := r.header.Get("HX-Push-Url"); got != "/purchases?"+tt.query {
+				t.Errorf("HX-Push-Url: got %q, want the parameters as sent", got)
+			}
+		})
+	}
+}
