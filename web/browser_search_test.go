@@ -1,7 +1,10 @@
 package web_test
 
 import (
+	"context"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -38,6 +41,7 @@ func TestBrowser_Search(t *testing.T) {
 			t.Errorf("after the down arrow: got %q, want the first option active", got)
 		}
 		tb.screenshot(t, "purchases-search-suggestions", v)
+		axeCheck(t, tb, "#search")
 		tb.do(t, "press Enter", chromedp.KeyEvent(kb.Enter))
 		tb.waitFor(t, "the box to take the suggestion", `document.querySelector('#f-q').value === 'status:' && document.querySelector('#f-q').getAttribute('aria-expanded') === 'false'`,
 			`document.querySelector('#f-q').value`)
@@ -63,6 +67,29 @@ func TestBrowser_Search(t *testing.T) {
 			t.Errorf("the box after the message: got %q, want the text as typed", got)
 		}
 		tb.screenshot(t, "purchases-search-error", v)
+		axeCheck(t, tb, "#search")
+		axeCheck(t, tb, "#filters")
 	})
 	tb.checkConsole(t)
+}
+
+// axeCheck runs axe-core (npm's devDependency) on the part of the page the selector
+// names, and fails on any WCAG 2 A or AA violation.
+func axeCheck(t *testing.T, tb *tab, selector string) {
+	t.Helper()
+	src, err := os.ReadFile("../node_modules/axe-core/axe.min.js")
+	if err != nil {
+		t.Fatalf("axe-core: %v (run npm ci)", err)
+	}
+	eval[bool](t, tb, "(() => { if (!window.axe) { (0, eval)("+js(string(src))+"); } return true; })()")
+	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+	defer cancel()
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(`+js(selector)+`, {runOnly: ['wcag2a', 'wcag2aa']}).then(r => JSON.stringify(r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))))`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("axe on %s: %v", selector, err)
+	}
+	if out != "[]" {
+		t.Errorf("axe on %s: %s", selector, out)
+	}
 }
