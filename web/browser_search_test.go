@@ -70,6 +70,21 @@ func TestBrowser_Search(t *testing.T) {
 		axeCheck(t, tb, "#search")
 		axeCheck(t, tb, "#filters")
 	})
+	// The subscribers list: the box is sent with the search fields.
+	tb.atViewports(t, "/storefronts/1/subscribers", func(t *testing.T, v viewport) {
+		tb.do(t, "type a search", chromedp.SendKeys(byLabel("Search"), "status:active"))
+		tb.waitFor(t, "the list and the address to follow the box",
+			`location.search === '?q=status%3Aactive' && [...document.querySelectorAll('#results tbody tr')].length > 0 && [...document.querySelectorAll('#results tbody tr')].every(r => r.textContent.includes('Active'))`,
+			`location.search + ' ' + document.querySelector('#results').textContent.slice(0, 300)`)
+		if got := eval[string](t, tb, `document.activeElement && document.activeElement.id`); got != "f-q" {
+			t.Errorf("focus after the results: got %q, want the box", got)
+		}
+		tb.do(t, "type a typo", chromedp.SendKeys(byLabel("Search"), " staus:x"))
+		tb.waitFor(t, "the message at the box", `document.querySelector('#f-q').getAttribute('aria-invalid') === 'true' && document.querySelector('#q-error').textContent.includes('staus')`,
+			`document.querySelector('#search-field').outerHTML.slice(0, 600)`)
+		tb.screenshot(t, "subscribers-search-error", v)
+		axeCheck(t, tb, "#filters")
+	})
 	tb.checkConsole(t)
 }
 

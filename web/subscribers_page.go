@@ -99,7 +99,8 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 			Hint: dateHint(q.Get(d.name), now, loc)})
 	}
 	res := templates.SubscriberResults{ClearURL: listURL}
-	box := templates.SearchBox{Action: listURL, Label: "Search subscribers", Query: q.Get("q")}
+	box := templates.SearchBox{Action: listURL, Label: "Search subscribers", Query: q.Get("q"),
+		Note: "Fields, OR, -negation and dates; combined with the fields below (both must hold)."}
 	show := func(fragment bool) (templ.Component, error) {
 		if fragment {
 			c.Header("HX-Push-Url", cleanURL(listURL, q))
