@@ -98,8 +98,95 @@
       return;
     }
     if (form.hasAttribute("data-save-view")) {
-      var filters = document.getElementById("filters");
+      // The search box holds the whole query (the fields' part too).
+      var filters = document.getElementById("search") || document.getElementById("filters");
       if (filters) form.elements.query.value = new URLSearchParams(new FormData(filters)).toString();
+    }
+  });
+  // Search box suggestions (<input role=combobox aria-controls=LISTBOX>): the server
+  // sends the listbox as the user types; the arrow keys move through its options
+  // (aria-activedescendant), Enter or a click chooses one (the box takes its
+  // data-value and searches), Escape closes the list.
+  function comboOf(el) {
+    return el && el.matches && el.matches("input[role=combobox][aria-controls]") ? el : null;
+  }
+  function listOf(input) { return document.getElementById(input.getAttribute("aria-controls")); }
+  function options(input) {
+    var list = listOf(input);
+    return list && !list.hidden ? Array.prototype.slice.call(list.querySelectorAll("[role=option]")) : [];
+  }
+  function activate(input, opt) {
+    options(input).forEach(function (o) { o.setAttribute("aria-selected", o === opt ? "true" : "false"); });
+    if (opt) {
+      input.setAttribute("aria-activedescendant", opt.id);
+      opt.scrollIntoView({ block: "nearest" });
+    } else {
+      input.removeAttribute("aria-activedescendant");
+    }
+  }
+  function closeList(input) {
+    var list = listOf(input);
+    if (list) list.hidden = true;
+    input.setAttribute("aria-expanded", "false");
+    activate(input, null);
+  }
+  function choose(input, opt) {
+    input.value = opt.getAttribute("data-value");
+    closeList(input);
+    input.focus();
+    input.setSelectionRange(input.value.length, input.value.length);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  document.addEventListener("keydown", function (ev) {
+    var input = comboOf(ev.target);
+    if (!input) return;
+    var opts = options(input);
+    var current = document.getElementById(input.getAttribute("aria-activedescendant") || "");
+    var i = opts.indexOf(current);
+    if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+      if (!opts.length) return;
+      ev.preventDefault();
+      var next = ev.key === "ArrowDown" ? (i + 1) % opts.length : (i <= 0 ? opts.length - 1 : i - 1);
+      activate(input, opts[next]);
+    } else if (ev.key === "Enter" && i >= 0) {
+      ev.preventDefault();
+      choose(input, opts[i]);
+    } else if (ev.key === "Escape" && opts.length) {
+      ev.preventDefault();
+      closeList(input);
+    }
+  });
+  document.addEventListener("click", function (ev) {
+    var opt = ev.target.closest && ev.target.closest("[role=option][data-value]");
+    var list = opt && opt.closest("[role=listbox]");
+    var input = list && document.querySelector('input[role=combobox][aria-controls="' + list.id + '"]');
+    if (input) choose(input, opt);
+  });
+  document.addEventListener("focusout", function (ev) {
+    var input = comboOf(ev.target);
+    // A click on an option blurs the box first: let the click choose.
+    if (input && !(ev.relatedTarget && listOf(input) && listOf(input).contains(ev.relatedTarget))) {
+      setTimeout(function () { if (document.activeElement !== input) closeList(input); }, 150);
+    }
+  });
+  // A new listbox, or a new box or message: the box says whether the list is open and
+  // whether its query was read.
+  document.addEventListener("htmx:load", function (ev) {
+    var root = ev.detail.elt;
+    if (!root.id) return;
+    document.querySelectorAll("input[role=combobox][aria-controls]").forEach(function (input) {
+      if (root.id === input.getAttribute("aria-controls")) {
+        var open = options(input).length > 0 && document.activeElement === input;
+        if (!open) closeList(input);
+        else input.setAttribute("aria-expanded", "true");
+      }
+    });
+    if (root.id === "q-error") {
+      var box = document.getElementById("f-q");
+      if (box) {
+        if (root.textContent.trim()) box.setAttribute("aria-invalid", "true");
+        else box.removeAttribute("aria-invalid");
+      }
     }
   });
 })();

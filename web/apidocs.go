@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"storefront/docs"
 	"storefront/templates"
 	"storefront/web/openapi"
 )
@@ -26,4 +27,9 @@ func (s *Server) apiDocs(c *gin.Context) error {
 		return fmt.Errorf("api docs: %w", err)
 	}
 	return render(c, templates.APIDocs(s.chrome(c, "API reference", "docs"), v))
+}
+
+// searchHelp serves the search language's page: docs/SEARCH.md as it stands.
+func (s *Server) searchHelp(c *gin.Context) error {
+	return render(c, templates.SearchHelp(s.chrome(c, "Search help", "docs"), docs.Search))
 }

@@ -68,15 +68,15 @@ func TestBrowser_SavedViews(t *testing.T) {
 
 	// Tick Refunded: htmx updates the results and the address, not the page.
 	tb.do(t, "tick Refunded", chromedp.Click(chromedp.JSPath(`document.querySelector('#filters input[name=status][value=RFD]')`)))
-	tb.waitFor(t, "the address to follow the filters", `location.search === '?status=RFD'`, `location.search`)
+	tb.waitFor(t, "the address to follow the filters", `location.search === '?q=status%3ARFD'`, `location.search`)
 	tb.do(t, "name the view", chromedp.SendKeys(byLabel("View name"), "Refunds to check"))
 	if st := tb.follow(t, "save the view", chromedp.Click(buttonByText("Save view"))); st != http.StatusOK {
 		t.Fatalf("save view: got %d", st)
 	}
 	tb.waitFor(t, "the new tab, current", `text(document.querySelector('nav[aria-label="Saved views"] [aria-current=page]')) === 'Refunds to check'`,
 		`document.querySelector('nav[aria-label="Saved views"]').outerHTML`)
-	if got := eval[string](t, tb, `location.search`); got != "?status=RFD" {
-		t.Errorf("after saving: address %s, want ?status=RFD", got)
+	if got := eval[string](t, tb, `location.search`); got != "?q=status%3ARFD" {
+		t.Errorf("after saving: address %s, want ?q=status%%3ARFD", got)
 	}
 	for _, v := range []viewport{viewports[1], viewports[0]} {
 		tb.setViewport(t, v)
@@ -85,7 +85,7 @@ func TestBrowser_SavedViews(t *testing.T) {
 			`[...document.querySelectorAll('nav[aria-label="Saved views"] a')].find(a => text(a) === 'Refunds to check')`)))); st != http.StatusOK {
 			t.Fatalf("tab: got %d", st)
 		}
-		tb.waitFor(t, "the view's filters", `location.search === '?status=RFD' && document.querySelector('#filters input[value=RFD]').checked`, `location.search`)
+		tb.waitFor(t, "the view's filters", `location.search === '?q=status%3ARFD' && document.querySelector('#filters input[value=RFD]').checked`, `location.search`)
 		tb.screenshot(t, "purchases-saved-view", v)
 	}
 	tb.do(t, "open Manage views", chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('summary')].find(s => text(s) === 'Manage views')`))))

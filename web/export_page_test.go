@@ -124,8 +124,8 @@ func TestDashboard_APIRequest(t *testing.T) {
 		t.Fatalf("got %q, want %s…'", cmd, prefix)
 	}
 	query := strings.TrimSuffix(strings.TrimPrefix(cmd, prefix), "'")
-	if v := must(url.ParseQuery(query)); v.Get("date_min") != "-20 days" || v.Get("status") != "ACT" {
-		t.Fatalf("got query %q, want the filters as typed", query)
+	if v := must(url.ParseQuery(query)); v.Get("q") != `status:ACT created>="-20 days"` {
+		t.Fatalf("got query %q, want the filters as typed, as one search", query)
 	}
 	var api []purchase
 	r := e.get("/api/v2/purchases?"+query, e.ro)

@@ -74,10 +74,10 @@ var paramLabels = map[string]map[string]string{
 	"purchases": {
 		"status": "Status", "storefront_id": "Storefront", "product_id": "Product", "customer_email": "Customer e-mail",
 		"customer_first_name": "First name", "customer_last_name": "Last name", "date_min": "Created from",
-		"date_max": "Created before", "total": "Total", "total_op": "Total", "ship": "Unshipped only",
+		"date_max": "Created before", "total": "Total", "total_op": "Total", "ship": "Unshipped only", "q": "Search",
 	},
 	"subscribers": {"email": "E-mail", "status": "Subscription status", "started_min": "Service started from",
-		"started_max": "Service started before", "ended_min": "Service ended from", "ended_max": "Service ended before", "receiving_at": "Receiving service at"},
+		"started_max": "Service started before", "ended_min": "Service ended from", "ended_max": "Service ended before", "receiving_at": "Receiving service at", "q": "Search"},
 }
 
 // paramLabel begins an error message about a parameter of a list with its label.

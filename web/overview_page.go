@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"storefront/internal/filter"
+	"storefront/internal/search"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -186,11 +187,11 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 		Empty: "No active purchases."}
 	for _, cur := range currencies {
 		ra, rb := ratOr0(a.revenue[cur]), ratOr0(b.revenue[cur])
-		fv := templates.FigureValue{Text: formatMoney(ra, cur), Previous: formatMoney(rb, cur), URL: link(url.Values{"status": {"ACT"}})}
+		fv := templates.FigureValue{Text: formatMoney(ra, cur), Previous: formatMoney(rb, cur), URL: link(url.Values{"status": {"ACT"}, "q": {"currency:" + cur}})}
 		fv.Change, fv.Trend = change(ratFloat(ra), ratFloat(rb))
 		revenue.Values = append(revenue.Values, fv)
 		aa, ab := average0(ra, a.active[cur]), average0(rb, b.active[cur])
-		av := templates.FigureValue{Text: formatMoney(aa, cur), Previous: formatMoney(ab, cur), URL: link(url.Values{"status": {"ACT"}})}
+		av := templates.FigureValue{Text: formatMoney(aa, cur), Previous: formatMoney(ab, cur), URL: link(url.Values{"status": {"ACT"}, "q": {"currency:" + cur}})}
 		av.Change, av.Trend = change(ratFloat(aa), ratFloat(ab))
 		average.Values = append(average.Values, av)
 	}
@@ -253,7 +254,7 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 			name = fmt.Sprintf("Product %d", p.ProductID)
 		}
 		v.Products = append(v.Products, templates.ProductLine{Name: name, Revenue: formatMoney(p.Revenue, p.Currency),
-			Purchases: templates.FormatCount(p.Purchases), URL: link(url.Values{"product_id": {strconv.FormatInt(p.ProductID, 10)}, "status": {"ACT"}})})
+			Purchases: templates.FormatCount(p.Purchases), URL: link(url.Values{"product_id": {strconv.FormatInt(p.ProductID, 10)}, "status": {"ACT"}, "q": {"currency:" + p.Currency}})})
 	}
 	return nil
 }
@@ -268,6 +269,13 @@ func overviewLink(path string, r overviewRange, loc *time.Location, extra url.Va
 	}
 	for k, vs := range extra {
 		q[k] = vs
+	}
+	if path == "/purchases" {
+		// The purchases list takes the selection as one search, the form its address
+		// has once the page is used; extra's q (a currency) narrows it further.
+		if box, err := combineQuery(search.Purchases, purchaseBoxFields, q); err == nil {
+			return path + "?" + url.Values{"q": {box.Query}}.Encode()
+		}
 	}
 	return path + "?" + q.Encode()
 }

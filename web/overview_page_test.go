@@ -140,6 +140,38 @@ func TestDashboard_Overview(t *testing.T) {
 				}
 			})
 		}
+		// Each revenue figure links to the purchases it sums: active, in its currency.
+		t.Run("RevenueByCurrency", func(t *testing.T) {
+			body := string(u.get("/?date_min=-2+years&date_max=now", false).body)
+			sec := regexp.MustCompile(`(?s)>Revenue</h2>(.*?)<h2`).FindStringSubmatch(body)
+			if sec == nil {
+				t.Fatal("no Revenue figure")
+			}
+			links := regexp.MustCompile(`<a href="(/purchases\?[^"]*)"`).FindAllStringSubmatch(sec[1], -1)
+			if len(links) < 2 {
+				t.Fatalf("got %d revenue links, want one per currency", len(links))
+			}
+			for _, l := range links {
+				lq, _ := url.Parse(strings.ReplaceAll(l[1], "&amp;", "&"))
+				cur := regexp.MustCompile(`currency:([A-Z]{3})`).FindStringSubmatch(lq.Query().Get("q"))
+				if cur == nil {
+					t.Fatalf("%s does not name its currency", l[1])
+				}
+				type row struct {
+					Currency string `json:"currency"`
+					Status   string `json:"status"`
+				}
+				rows := walkPages[row](e, "/api/v2/purchases?per_page=500&"+lq.RawQuery, e.ro)
+				if len(rows) == 0 {
+					t.Errorf("%s lists nothing", l[1])
+				}
+				for _, r := range rows {
+					if r.Currency != cur[1] || r.Status != "ACT" {
+						t.Fatalf("%s lists a %s %s purchase", l[1], r.Status, r.Currency)
+					}
+				}
+			}
+		})
 		// The counts compared are not all zero: the comparison proves something.
 		body := string(u.get("/?date_min=-2+years&date_max=now", false).body)
 		for _, heading := range []string{"Active subscribers", "New subscribers", "Churned"} {
@@ -150,7 +182,7 @@ func TestDashboard_Overview(t *testing.T) {
 		}
 		// Top products link to the product's purchases in the range.
 		body = string(u.get("/?"+q.Encode(), false).body)
-		if !regexp.MustCompile(`href="/purchases\?date_max=[^"]+product_id=\d+`).MatchString(body) {
+		if !regexp.MustCompile(`href="/purchases\?q=[^"]*product%3A\d+[^"]*currency%3A[A-Z]{3}`).MatchString(body) {
 			t.Error("no top product links to its purchases")
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
+	"storefront/internal/search"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -30,12 +31,42 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 
 	q := c.Request.URL.Query()
 	trimFields(q)
+	var locked map[string]bool
+	combined := false
 	// The form always sends the operator of its Total select; without an amount it
 	// means nothing (the API, sent total_op alone, answers 400).
 	if q.Get("total") == "" {
 		q.Del("total_op")
 	}
+	// The box and the fields are one query: a q that cannot be read is shown at the
+	// box, a field that cannot be read at its field, as the filters always were.
+	box := templates.SearchBox{Action: "/purchases", Suggest: "/purchases/suggest", Label: "Search purchases",
+		Note: "Fields, OR, -negation and dates as the filters read them; the fields below show what they can.", Query: q.Get("q"), Order: strings.ToLower(q.Get("order"))}
+	if box.Order == "desc" {
+		box.Order = ""
+	}
+	_, ferr := filter.Purchases(q, acct.ID, now, loc)
+	if ferr == nil || shop.ErrorParam(ferr) == search.Param {
+		if qb, err := combineQuery(search.Purchases, purchaseBoxFields, q); err != nil {
+			box.Error = shop.ErrorMessage(err)
+		} else {
+			q = canonicalValues(q, purchaseBoxFields, qb)
+			combined = true
+			box.Query = qb.Query
+			locked = qb.Locked
+		}
+	}
 	shown := cloneValues(q)
+	// What the URL says: the query once, as the box shows it; the parameters as they
+	// came when the fields or the box cannot be read.
+	pushed := cloneValues(q)
+	if combined {
+		for _, f := range purchaseBoxFields {
+			pushed.Del(f.param)
+		}
+		pushed.Del("total_op")
+		pushed.Set("q", box.Query)
+	}
 	// "Newer" pages walk back with a cursor of their own; the dashboard lists newest
 	// first unless told otherwise.
 	before := q.Get("before")
@@ -48,18 +79,39 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	res.DateMaxHint = dateHint(q.Get("date_max"), now, loc)
 	show := func(fragment bool) (templ.Component, error) {
 		if fragment {
-			c.Header("HX-Push-Url", cleanURL("/purchases", shown))
-			return templates.PurchaseResultsFragment(res), nil
+			c.Header("HX-Push-Url", cleanURL("/purchases", pushed))
+			// The part of the page the request did not come from follows it: the
+			// fields after the box changed, the box after the fields did.
+			var oob []templ.Component
+			switch c.GetHeader("HX-Trigger") {
+			case "search":
+				if box.Error == "" {
+					form, err := s.purchaseForm(c, acct.ID, shown, locked)
+					if err != nil {
+						return nil, err
+					}
+					oob = append(oob, templates.PurchaseFilters(form, res.DateMinHint, res.DateMaxHint, true))
+				}
+				// The box is where the user types: only its message changes.
+				b := box
+				b.OOB = true
+				oob = append(oob, templates.SearchError(b))
+			case "filters":
+				b := box
+				b.OOB = true
+				oob = append(oob, templates.SearchField(b))
+			}
+			return withOOB(templates.PurchaseResultsFragment(res), oob...), nil
 		}
-		form, err := s.purchaseForm(c, acct.ID, shown)
+		form, err := s.purchaseForm(c, acct.ID, shown, locked)
 		if err != nil {
 			return nil, err
 		}
-		views, err := s.savedViewsBar(c, shown)
+		views, err := s.savedViewsBar(c, pushed)
 		if err != nil {
 			return nil, err
 		}
-		return templates.Purchases(templates.PurchasesView{Chrome: s.chrome(c, "Purchases", "purchases"), Form: form, Results: res, Views: views}), nil
+		return templates.Purchases(templates.PurchasesView{Chrome: s.chrome(c, "Purchases", "purchases"), Search: box, Form: form, Results: res, Views: views}), nil
 	}
 
 	f, ferr := filter.Purchases(q, acct.ID, now, loc)
@@ -69,11 +121,11 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	}
 	return answerList(c, "purchases", ferr, &res.Error, func() error {
 		f.PerPage = dashboardPageSize
-		if err := s.fillPurchaseResults(c, &res, f, q, backwards, loc); err != nil {
+		if err := s.fillPurchaseResults(c, &res, f, pushed, backwards, loc); err != nil {
 			return err
 		}
-		res.Export, res.API = s.purchaseViewAsAPI(acct, shown, res)
-		res.Bulk = bulkBar(c, shown, res.Count)
+		res.Export, res.API = s.purchaseViewAsAPI(acct, pushed, res)
+		res.Bulk = bulkBar(c, pushed, res.Count)
 		return nil
 	}, show)
 }
@@ -129,13 +181,14 @@ func (s *Server) storefrontNames(c *gin.Context) (map[int64]string, error) {
 }
 
 // purchaseForm fills the filter form with the values of the request.
-func (s *Server) purchaseForm(c *gin.Context, accountID int64, q url.Values) (templates.PurchaseFilterForm, error) {
+func (s *Server) purchaseForm(c *gin.Context, accountID int64, q url.Values, locked map[string]bool) (templates.PurchaseFilterForm, error) {
 	ctx := c.Request.Context()
 	form := templates.PurchaseFilterForm{
 		Email: q.Get("customer_email"), First: q.Get("customer_first_name"), Last: q.Get("customer_last_name"),
 		DateMin: q.Get("date_min"), DateMax: q.Get("date_max"), Total: q.Get("total"),
 		Unshipped: q.Get("ship") == "1" || strings.EqualFold(q.Get("ship"), "true"),
 		Order:     strings.ToLower(q.Get("order")),
+		Rest:      q.Get("q"), Locked: locked,
 	}
 	if form.Order == "desc" {
 		form.Order = ""

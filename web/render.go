@@ -2,7 +2,9 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -57,4 +59,16 @@ func write(c *gin.Context, status int, comp templ.Component) error {
 	c.Header("Cache-Control", "no-store")
 	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 	return nil
+}
+
+// withOOB renders a fragment followed by the components htmx swaps out of band.
+func withOOB(main templ.Component, oob ...templ.Component) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		for _, c := range append([]templ.Component{main}, oob...) {
+			if err := c.Render(ctx, w); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

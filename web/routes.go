@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"storefront/templates"
 )
 
 // routes registers every route: the JSON API (docs/API.md#routes), the sign-in pages,
@@ -27,12 +29,13 @@ func (s *Server) routes(r *gin.Engine) {
 
 	d := r.Group("/", s.requireUser)
 	d.GET("/", h(s.overviewPage))
-	d.GET("/docs/api", h(s.apiDocs)).GET("/subscribers", h(s.subscribersHome)).GET(allSubscribersURL, h(s.allSubscribersPage)).
+	d.GET("/docs/api", h(s.apiDocs)).GET(templates.SearchHelpURL, h(s.searchHelp)).GET("/subscribers", h(s.subscribersHome)).GET(allSubscribersURL, h(s.allSubscribersPage)).
 		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage))
 	d.Group("/purchases").GET("", h(s.purchasesPage)).GET("/:id", h(s.purchasePage)).
 		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", s.requireReactivator, h(s.reactivatePurchase)).
 		POST("/:id/notes", h(s.addPurchaseNote)).
 		GET("/reactivate", h(s.reactivateSelected)).
+		GET("/suggest", h(s.purchaseSuggestions)).
 		POST("/views", h(s.saveView)).POST("/views/:view/rename", h(s.renameView)).
 		POST("/views/:view/move", h(s.moveView)).POST("/views/:view/delete", h(s.deleteView))
 	d.Group("/customers").GET("/:email", h(s.customerPage)).POST("/:email/notes", h(s.addCustomerNote))

@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
+	"storefront/internal/search"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -98,10 +99,15 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 			Hint: dateHint(q.Get(d.name), now, loc)})
 	}
 	res := templates.SubscriberResults{ClearURL: listURL}
+	box := templates.SearchBox{Action: listURL, Label: "Search subscribers", Query: q.Get("q"),
+		Note: "Fields, OR, -negation and dates; combined with the fields below (both must hold)."}
 	show := func(fragment bool) (templ.Component, error) {
 		if fragment {
 			c.Header("HX-Push-Url", cleanURL(listURL, q))
 			res.DateHints = dates
+			b := box
+			b.OOB = true
+			res.Search = &b
 			return templates.SubscriberResultsFragment(res), nil
 		}
 		form := subscriberForm(listURL, q)
@@ -110,6 +116,7 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 			Chrome:         s.chrome(c, title, "subscribers"),
 			StorefrontName: name,
 			Form:           form,
+			Search:         box,
 			Results:        res,
 		}
 		if len(sfs) > 1 {
@@ -121,6 +128,9 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 		return templates.Subscribers(v), nil
 	}
 	f, backwards, serr := filter.SubscriberSearch(q, acct.ID, sfID, now, loc)
+	if shop.ErrorParam(serr) == search.Param {
+		box.Error = shop.ErrorMessage(serr)
+	}
 	return answerList(c, "subscribers", serr, &res.Error, func() error {
 		f.PerPage = dashboardPageSize
 		if err := s.fillSubscriberResults(c, &res, listURL, sfs, f, backwards, q); err != nil {
@@ -144,7 +154,7 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 // fillSubscriberResults loads one page of subscribers, newest first, with the count and
 // the paging links.
 func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, listURL string, sfs []*shop.Storefront, f shop.SubscriberFilter, backwards bool, q url.Values) error {
-	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0 || f.StartedFrom != nil || f.StartedBefore != nil || f.EndedFrom != nil || f.EndedBefore != nil || f.ReceivingAt != nil
+	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0 || f.StartedFrom != nil || f.StartedBefore != nil || f.EndedFrom != nil || f.EndedBefore != nil || f.ReceivingAt != nil || len(f.Where) > 0 || len(f.Any) > 0
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err

@@ -131,7 +131,13 @@ func TestTenancy(t *testing.T) {
 		"GET /": func(t *testing.T) {
 			noAccount1(t, mustStatus(t, owner2.get("/?date_min=-10+years&date_max=now", false), 200))
 		},
-		"GET /docs/api":             func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/docs/api", false), 200)) },
+		"GET /docs/api":    func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/docs/api", false), 200)) },
+		"GET /docs/search": func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/docs/search", false), 200)) },
+		"GET /purchases/suggest": func(t *testing.T) {
+			for _, q := range []string{"product:", "storefront:", "s"} {
+				noAccount1(t, mustStatus(t, owner2.get("/purchases/suggest?q="+url.QueryEscape(q), true), 200))
+			}
+		},
 		"GET /api/v2":               func(t *testing.T) { mustStatus(t, otherGet("/api/v2"), 200) },
 		"GET /api/v2/":              func(t *testing.T) { mustStatus(t, otherGet("/api/v2/"), 200) },
 		"GET /api/v2/openapi.json":  func(t *testing.T) { mustStatus(t, otherGet("/api/v2/openapi.json"), 200) },

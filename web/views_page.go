@@ -15,7 +15,7 @@ import (
 )
 
 // viewParams are the purchases filters a saved view keeps; paging is left out.
-var viewParams = []string{"status", "storefront_id", "product_id", "customer_email", "customer_first_name",
+var viewParams = []string{"q", "status", "storefront_id", "product_id", "customer_email", "customer_first_name",
 	"customer_last_name", "date_min", "date_max", "total", "total_op", "ship", "order"}
 
 // viewQuery keeps the filters of a purchases query, blanks left out, in a stable order.
@@ -44,7 +44,7 @@ func (s *Server) savedViewsBar(c *gin.Context, shown url.Values) (templates.Save
 		return bar, err
 	}
 	for _, v := range views {
-		tab := templates.ViewTab{ID: v.ID, Name: v.Name, URL: "/purchases", Shared: v.Shared(), Current: v.Query == current,
+		tab := templates.ViewTab{ID: v.ID, Name: v.Name, URL: "/purchases", Shared: v.Shared(), Current: purchaseViewQuery(v.Query) == current,
 			CanEdit: !v.Shared() || u.IsOwner(), Base: fmt.Sprintf("/purchases/views/%d", v.ID)}
 		if v.Query != "" {
 			tab.URL += "?" + v.Query
@@ -74,6 +74,8 @@ func (s *Server) saveView(c *gin.Context) error {
 		}
 		return shop.ParamErrorf(shop.EInvalid, "query", "These filters cannot be saved: %s%s", paramLabel("purchases", shop.ErrorParam(err)), shop.ErrorMessage(err))
 	}
+	// A view keeps its filters as one search, the form the page's address has.
+	query = purchaseViewQuery(query)
 	v := shop.SavedView{AccountID: u.AccountID, Name: c.PostForm("name"), Query: query}
 	if c.PostForm("for") != "account" {
 		v.UserID = &u.ID

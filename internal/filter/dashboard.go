@@ -7,11 +7,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"storefront/internal/search"
 	"storefront/internal/shop"
 )
 
 // SubscriberSearchParams are the parameters of the dashboard's subscriber list.
-var SubscriberSearchParams = []string{"email", "status", "started_min", "started_max", "ended_min", "ended_max", "receiving_at", "cursor", "before"}
+var SubscriberSearchParams = []string{"email", "status", "started_min", "started_max", "ended_min", "ended_max", "receiving_at", "cursor", "before", "q"}
 
 // Before reads the "before" link of a dashboard list, which shows newest first: the
 // position of the first row of a page, whose newer rows the previous page shows.
@@ -56,7 +57,8 @@ func PurchasesBefore(f *shop.PurchaseFilter, before string) (backwards bool, err
 // started_max (the service term began in [started_min, started_max)), ended_min and
 // ended_max (it ended in that range), receiving_at (the term holds that instant), each
 // free-form as the purchases' date_min is read
-// (ParseDate, relative to now in loc), and one paging link, cursor (older rows) or
+// (ParseDate, relative to now in loc), q (a search of subscribers, docs/SEARCH.md, AND
+// the fields), and one paging link, cursor (older rows) or
 // before (newer rows). The filter lists newest first, with the count; after a before
 // link it reads the newer rows oldest first, and backwards is true (the caller shows
 // them reversed).
@@ -97,6 +99,16 @@ func SubscriberSearch(q url.Values, accountID, storefrontID int64, now time.Time
 				return f, false, err
 			}
 			*d.dst = &t
+		}
+	}
+	// q, the search box, narrows the fields' filter as the API's q does.
+	if sv, _ := Check(url.Values{"q": q["q"]}, []string{"q"}); len(sv["q"]) > 0 && strings.TrimSpace(sv["q"][0]) != "" {
+		r, _, err := readSearch(sv, search.Subscribers, now, loc)
+		if err != nil {
+			return f, false, err
+		}
+		if f, err = r.ApplySubscribers(f); err != nil {
+			return f, false, err
 		}
 	}
 	cursor, before := v["cursor"], v["before"]

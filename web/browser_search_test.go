@@ -1,0 +1,110 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// TestBrowser_Search types into the purchases page's Search box at phone and desktop
+// widths: the filter fields follow the box, the box follows the fields, the address
+// carries the query, and a query that cannot be read is shown at the box.
+func TestBrowser_Search(t *testing.T) {
+	browser := startBrowser(t)
+	e := newAPI(t, 0)
+	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(1, "staff"))
+	tb.atViewports(t, "/purchases", func(t *testing.T, v viewport) {
+		tb.do(t, "type a search", chromedp.SendKeys(byLabel("Search"), "status:rfd"))
+		tb.waitFor(t, "the fields and the address to follow the box",
+			`location.search === '?q=status%3ARFD' && document.querySelector('#filters input[name=status][value=RFD]').checked && !document.querySelector('#filters input[name=status][value=ACT]').checked`,
+			`location.search + ' ' + document.querySelector('#filters').outerHTML.slice(0, 300)`)
+		if got := eval[string](t, tb, `document.activeElement && document.activeElement.id`); got != "f-q" {
+			t.Errorf("focus after the fields followed: got %q, want the box", got)
+		}
+
+		tb.do(t, "tick Pending", chromedp.Click(chromedp.JSPath(`document.querySelector('#filters input[name=status][value=PND]')`)))
+		tb.waitFor(t, "the box to follow the fields", `document.querySelector('#f-q').value === 'status:PND,RFD' && location.search === '?q=status%3APND%2CRFD'`,
+			`document.querySelector('#f-q').value + ' ' + location.search`)
+		tb.screenshot(t, "purchases-search", v)
+
+		// A suggestion chosen by keyboard alone: the arrow keys, then Enter.
+		eval[bool](t, tb, `(document.querySelector('#f-q').value = '', true)`)
+		tb.do(t, "type the start of a field", chromedp.SendKeys(byLabel("Search"), "statu"))
+		tb.waitFor(t, "the suggestions", `document.querySelector('#f-q').getAttribute('aria-expanded') === 'true' && document.querySelectorAll('#q-suggestions [role=option]').length > 0`,
+			`document.querySelector('#q-suggestions').outerHTML.slice(0, 400)`)
+		tb.do(t, "press the down arrow", chromedp.KeyEvent(kb.ArrowDown))
+		if got := eval[string](t, tb, `document.querySelector('#f-q').getAttribute('aria-activedescendant') + ' ' + document.querySelector('#q-opt-0').getAttribute('aria-selected')`); got != "q-opt-0 true" {
+			t.Errorf("after the down arrow: got %q, want the first option active", got)
+		}
+		tb.screenshot(t, "purchases-search-suggestions", v)
+		axeCheck(t, tb, "#search")
+		tb.do(t, "press Enter", chromedp.KeyEvent(kb.Enter))
+		tb.waitFor(t, "the box to take the suggestion", `document.querySelector('#f-q').value === 'status:' && document.querySelector('#f-q').getAttribute('aria-expanded') === 'false'`,
+			`document.querySelector('#f-q').value`)
+		tb.do(t, "type a status", chromedp.SendKeys(byLabel("Search"), "ac"))
+		tb.waitFor(t, "the status suggestion", `[...document.querySelectorAll('#q-suggestions [role=option]')].some(o => o.dataset.value === 'status:ACT ')`,
+			`document.querySelector('#q-suggestions').outerHTML.slice(0, 400)`)
+		tb.do(t, "choose it", chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.Enter))
+		tb.waitFor(t, "the fields to follow the chosen suggestion", `location.search === '?q=status%3AACT' && document.querySelector('#filters input[name=status][value=ACT]').checked`,
+			`location.search + ' ' + document.querySelector('#f-q').value`)
+		tb.do(t, "type again, then Escape", chromedp.SendKeys(byLabel("Search"), "cur"))
+		tb.waitFor(t, "the field suggestion", `document.querySelector('#f-q').getAttribute('aria-expanded') === 'true'`, `document.querySelector('#q-suggestions').outerHTML.slice(0, 300)`)
+		tb.do(t, "press Escape", chromedp.KeyEvent(kb.Escape))
+		if got := eval[string](t, tb, `document.querySelector('#f-q').getAttribute('aria-expanded') + ' ' + document.querySelector('#q-suggestions').hidden + ' ' + document.querySelector('#f-q').value`); got != "false true status:ACT cur" {
+			t.Errorf("after Escape: got %q, want the list closed and the text kept", got)
+		}
+
+		eval[bool](t, tb, `(document.querySelector('#f-q').value = '', true)`)
+		tb.do(t, "type a query with a typo", chromedp.SendKeys(byLabel("Search"), "emial:zoe"))
+		tb.waitFor(t, "the message at the box",
+			`document.querySelector('#q-error').textContent.includes('unknown field "emial" at 1: did you mean "email"?') && document.querySelector('#f-q').getAttribute('aria-invalid') === 'true' && !document.querySelector('#results table')`,
+			`document.querySelector('#search-field').outerHTML.slice(0, 600)`)
+		if got := eval[string](t, tb, `document.querySelector('#f-q').value`); got != "emial:zoe" {
+			t.Errorf("the box after the message: got %q, want the text as typed", got)
+		}
+		tb.screenshot(t, "purchases-search-error", v)
+		axeCheck(t, tb, "#search")
+		axeCheck(t, tb, "#filters")
+	})
+	// The subscribers list: the box is sent with the search fields.
+	tb.atViewports(t, "/storefronts/1/subscribers", func(t *testing.T, v viewport) {
+		tb.do(t, "type a search", chromedp.SendKeys(byLabel("Search"), "status:active"))
+		tb.waitFor(t, "the list and the address to follow the box",
+			`location.search === '?q=status%3Aactive' && [...document.querySelectorAll('#results tbody tr')].length > 0 && [...document.querySelectorAll('#results tbody tr')].every(r => r.textContent.includes('Active'))`,
+			`location.search + ' ' + document.querySelector('#results').textContent.slice(0, 300)`)
+		if got := eval[string](t, tb, `document.activeElement && document.activeElement.id`); got != "f-q" {
+			t.Errorf("focus after the results: got %q, want the box", got)
+		}
+		tb.do(t, "type a typo", chromedp.SendKeys(byLabel("Search"), " staus:x"))
+		tb.waitFor(t, "the message at the box", `document.querySelector('#f-q').getAttribute('aria-invalid') === 'true' && document.querySelector('#q-error').textContent.includes('staus')`,
+			`document.querySelector('#search-field').outerHTML.slice(0, 600)`)
+		tb.screenshot(t, "subscribers-search-error", v)
+		axeCheck(t, tb, "#filters")
+	})
+	tb.checkConsole(t)
+}
+
+// axeCheck runs axe-core (npm's devDependency) on the part of the page the selector
+// names, and fails on any WCAG 2 A or AA violation.
+func axeCheck(t *testing.T, tb *tab, selector string) {
+	t.Helper()
+	src, err := os.ReadFile("../node_modules/axe-core/axe.min.js")
+	if err != nil {
+		t.Fatalf("axe-core: %v (run npm ci)", err)
+	}
+	eval[bool](t, tb, "(() => { if (!window.axe) { (0, eval)("+js(string(src))+"); } return true; })()")
+	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+	defer cancel()
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(`+js(selector)+`, {runOnly: ['wcag2a', 'wcag2aa']}).then(r => JSON.stringify(r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))))`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("axe on %s: %v", selector, err)
+	}
+	if out != "[]" {
+		t.Errorf("axe on %s: %s", selector, out)
+	}
+}

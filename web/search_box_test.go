@@ -1,0 +1,69 @@
+package web
+
+import (
+	"net/url"
+	"reflect"
+	"testing"
+
+	"storefront/internal/search"
+)
+
+func TestCombineQuery(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		in     string
+		query  string
+		fields url.Values
+		rest   string
+		locked []string
+	}{
+		{"Empty", "", "", url.Values{}, "", nil},
+		{"FieldsOnly", "status=ACT&status=PND&customer_email=zoe&date_min=last+monday&total=50&total_op=gt&ship=1",
+			`status:ACT,PND email:zoe created>="last monday" total>50 ship:yes`,
+			url.Values{"status": {"ACT", "PND"}, "customer_email": {"zoe"}, "date_min": {"last monday"}, "total": {"50"}, "total_op": {"gt"}, "ship": {"1"}}, "", nil},
+		{"BoxFillsFields", "q=status:act+storefront:2+-total:9.5+created<today+is:unshipped",
+			"status:ACT storefront:2 -total:9.5 created<today is:unshipped",
+			url.Values{"status": {"ACT"}, "storefront_id": {"2"}, "total": {"9.5"}, "total_op": {"ne"}, "date_max": {"today"}, "ship": {"1"}}, "", nil},
+		{"FieldsAndRest", "status=ACT&q=domain:acme.io",
+			"status:ACT domain:acme.io", url.Values{"status": {"ACT"}}, "domain:acme.io", nil},
+		{"OrLocks", "q=email:zoe+OR+name:van",
+			"email:zoe OR name:van", url.Values{}, "email:zoe OR name:van", []string{"customer_email"}},
+		{"TwiceLocks", "customer_email=a&q=email:b",
+			"email:a email:b", url.Values{}, "email:a email:b", []string{"customer_email"}},
+		{"CreatedEqLocksBothDates", "q=created:2024-11-01+currency:EUR",
+			"created:2024-11-01 currency:EUR", url.Values{}, "created:2024-11-01 currency:EUR", []string{"date_min", "date_max"}},
+		{"BoxOrWithFields", "status=ACT&q=email:a+OR+email:b",
+			"status:ACT (email:a OR email:b)", url.Values{"status": {"ACT"}}, "email:a OR email:b", []string{"customer_email"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q, _ := url.ParseQuery(tt.in)
+			box, err := combineQuery(search.Purchases, purchaseBoxFields, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if box.Query != tt.query {
+				t.Errorf("query: got %q, want %q", box.Query, tt.query)
+			}
+			if !reflect.DeepEqual(box.Fields, tt.fields) {
+				t.Errorf("fields: got %v, want %v", box.Fields, tt.fields)
+			}
+			if box.Rest != tt.rest {
+				t.Errorf("rest: got %q, want %q", box.Rest, tt.rest)
+			}
+			for _, p := range tt.locked {
+				if !box.Locked[p] {
+					t.Errorf("locked: got %v, want %s locked", box.Locked, p)
+				}
+			}
+			if len(box.Locked) != len(tt.locked) {
+				t.Errorf("locked: got %v, want %v", box.Locked, tt.locked)
+			}
+		})
+	}
+	t.Run("ErrUnreadable", func(t *testing.T) {
+		_, err := combineQuery(search.Purchases, purchaseBoxFields, url.Values{"q": {"emial:zoe"}})
+		if err == nil {
+			t.Fatal("got nil, want an error")
+		}
+	})
+}

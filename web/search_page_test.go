@@ -1,0 +1,174 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// getFrom asks for a fragment as htmx does when the form with the given id changed.
+func (u *dashUser) getFrom(path, trigger string) response {
+	req, _ := http.NewRequest("GET", u.e.url+path, nil)
+	req.Header.Set("HX-Request", "true")
+	req.Header.Set("HX-Trigger", trigger)
+	return u.do(req)
+}
+
+func TestDashboard_PurchasesPageSearch(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(1, "viewer")
+
+	t.Run("BoxFillsFields", func(t *testing.T) {
+		r := u.get("/purchases?q="+url.QueryEscape("status:act -total:9.5 domain:example.com"), false)
+		body := string(r.body)
+		if r.status != 200 {
+			t.Fatalf("got %d, want 200", r.status)
+		}
+		for _, want := range []string{`<label for="f-q"`, `>Search</label>`, `value="status:ACT -total:9.5 domain:example.com"`,
+			`href="/docs/search"`, `name="status" value="ACT" checked`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the page has no %s", want)
+			}
+		}
+		// What no field holds travels hidden with the filter form.
+		if !strings.Contains(body, `<input type="hidden" name="q" value="domain:example.com">`) {
+			t.Error("the filter form does not carry the rest of the search")
+		}
+		if !strings.Contains(body, `name="total" value="9.5"`) || !strings.Contains(body, `<option value="ne" selected>`) {
+			t.Error("the Total field does not show -total:9.5")
+		}
+	})
+
+	t.Run("SameRowsAsAPI", func(t *testing.T) {
+		q := "status:act,pnd OR email:a"
+		page := u.get("/purchases?q="+url.QueryEscape(q), false)
+		want := pageIDs(e.walk("/api/v2/purchases?order=desc&per_page=25&q="+url.QueryEscape(q), e.ro))
+		if len(want) > 25 {
+			want = want[:25]
+		}
+		if len(want) == 0 || strings.Join(rowIDs(string(page.body)), ",") != strings.Join(want, ",") {
+			t.Fatalf("page %v, API %v", rowIDs(string(page.body)), want)
+		}
+		// Export CSV, the API request panel and the bulk selection use the one query.
+		enc := url.Values{"q": {"status:ACT,PND OR email:a"}}.Encode()
+		for _, want := range []string{`href="/purchases.csv?order=desc&amp;` + enc, `purchases?order=desc&amp;per_page=25&amp;` + enc, `purchases.csv?order=desc&amp;` + enc} {
+			if !strings.Contains(string(page.body), want) {
+				t.Errorf("the page has no %s", want)
+			}
+		}
+		if !strings.Contains(string(page.body), "(set by the search)") {
+			t.Error("an OR of statuses and e-mails does not say the fields are set by the search")
+		}
+	})
+
+	t.Run("ErrUnreadable", func(t *testing.T) {
+		r := u.get("/purchases?q="+url.QueryEscape("emial:zoe"), false)
+		body := string(r.body)
+		if r.status != 400 {
+			t.Errorf("got %d, want 400 (the page, with the message)", r.status)
+		}
+		if !strings.Contains(body, `aria-invalid="true"`) || !strings.Contains(body, `unknown field &#34;emial&#34; at 1: did you mean &#34;email&#34;?`) {
+			t.Error("the box does not say what it cannot read")
+		}
+		if len(rowIDs(body)) != 0 {
+			t.Error("an unreadable search lists purchases")
+		}
+		f := u.getFrom("/purchases?q="+url.QueryEscape("status:act total>"), "search")
+		if f.status != 200 || !regexp.MustCompile(`<p id="q-error"[^>]*hx-swap-oob="true">[^<]+</p>`).Match(f.body) {
+			t.Errorf("fragment: got %d, want 200 with the box's message swapped in", f.status)
+		}
+		if len(rowIDs(string(f.body))) != 0 {
+			t.Error("the fragment of an unreadable search lists purchases")
+		}
+	})
+
+	t.Run("FieldsUpdateBox", func(t *testing.T) {
+		r := u.getFrom("/purchases?status=ACT&customer_email=a&q="+url.QueryEscape("domain:example.com"), "filters")
+		body := string(r.body)
+		if !strings.Contains(body, `id="search-field" hx-swap-oob="true"`) || !strings.Contains(body, `value="status:ACT email:a domain:example.com"`) {
+			t.Error("the box does not show the fields' query")
+		}
+		if got := r.header.Get("HX-Push-Url"); got != "/purchases?q="+url.QueryEscape("status:ACT email:a domain:example.com") {
+			t.Errorf("HX-Push-Url: got %q", got)
+		}
+	})
+
+	t.Run("BoxUpdatesFields", func(t *testing.T) {
+		r := u.getFrom("/purchases?q="+url.QueryEscape("status:rfd"), "search")
+		body := string(r.body)
+		if !strings.Contains(body, `id="filters" action="/purchases" method="get" role="search" aria-label="Filter purchases" hx-swap-oob="true"`) ||
+			!strings.Contains(body, `name="status" value="RFD" checked`) {
+			t.Error("the fields do not follow the box")
+		}
+	})
+
+	t.Run("Suggestions", func(t *testing.T) {
+		for _, tt := range []struct{ q, want string }{
+			{"sta", `data-value="status:"`},
+			{"total>5 status:act,r", `data-value="total&gt;5 status:act,RFD "`},
+			{"-st", `data-value="-status:"`},
+			{"product:", `role="option"`},
+		} {
+			r := u.get("/purchases/suggest?q="+url.QueryEscape(tt.q), true)
+			if r.status != 200 || !strings.Contains(string(r.body), `role="listbox"`) || !strings.Contains(string(r.body), tt.want) {
+				t.Errorf("%q: got %d %.400s, want %s", tt.q, r.status, r.body, tt.want)
+			}
+		}
+		if r := u.get("/purchases/suggest?q=zzz", true); strings.Contains(string(r.body), `role="option"`) || !strings.Contains(string(r.body), "hidden") {
+			t.Errorf("no suggestion: got %.300s, want a hidden empty list", r.body)
+		}
+	})
+
+	t.Run("Help", func(t *testing.T) {
+		r := u.get("/docs/search", false)
+		if r.status != 200 || !strings.Contains(string(r.body), "query        = blank* , or , blank* ;") {
+			t.Errorf("got %d, want the grammar", r.status)
+		}
+	})
+}
+
+func TestDashboard_SubscribersPageSearch(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(1, "viewer")
+
+	t.Run("OK", func(t *testing.T) {
+		r := u.get("/storefronts/1/subscribers?q="+url.QueryEscape("status:active,trial"), false)
+		body := string(r.body)
+		if r.status != 200 || !strings.Contains(body, `<label for="f-q"`) || !strings.Contains(body, `value="status:active,trial"`) {
+			t.Fatalf("got %d, want the page with its search box: %s", r.status, regexp.MustCompile(`(?s)role="alert".{0,400}`).FindString(body))
+		}
+		if !strings.Contains(body, `href="/docs/search"`) {
+			t.Error("no Search help link")
+		}
+	})
+
+	t.Run("ErrUnreadable", func(t *testing.T) {
+		f := u.get("/storefronts/1/subscribers?q="+url.QueryEscape("emial:zoe"), true)
+		body := string(f.body)
+		if f.status != 200 || !strings.Contains(body, `id="search-field" hx-swap-oob="true"`) || !strings.Contains(body, `aria-invalid="true"`) ||
+			!strings.Contains(body, `did you mean &#34;email&#34;?`) {
+			t.Errorf("got %d, want the box message swapped in: %.600s", f.status, body)
+		}
+		if strings.Contains(body, "<table") {
+			t.Error("an unreadable search lists subscribers")
+		}
+	})
+}
+
+func TestDashboard_PurchasesPageSearchKeepsUnreadFields(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(1, "viewer")
+	for _, tt := range []struct{ name, query string }{
+		{"ErrDate", "date_min=not+a+date&status=ACT"},
+		{"ErrSearch", "q=emial%3Azoe&status=ACT"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := u.getFrom("/purchases?"+tt.query, "filters")
+			if got := r.header.Get("HX-Push-Url"); got != "/purchases?"+tt.query {
+				t.Errorf("HX-Push-Url: got %q, want the parameters as sent", got)
+			}
+		})
+	}
+}
