@@ -75,32 +75,19 @@ func ownsFields(fs ...search.Field) func(search.Node) bool {
 }
 
 // prefixField is a "starts with" text field: param ↔ field:"text".
-func prefixField(param string, f search.Field) boxField {
-	return boxField{param: param,
-		toQuery: func(q url.Values) string {
-			if v := q.Get(param); v != "" {
-				return string(f) + ":" + quoteValue(v)
-			}
-			return ""
-		},
-		owns: ownsFields(f),
-		fill: func(n search.Node, out url.Values) bool {
-			c, not := clauseOf(n)
-			if c == nil || not || c.Field != f || c.Op != search.OpEq || out.Get(param) != "" {
-				return false
-			}
-			out.Set(param, c.Values[0].Text)
-			return true
-		},
-	}
-}
+func prefixField(param string, f search.Field) boxField { return eqField(param, f, quoteValue) }
 
 // idField is a select of records by id: param ↔ field:id.
 func idField(param string, f search.Field) boxField {
+	return eqField(param, f, func(id string) string { return id })
+}
+
+// eqField is a field whose one value is the clause field:value, written by write.
+func eqField(param string, f search.Field, write func(string) string) boxField {
 	return boxField{param: param,
 		toQuery: func(q url.Values) string {
 			if v := q.Get(param); v != "" {
-				return string(f) + ":" + v
+				return string(f) + ":" + write(v)
 			}
 			return ""
 		},

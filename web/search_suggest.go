@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -49,6 +48,12 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 		}
 		prefix := head + neg + strings.ToLower(field) + ":" + done
 		part = strings.ToLower(part)
+		// A record by name or by the start of its id, inserted as its id.
+		named := func(id int64, name, kind string) {
+			if sid := strconv.FormatInt(id, 10); strings.Contains(strings.ToLower(name), part) || strings.HasPrefix(sid, part) {
+				add(prefix+sid+" ", sid+" · "+name, kind)
+			}
+		}
 		switch search.Field(strings.ToLower(field)) {
 		case search.FieldStatus:
 			for _, st := range shop.PurchaseStatuses {
@@ -62,9 +67,7 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 				return err
 			}
 			for _, sf := range sfs {
-				if strings.Contains(strings.ToLower(sf.Name), part) || strings.HasPrefix(strconv.FormatInt(sf.ID, 10), part) {
-					add(prefix+strconv.FormatInt(sf.ID, 10)+" ", fmt.Sprintf("%d · %s", sf.ID, sf.Name), "storefront")
-				}
+				named(sf.ID, sf.Name, "storefront")
 			}
 		case search.FieldProduct:
 			ps, err := s.Accounts.FindProducts(ctx, acct.ID)
@@ -72,9 +75,7 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 				return err
 			}
 			for _, p := range ps {
-				if strings.Contains(strings.ToLower(p.Name), part) || strings.HasPrefix(strconv.FormatInt(p.ID, 10), part) {
-					add(prefix+strconv.FormatInt(p.ID, 10)+" ", fmt.Sprintf("%d · %s", p.ID, p.Name), "product")
-				}
+				named(p.ID, p.Name, "product")
 			}
 		case search.FieldShip:
 			for _, v := range []string{"yes", "no"} {
