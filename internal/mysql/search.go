@@ -93,6 +93,17 @@ func timeRanges(col string, rs []shop.TimeRange) sq.Sqlizer {
 	return anyOf(cs)
 }
 
+// The purchase columns of the conditions that are a column's ids or a column's
+// prefixes.
+var (
+	purchaseIDColumns = map[shop.CondField]string{
+		shop.CondStorefront: "p.storefront_id", shop.CondCustomer: "p.customer_id", shop.CondSubscriber: "p.subscriber_id",
+	}
+	purchaseTextColumns = map[shop.CondField]string{
+		shop.CondEmail: "p.buyer_email", shop.CondFirst: "p.buyer_firstname", shop.CondLast: "p.buyer_lastname",
+	}
+)
+
 // purchaseCondition is the SQL of one search condition on purchases p. Every
 // subquery names the account (the tenant rule).
 func purchaseCondition(accountID int64, c shop.Cond) sq.Sqlizer {
@@ -122,18 +133,10 @@ func purchaseCondition(accountID int64, c shop.Cond) sq.Sqlizer {
 		}
 		s = sq.Expr("p.id IN (SELECT ppq.purchase_id FROM purchase_products ppq WHERE ppq.account_id = ? "+
 			"AND ppq.product_id IN ("+sq.Placeholders(len(ids))+"))", append([]any{accountID}, ids...)...)
-	case shop.CondStorefront:
-		s = idRanges("p.storefront_id", c.IDs)
-	case shop.CondCustomer:
-		s = idRanges("p.customer_id", c.IDs)
-	case shop.CondSubscriber:
-		s = idRanges("p.subscriber_id", c.IDs)
-	case shop.CondEmail:
-		s = prefixes("p.buyer_email", c.Texts)
-	case shop.CondFirst:
-		s = prefixes("p.buyer_firstname", c.Texts)
-	case shop.CondLast:
-		s = prefixes("p.buyer_lastname", c.Texts)
+	case shop.CondStorefront, shop.CondCustomer, shop.CondSubscriber:
+		s = idRanges(purchaseIDColumns[c.Field], c.IDs)
+	case shop.CondEmail, shop.CondFirst, shop.CondLast:
+		s = prefixes(purchaseTextColumns[c.Field], c.Texts)
 	case shop.CondName:
 		s = sq.Or{prefixes("p.buyer_firstname", c.Texts), prefixes("p.buyer_lastname", c.Texts)}
 	case shop.CondDomain:
