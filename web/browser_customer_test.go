@@ -36,6 +36,13 @@ type axeViolation struct {
 // install yet) skips the check with a note.
 func (tb *tab) checkAxe(t *testing.T, what string) {
 	t.Helper()
+	tb.runAxe(t, what, "document", "{resultTypes: ['violations']}")
+}
+
+// runAxe runs axe-core on scope (a JavaScript expression: document, or a selector)
+// with the given options, and fails the test for each violation.
+func (tb *tab) runAxe(t *testing.T, what, scope, options string) {
+	t.Helper()
 	src, err := os.ReadFile(axeScript)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -52,7 +59,7 @@ func (tb *tab) checkAxe(t *testing.T, what string) {
 	res, err := chromedp.Run(ctx, chromedp.Evaluate[struct {
 		Violations []axeViolation `json:"violations"`
 		Passes     int            `json:"passes"`
-	}](`axe.run(document, {resultTypes: ['violations']}).then(r => ({violations: r.violations, passes: r.passes.length}))`, chromedp.EvalAwaitPromise))
+	}](`axe.run(`+scope+`, `+options+`).then(r => ({violations: r.violations, passes: r.passes.length}))`, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("run axe on %s: %v", what, err)
 	}

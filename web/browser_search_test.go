@@ -1,10 +1,7 @@
 package web_test
 
 import (
-	"context"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -92,19 +89,5 @@ func TestBrowser_Search(t *testing.T) {
 // names, and fails on any WCAG 2 A or AA violation.
 func axeCheck(t *testing.T, tb *tab, selector string) {
 	t.Helper()
-	src, err := os.ReadFile("../node_modules/axe-core/axe.min.js")
-	if err != nil {
-		t.Fatalf("axe-core: %v (run npm ci)", err)
-	}
-	eval[bool](t, tb, "(() => { if (!window.axe) { (0, eval)("+js(string(src))+"); } return true; })()")
-	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
-	defer cancel()
-	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(`+js(selector)+`, {runOnly: ['wcag2a', 'wcag2aa']}).then(r => JSON.stringify(r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))))`,
-		chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("axe on %s: %v", selector, err)
-	}
-	if out != "[]" {
-		t.Errorf("axe on %s: %s", selector, out)
-	}
+	tb.runAxe(t, selector, js(selector), "{runOnly: ['wcag2a', 'wcag2aa']}")
 }
