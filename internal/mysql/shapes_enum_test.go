@@ -229,30 +229,6 @@ func pow(b, n int) int {
 	return r
 }
 
-// planStatements builds the statements planPurchases sends for f before its page.
-func planStatements(f shop.PurchaseFilter) ([]Statement, error) {
-	var builders []func() (string, []any, error)
-	switch {
-	case bandable(f):
-		builders = append(builders, func() (string, []any, error) { return edgeStatement(f) },
-			func() (string, []any, error) { return sliverStatement(f) })
-	case needsCounts(f):
-		for _, p := range rangePaths(f) {
-			builders = append(builders, func() (string, []any, error) { return rangeCount(f, p) })
-		}
-	}
-	var out []Statement
-	for _, b := range builders {
-		var s Statement
-		var err error
-		if s.Query, s.Args, err = b(); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
 // shapeSet collects distinct statements, each with the origin of its first
 // enumeration, and what the enumeration covered.
 type shapeSet struct {
@@ -262,26 +238,35 @@ type shapeSet struct {
 	seen      map[string]bool
 	paths     map[accessPath]int
 	fields    map[string]bool
+	planned   []plannedFilter
 	err       error
+}
+
+// plannedFilter is a filter whose plan sends statements, and its origin.
+type plannedFilter struct {
+	origin string
+	f      shop.PurchaseFilter
 }
 
 func newShapeSet(accountID int64, at time.Time) *shapeSet {
 	return &shapeSet{accountID: accountID, at: at, seen: map[string]bool{}, paths: map[accessPath]int{}, fields: map[string]bool{}}
 }
 
-// add builds a statement and keeps it when its text is new.
-func (s *shapeSet) add(origin string, query string, args []any, err error) {
-	if err != nil {
-		if s.err == nil {
-			s.err = fmt.Errorf("%s: %w", origin, err)
+// add returns what keeps a built statement of the origin when its text is new:
+// s.add(origin)(builder(...)).
+func (s *shapeSet) add(origin string) func(query string, args []any, err error) {
+	return func(query string, args []any, err error) {
+		if err != nil {
+			if s.err == nil {
+				s.err = fmt.Errorf("%s: %w", origin, err)
+			}
+			return
 		}
-		return
+		if !s.seen[query] {
+			s.seen[query] = true
+			s.stmts = append(s.stmts, ShapeStatement{origin, Statement{query, args}})
+		}
 	}
-	if query == "" || s.seen[query] {
-		return
-	}
-	s.seen[query] = true
-	s.stmts = append(s.stmts, ShapeStatement{origin, Statement{query, args}})
 }
 
 // filled marks the fields of a filter that hold a condition.
@@ -290,6 +275,25 @@ func (s *shapeSet) filled(f any) {
 	for i := range v.NumField() {
 		if !v.Field(i).IsZero() {
 			s.fields[v.Type().Name()+"."+v.Type().Field(i).Name] = true
+		}
+	}
+}
+
+// plan adds the statements planPurchases sends for f before its page, every one its
+// rule can send whatever the data; SendStatementShapes also runs planPurchases itself
+// with f, which sends those of the data at hand.
+func (s *shapeSet) plan(origin string, f shop.PurchaseFilter) {
+	if bandable(f) || needsCounts(f) {
+		s.planned = append(s.planned, plannedFilter{origin, f})
+	}
+	keep := s.add(origin)
+	switch {
+	case bandable(f):
+		keep(edgeStatement(f))
+		keep(sliverStatement(f))
+	case needsCounts(f):
+		for _, p := range rangePaths(f) {
+			keep(rangeCount(f, p))
 		}
 	}
 }
@@ -303,50 +307,40 @@ func (s *shapeSet) purchases(label string, f shop.PurchaseFilter) {
 	}
 	n := perPage(f.PerPage)
 	origin := func(entry string, pl plan) string { return fmt.Sprintf("%s on %v, %s", entry, pl.path, label) }
-	plans := func(entry string, f shop.PurchaseFilter) {
-		stmts, err := planStatements(f)
-		s.add(entry+" plan, "+label, "", nil, err)
-		for _, st := range stmts {
-			s.add(entry+" plan, "+label, st.Query, st.Args, nil)
-		}
-	}
 	// The API's page.
-	plans("FindPurchaseDocuments", f)
+	s.plan("FindPurchaseDocuments plan, "+label, f)
 	for _, pl := range planOutcomes(f, pageNeed(f) <= bandWalkProbe) {
 		s.paths[pl.path]++
-		q, a, err := documentPageQuery(f, n, pl)
-		s.add(origin("FindPurchaseDocuments", pl), q, a, err)
+		s.add(origin("FindPurchaseDocuments", pl))(documentPageQuery(f, n, pl))
 		if idsLead(f, pl) {
-			q, a, err := headQuery(f, pl)
-			s.add(origin("FindPurchaseDocuments head", pl), q, a, err)
+			s.add(origin("FindPurchaseDocuments head", pl))(headQuery(f, pl))
 		}
 	}
 	// The dashboard's page and its capped count.
-	plans("FindPurchases", f)
+	s.plan("FindPurchases plan, "+label, f)
 	for _, pl := range planOutcomes(f, false) {
 		s.paths[pl.path]++
-		q, a, err := purchaseListQuery(f, n, pl)
-		s.add(origin("FindPurchases", pl), q, a, err)
+		s.add(origin("FindPurchases", pl))(purchaseListQuery(f, n, pl))
 		if f.IncludeCount {
-			q, a, err := planSelect(f, pl.path, "COUNT(*)").sel.ToSql()
-			s.add(origin("FindPurchases count", pl), q, a, err)
+			s.add(origin("FindPurchases count", pl))(planSelect(f, pl.path, "COUNT(*)").sel.ToSql())
 		}
-		q, a, err = countUpTo(planSelect(f, pl.path, "1").sel, 10000)
-		s.add(origin("CountPurchases", pl), q, a, err)
+		s.add(origin("CountPurchases", pl))(countUpTo(planSelect(f, pl.path, "1").sel, 10000))
 	}
 	// The CSV export: its first batch in one statement, then the walk of the ids.
 	g := f
 	g.Page, g.After, g.IncludeCount, g.PerPage = 0, nil, false, 0
-	plans("ExportPurchases", g)
+	s.plan("ExportPurchases plan, "+label, g)
+	// The two layouts of the file's lines differ in the line items' columns alone: they
+	// take turns with the order.
+	lines := shop.ExportLineItems
+	if f.Desc {
+		lines = shop.ExportProducts
+	}
 	for _, pl := range planOutcomes(g, false) {
-		for _, lines := range []shop.ExportLines{shop.ExportLineItems, shop.ExportProducts} {
-			q, a, err := exportFirstQuery(g, pl, shop.ExportFirstBatch, lines)
-			s.add(origin("ExportPurchases first batch", pl), q, a, err)
-		}
+		s.add(origin("ExportPurchases first batch", pl))(exportFirstQuery(g, pl, shop.ExportFirstBatch, lines))
 		w := g
 		w.After = &shop.Cursor{CreatedAt: s.at, ID: 7}
-		q, a, err := purchaseListQuery(w, shop.ExportBatch, pl)
-		s.add(origin("ExportPurchases walk", pl), q, a, err)
+		s.add(origin("ExportPurchases walk", pl))(purchaseListQuery(w, shop.ExportBatch, pl))
 	}
 }
 
@@ -354,30 +348,23 @@ func (s *shapeSet) purchases(label string, f shop.PurchaseFilter) {
 // its own plans (unionIDs), the page's documents by id, and the export's batches.
 func (s *shapeSet) union(label string, f shop.PurchaseFilter) {
 	for _, limit := range []int64{0, 10000} {
-		q, a, err := unionCountQuery(f, limit)
-		s.add("union count, "+label, q, a, err)
+		s.add("union count, "+label)(unionCountQuery(f, limit))
 	}
 	n := perPage(f.PerPage)
 	branches := func(entry string, f shop.PurchaseFilter, n int) {
 		need := int(pageOffset(f, n)) + n + 1
 		for _, b := range f.Any {
 			bf := branch(f, b, need)
-			stmts, err := planStatements(bf)
-			s.add(entry+" branch plan, "+label, "", nil, err)
-			for _, st := range stmts {
-				s.add(entry+" branch plan, "+label, st.Query, st.Args, nil)
-			}
+			s.plan(entry+" branch plan, "+label, bf)
 			for _, pl := range planOutcomes(bf, false) {
 				s.paths[pl.path]++
-				q, a, err := purchaseListQuery(bf, need-1, pl)
-				s.add(fmt.Sprintf("%s branch on %v, %s", entry, pl.path, label), q, a, err)
+				s.add(fmt.Sprintf("%s branch on %v, %s", entry, pl.path, label))(purchaseListQuery(bf, need-1, pl))
 			}
 		}
 	}
 	branches("union page", f, n)
 	ids := idsFilter(f, []shop.Cursor{{ID: 1}, {ID: 2}}, n)
-	q, a, err := documentPageQuery(ids, n, plan{path: pathIDs})
-	s.add("union page documents, "+label, q, a, err)
+	s.add("union page documents, "+label)(documentPageQuery(ids, n, plan{path: pathIDs}))
 	g := f
 	g.Page, g.After, g.IncludeCount, g.PerPage = 0, nil, false, 0
 	branches("union export", g, shop.ExportBatch)
@@ -587,9 +574,13 @@ func conditionFields(t reflect.Type) []string {
 	return out
 }
 
-// ShapeReport is what SendStatementShapes sent.
+// shapeSenders is how many connections send the enumerated statements at once.
+const shapeSenders = 4
+
+// ShapeReport is what SendStatementShapes sent: the distinct statements of the
+// purchase and subscriber lists.
 type ShapeReport struct {
-	Purchases, Subscribers int
+	Purchases, Subscribers []string
 }
 
 // SendStatementShapes sends every enumerated statement of the purchase lists, each
@@ -603,26 +594,67 @@ func (db *DB) SendStatementShapes(ctx context.Context, accountID, storefrontID i
 	if err != nil {
 		return rep, err
 	}
-	for _, st := range s.stmts {
-		rows, err := db.QueryContext(mark(ctx, "enumerated "+st.Origin), st.Query, st.Args...)
-		if err != nil {
-			return rep, fmt.Errorf("%s: %w\n%s", st.Origin, err, st.Query)
-		}
-		rows.Close()
+	// A few connections at once: the statements are many, and each is short.
+	work := make(chan ShapeStatement)
+	errs := make(chan error, shapeSenders)
+	for range shapeSenders {
+		go func() {
+			var first error
+			for st := range work {
+				if first != nil {
+					continue
+				}
+				rows, err := db.QueryContext(mark(ctx, "enumerated "+st.Origin), st.Query, st.Args...)
+				if err != nil {
+					first = fmt.Errorf("%s: %w\n%s", st.Origin, err, st.Query)
+					continue
+				}
+				rows.Close()
+			}
+			errs <- first
+		}()
 	}
-	rep.Purchases = len(s.stmts)
+	for _, st := range s.stmts {
+		work <- st
+	}
+	close(work)
+	for range shapeSenders {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	if err != nil {
+		return rep, err
+	}
+	for _, st := range s.stmts {
+		rep.Purchases = append(rep.Purchases, st.Query)
+	}
+	q := &markingQueryer{queryer: db.DB, mark: mark, seen: map[string]bool{}}
+	for _, p := range s.planned {
+		q.origin = "enumerated " + p.origin
+		if _, err := planPurchases(ctx, q, p.f); err != nil {
+			return rep, fmt.Errorf("%s: %w", p.origin, err)
+		}
+	}
+	for text := range q.seen {
+		if !s.seen[text] {
+			rep.Purchases = append(rep.Purchases, text)
+		}
+	}
 	shapes, err := subscriberShapes(accountID, storefrontID, at)
 	if err != nil {
 		return rep, err
 	}
-	q := &markingQueryer{queryer: db.DB, mark: mark, seen: map[string]bool{}}
+	q = &markingQueryer{queryer: db.DB, mark: mark, seen: map[string]bool{}}
 	for _, sh := range shapes {
 		q.origin = "enumerated FindSubscribers, " + sh.label
 		if _, err := db.findSubscribers(ctx, q, sh.f, 0); err != nil {
 			return rep, fmt.Errorf("%s: %w", sh.label, err)
 		}
 	}
-	rep.Subscribers = len(q.seen)
+	for text := range q.seen {
+		rep.Subscribers = append(rep.Subscribers, text)
+	}
 	return rep, nil
 }
 

@@ -34,7 +34,12 @@ func TestStatementShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("sent %d purchase and %d subscriber statements in %v", rep.Purchases, rep.Subscribers, time.Since(start).Round(time.Millisecond))
+	t.Logf("sent %d purchase and %d subscriber statements in %v", len(rep.Purchases), len(rep.Subscribers), time.Since(start).Round(time.Millisecond))
+	for _, s := range append(rep.Purchases, rep.Subscribers...) {
+		if p := tenancyProblem(s); p != "" {
+			t.Errorf("%s:\n\t%s", p, s)
+		}
+	}
 
 	t.Run("CustomerPage", func(t *testing.T) {
 		// web/customer_page.go: the figures, the purchases (first page and after a
