@@ -32,9 +32,10 @@ import (
 //     page (FindPurchaseDocuments), the dashboard's page and its count
 //     (FindPurchases, CountPurchases), the CSV export, a union's counts, branches and
 //     page, and the plan's own statements;
-//   - in every paging and order (pageVariants): each base alone in all of them, and
-//     each base with each clause in one, chosen so that every base and every clause
-//     meets every variant.
+//   - in every paging, order and count (pageVariants): each base alone in all of them,
+//     and each base with each clause in one, taken in turn (the i-th base with the j-th
+//     clause in the (i+j)-th variant), so that each base meets every variant with the
+//     clauses, and each clause one variant per base.
 //
 // A new access path, filter field, search field or operator is enumerated without an
 // edit here; TestStatementShapes_EveryAccessPath fails when a path of pathNames or a
@@ -166,12 +167,13 @@ func (v pageVariant) apply(desc *bool, count *bool, page *int, after **shop.Curs
 	}
 }
 
-// planOutcomes returns every plan planPurchases can choose for f, whatever the data:
-// one for each outcome of the counts of its range conditions (rangeCount: none
-// matches, at most sortLimit, more), and for a total comparison alone one for each
-// edge band the account may have, each with the own band's walk bounded by the probe,
-// sorted or walked after the count (planBands, planSliver); with remembered, also the
-// plans from a remembered edge (bandEdges.plan).
+// planOutcomes returns every plan planPurchases can choose for f, whatever the data,
+// one for each shape of statement: one for each outcome of the counts of its range
+// conditions (rangeCount: none matches, at most sortLimit, more), and for a total
+// comparison alone one for each number of bands beyond the own band that an edge band
+// of the account gives, with the own band walked or its matches sorted (planBands,
+// planSliver), or past maxBandBranches the walk of the list order; with remembered,
+// also the plans from a remembered edge (bandEdges.plan).
 func planOutcomes(f shop.PurchaseFilter, remembered bool) []plan {
 	var out []plan
 	add := func(p plan) {
@@ -193,9 +195,8 @@ func planOutcomes(f shop.PurchaseFilter, remembered bool) []plan {
 			if len(bands) > maxBandBranches {
 				add(plan{path: pathWalkTotal})
 			} else {
-				add(plan{path: pathTotalBands, bands: bands})
-				add(plan{path: pathTotalBands, bands: bands, sortOwn: true, counted: true})
-				add(plan{path: pathTotalBands, bands: bands, counted: true})
+				add(plan{path: pathTotalBands, bands: bands})                // the own band walked
+				add(plan{path: pathTotalBands, bands: bands, sortOwn: true}) // its matches sorted
 			}
 			if remembered {
 				add(optimisticPlan(f, bandEdge{edge: e}))
@@ -206,9 +207,8 @@ func planOutcomes(f shop.PurchaseFilter, remembered bool) []plan {
 		outcomes := []int64{0, sortLimit, sortLimit + 1}
 		for i := range pow(len(outcomes), len(paths)) {
 			counts := map[accessPath]int64{}
-			for _, p := range paths {
-				counts[p] = outcomes[i%len(outcomes)]
-				i /= len(outcomes)
+			for k, p := range paths {
+				counts[p] = outcomes[i/pow(len(outcomes), k)%len(outcomes)]
 				if counts[p] == 0 {
 					break // planPurchases stops counting
 				}
@@ -232,14 +232,13 @@ func pow(b, n int) int {
 // shapeSet collects distinct statements, each with the origin of its first
 // enumeration, and what the enumeration covered.
 type shapeSet struct {
-	accountID int64
-	at        time.Time
-	stmts     []ShapeStatement
-	seen      map[string]bool
-	paths     map[accessPath]int
-	fields    map[string]bool
-	planned   []plannedFilter
-	err       error
+	at      time.Time
+	stmts   []ShapeStatement
+	seen    map[string]bool
+	paths   map[accessPath]int
+	fields  map[string]bool
+	planned []plannedFilter
+	err     error
 }
 
 // plannedFilter is a filter whose plan sends statements, and its origin.
@@ -248,8 +247,8 @@ type plannedFilter struct {
 	f      shop.PurchaseFilter
 }
 
-func newShapeSet(accountID int64, at time.Time) *shapeSet {
-	return &shapeSet{accountID: accountID, at: at, seen: map[string]bool{}, paths: map[accessPath]int{}, fields: map[string]bool{}}
+func newShapeSet(at time.Time) *shapeSet {
+	return &shapeSet{at: at, seen: map[string]bool{}, paths: map[accessPath]int{}, fields: map[string]bool{}}
 }
 
 // add returns what keeps a built statement of the origin when its text is new:
@@ -348,7 +347,7 @@ func (s *shapeSet) purchases(label string, f shop.PurchaseFilter) {
 // its own plans (unionIDs), the page's documents by id, and the export's batches.
 func (s *shapeSet) union(label string, f shop.PurchaseFilter) {
 	for _, limit := range []int64{0, 10000} {
-		s.add("union count, "+label)(unionCountQuery(f, limit))
+		s.add("union count, " + label)(unionCountQuery(f, limit))
 	}
 	n := perPage(f.PerPage)
 	branches := func(entry string, f shop.PurchaseFilter, n int) {
@@ -364,7 +363,7 @@ func (s *shapeSet) union(label string, f shop.PurchaseFilter) {
 	}
 	branches("union page", f, n)
 	ids := idsFilter(f, []shop.Cursor{{ID: 1}, {ID: 2}}, n)
-	s.add("union page documents, "+label)(documentPageQuery(ids, n, plan{path: pathIDs}))
+	s.add("union page documents, " + label)(documentPageQuery(ids, n, plan{path: pathIDs}))
 	g := f
 	g.Page, g.After, g.IncludeCount, g.PerPage = 0, nil, false, 0
 	branches("union export", g, shop.ExportBatch)
@@ -401,7 +400,7 @@ func residual(kind search.Kind, c string, at time.Time) ([]shop.Cond, error) {
 // enumeratePurchaseShapes enumerates the statements of the purchase lists of an
 // account (see the top of this file).
 func enumeratePurchaseShapes(accountID int64, at time.Time) (*shapeSet, error) {
-	s := newShapeSet(accountID, at)
+	s := newShapeSet(at)
 	clauses, err := shapeClauses(search.Purchases)
 	if err != nil {
 		return nil, err
@@ -634,6 +633,30 @@ func (db *DB) SendStatementShapes(ctx context.Context, accountID, storefrontID i
 		q.origin = "enumerated " + p.origin
 		if _, err := planPurchases(ctx, q, p.f); err != nil {
 			return rep, fmt.Errorf("%s: %w", p.origin, err)
+		}
+	}
+	// The export's later batches read their purchases and line items by id: as one
+	// range of the primary key when the ids are dense, else by the list (exportRows).
+	var ids []int64
+	err = eachRow(ctx, db.DB, "SELECT id FROM purchases WHERE account_id = ? ORDER BY id", []any{accountID}, func(rows *sql.Rows) error {
+		var id int64
+		err := rows.Scan(&id)
+		ids = append(ids, id)
+		return err
+	})
+	if err != nil || len(ids) < 40 {
+		return rep, fmt.Errorf("the account's purchases: %d, %v; want 40 or more", len(ids), err)
+	}
+	var sparse []int64
+	for i := 0; i < len(ids); i += 8 {
+		sparse = append(sparse, ids[i])
+	}
+	for _, batch := range [][]int64{ids[:5], sparse} {
+		for _, lines := range []shop.ExportLines{shop.ExportLineItems, shop.ExportProducts} {
+			q.origin = fmt.Sprintf("enumerated ExportPurchases rows, dense %v, lines %v", dense(batch[0], batch[len(batch)-1], len(batch)), lines)
+			if _, err := exportRows(ctx, q, accountID, batch, lines); err != nil {
+				return rep, err
+			}
 		}
 	}
 	for text := range q.seen {
