@@ -148,3 +148,30 @@ func EachShard(t testing.TB, db *sql.DB, fn func(db *sql.DB) error) {
 		}
 	}
 }
+
+// Shards returns a handle on each shard of the tenant keyspace, targeted by name
+// (`storefront:-80`, …), in vtgate's order; nil when not through a vtgate.
+func Shards(t testing.TB) map[string]*sql.DB {
+	t.Helper()
+	if !Vitess() {
+		return nil
+	}
+	cfg, err := gomysql.ParseDSN(ServerDSN(t))
+	if err != nil {
+		t.Fatalf("STOREFRONT_TEST_DSN: %v", err)
+	}
+	out := map[string]*sql.DB{}
+	for _, target := range vitessTargets {
+		if !strings.HasPrefix(target, tenantKeyspace+":") {
+			continue
+		}
+		cfg.DBName = target
+		db, err := mysql.Open(bgctx, cfg.FormatDSN())
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		t.Cleanup(func() { db.Close() })
+		out[target] = db.DB
+	}
+	return out
+}
