@@ -25,6 +25,10 @@ func TestVitess(t *testing.T) {
 	if len(shards) != 2 {
 		t.Fatalf("shards of storefront: %v, want 2", shards)
 	}
+	// The demo data (accounts 1 and 2, their own ids) first: the seed wants no account yet.
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 60, Subscribers: 5, Seed: 3, Now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}, nil); err != nil {
+		t.Fatal(err)
+	}
 
 	t.Run("AccountsOnBothShardsFromTheSequence", func(t *testing.T) {
 		var ids []int64
@@ -41,7 +45,7 @@ func TestVitess(t *testing.T) {
 		}
 		seen := map[int64]string{}
 		for target, shard := range shards {
-			got := dbtest.Query(t, shard, func(r *sql.Rows) (int64, error) { var id int64; return id, r.Scan(&id) }, "SELECT id FROM accounts")
+			got := dbtest.Query(t, shard, func(r *sql.Rows) (int64, error) { var id int64; return id, r.Scan(&id) }, "SELECT id FROM accounts WHERE id >= ?", ids[0])
 			if len(got) == 0 {
 				t.Errorf("%s holds no account of %v", target, ids)
 			}
@@ -61,9 +65,6 @@ func TestVitess(t *testing.T) {
 	})
 
 	t.Run("PurchaseByIDThroughTheLookupVindex", func(t *testing.T) {
-		if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 60, Subscribers: 5, Seed: 3, Now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}, nil); err != nil {
-			t.Fatal(err)
-		}
 		var purchases, entries int
 		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM purchases").Scan(&purchases); err != nil {
 			t.Fatal(err)
