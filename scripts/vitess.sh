@@ -8,6 +8,8 @@
 #                                           # STOREFRONT_VITESS_DSN set, stop
 #   VITESS_PORT=33800 (vtgate's MySQL port is VITESS_PORT+3, mysqld's VITESS_PORT+2)
 #   VITESS_ROOT=/var/tmp/storefront-vitess/v0.24.4 (binaries and config, built once)
+#   VITESS_FIRST_ID=1 (the least id the sequences hand out; the tests, which seed their
+#   own ids, use 1000000)
 #
 # Vitess v0.24.4 (the version tools/vtcheck uses) is built from the Go module proxy into
 # VITESS_ROOT the first time (about 2 minutes on 2 cores) and reused after. vttestserver
@@ -101,7 +103,7 @@ mysql -h 127.0.0.1 -P $((port + 3)) -u root -e 'SHOW VITESS_TABLETS'
 # 6. The schema: the migrations on every shard of `storefront` and on `lookup`, each
 # targeted through vtgate (docs/SCALING.md).
 echo "== migrating every shard"
-go run ./scripts/vtmigrate -dsn "$dsn"
+go run ./scripts/vtmigrate -dsn "$dsn" -first "${VITESS_FIRST_ID:-1}"
 
 echo "STOREFRONT_VITESS_DSN=$dsn"
 export STOREFRONT_VITESS_DSN=$dsn

@@ -25,8 +25,9 @@ import (
 func main() {
 	dsn := flag.String("dsn", "", "vtgate's DSN, without a database")
 	vschemaFile := flag.String("vschema", "db/vitess/vschema.json", "keyspace name → vschema")
+	first := flag.Int64("first", 1, "the least id a sequence hands out (tests that insert their own ids pick a first id past them)")
 	flag.Parse()
-	if err := run(context.Background(), *dsn, *vschemaFile); err != nil {
+	if err := run(context.Background(), *dsn, *vschemaFile, *first); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -42,7 +43,7 @@ type keyspace struct {
 	} `json:"tables"`
 }
 
-func run(ctx context.Context, dsn, vschemaFile string) error {
+func run(ctx context.Context, dsn, vschemaFile string, first int64) error {
 	b, err := os.ReadFile(vschemaFile)
 	if err != nil {
 		return err
@@ -101,7 +102,7 @@ func run(ctx context.Context, dsn, vschemaFile string) error {
 		}
 		fmt.Println("migrated", target)
 	}
-	return seedSequences(ctx, gate, vschema)
+	return seedSequences(ctx, gate, vschema, first)
 }
 
 // keepOnly drops, in an unsharded keyspace, the migrated tables its vschema does not
@@ -141,20 +142,21 @@ func keepOnly(ctx context.Context, db *mysql.DB, ks keyspace) error {
 }
 
 // seedSequences gives every sequence its row, its next id past the largest id of its
-// table on every shard (vtgate's MAX over the shards), so that ids stay unique.
-func seedSequences(ctx context.Context, gate *mysql.DB, vschema map[string]keyspace) error {
+// table on every shard (vtgate's MAX over the shards) and at least first, so that ids
+// stay unique. A sequence never moves back.
+func seedSequences(ctx context.Context, gate *mysql.DB, vschema map[string]keyspace, first int64) error {
 	for _, ks := range vschema {
 		for table, t := range ks.Tables {
 			if t.AutoIncrement == nil {
 				continue
 			}
-			var max int64
+			var top int64
 			q := fmt.Sprintf("SELECT COALESCE(MAX(`%s`), 0) FROM `%s`", t.AutoIncrement.Column, table)
-			if err := gate.QueryRowContext(ctx, q).Scan(&max); err != nil {
+			if err := gate.QueryRowContext(ctx, q).Scan(&top); err != nil {
 				return fmt.Errorf("%s: %w", q, err)
 			}
 			seq := t.AutoIncrement.Sequence
-			if _, err := gate.ExecContext(ctx, "INSERT INTO "+seq+" (id, next_id, cache) VALUES (0, ?, 100) ON DUPLICATE KEY UPDATE next_id = GREATEST(next_id, VALUES(next_id))", max+1); err != nil {
+			if _, err := gate.ExecContext(ctx, "INSERT INTO "+seq+" (id, next_id, cache) VALUES (0, ?, 100) ON DUPLICATE KEY UPDATE next_id = GREATEST(next_id, VALUES(next_id))", max(top+1, first)); err != nil {
 				return fmt.Errorf("%s: %w", seq, err)
 			}
 		}
