@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"storefront/internal/shop"
 	"storefront/internal/strtotime"
 )
 
@@ -163,18 +164,6 @@ func wholeDay(text string, t, now time.Time, loc *time.Location) bool {
 	return err == nil || !strings.Contains(err.Error(), "double time")
 }
 
-// IDRange is a range of ids, both bounds included.
-type IDRange struct{ Min, Max int64 }
-
-// MoneyRange is a range of amounts: decimal strings, "" for no bound.
-type MoneyRange struct {
-	Min, Max         string
-	MinIncl, MaxIncl bool
-}
-
-// TimeRange is a half-open range of instants [From, To); nil for no bound.
-type TimeRange struct{ From, To *time.Time }
-
 // Cond is one clause of a conjunction, in the form a planner reads: the field, whether
 // it is negated, and its values as "any of" sets. Which set is filled depends on Type:
 //
@@ -188,17 +177,14 @@ type TimeRange struct{ From, To *time.Time }
 //
 // A bare word (Field FieldText, Type TypeText) has its text in Texts and, when it is a
 // whole number, that id in IDs: it matches when any of them does.
+//
+// Not and the value sets are the shop's (shop.Cond); the embedded condition's Field is
+// left empty, Shop fills it from Field.
 type Cond struct {
-	Not      bool
-	Field    Field
-	Type     Type
-	Pos      int
-	Texts    []string
-	IDs      []IDRange
-	Statuses []string
-	Money    []MoneyRange
-	Times    []TimeRange
-	Ship     bool
+	Field Field
+	Type  Type
+	Pos   int
+	shop.Cond
 }
 
 // Conjunction is one branch of a query in disjunctive normal form: all its conditions
@@ -264,9 +250,9 @@ func dnf(n Node, neg bool) ([]Conjunction, bool) {
 		c.Not = neg
 		return []Conjunction{{c}}, true
 	case *Text:
-		c := Cond{Not: neg, Field: FieldText, Type: TypeText, Pos: x.Pos, Texts: []string{x.Value.Text}}
+		c := Cond{Field: FieldText, Type: TypeText, Pos: x.Pos, Cond: shop.Cond{Not: neg, Texts: []string{x.Value.Text}}}
 		if x.ID != 0 {
-			c.IDs = []IDRange{{x.ID, x.ID}}
+			c.IDs = []shop.IDRange{{Min: x.ID, Max: x.ID}}
 		}
 		return []Conjunction{{c}}, true
 	}
@@ -292,59 +278,59 @@ func condOf(x *Clause) Cond {
 		c.Ship = vs[0].Text == "unshipped"
 	case TypeRef:
 		for _, v := range vs {
-			c.IDs = append(c.IDs, IDRange{v.ID, v.ID})
+			c.IDs = append(c.IDs, shop.IDRange{Min: v.ID, Max: v.ID})
 		}
 	case TypeID:
 		switch x.Op {
 		case OpEq, OpAny:
 			for _, v := range vs {
-				c.IDs = append(c.IDs, IDRange{v.ID, v.ID})
+				c.IDs = append(c.IDs, shop.IDRange{Min: v.ID, Max: v.ID})
 			}
 		case OpLt:
-			c.IDs = []IDRange{{1, vs[0].ID - 1}}
+			c.IDs = []shop.IDRange{{Min: 1, Max: vs[0].ID - 1}}
 		case OpLe:
-			c.IDs = []IDRange{{1, vs[0].ID}}
+			c.IDs = []shop.IDRange{{Min: 1, Max: vs[0].ID}}
 		case OpGt:
 			if vs[0].ID == math.MaxInt64 {
-				c.IDs = []IDRange{{math.MaxInt64, 0}} // empty
+				c.IDs = []shop.IDRange{{Min: math.MaxInt64, Max: 0}} // empty
 			} else {
-				c.IDs = []IDRange{{vs[0].ID + 1, math.MaxInt64}}
+				c.IDs = []shop.IDRange{{Min: vs[0].ID + 1, Max: math.MaxInt64}}
 			}
 		case OpGe:
-			c.IDs = []IDRange{{vs[0].ID, math.MaxInt64}}
+			c.IDs = []shop.IDRange{{Min: vs[0].ID, Max: math.MaxInt64}}
 		case OpRange:
-			r := IDRange{1, math.MaxInt64}
+			r := shop.IDRange{Min: 1, Max: math.MaxInt64}
 			if !vs[0].Star {
 				r.Min = vs[0].ID
 			}
 			if !vs[1].Star {
 				r.Max = vs[1].ID
 			}
-			c.IDs = []IDRange{r}
+			c.IDs = []shop.IDRange{r}
 		}
 	case TypeMoney:
 		switch x.Op {
 		case OpEq, OpAny:
 			for _, v := range vs {
-				c.Money = append(c.Money, MoneyRange{v.Text, v.Text, true, true})
+				c.Money = append(c.Money, shop.MoneyRange{Min: v.Text, Max: v.Text, MinIncl: true, MaxIncl: true})
 			}
 		case OpLt:
-			c.Money = []MoneyRange{{Max: vs[0].Text}}
+			c.Money = []shop.MoneyRange{{Max: vs[0].Text}}
 		case OpLe:
-			c.Money = []MoneyRange{{Max: vs[0].Text, MaxIncl: true}}
+			c.Money = []shop.MoneyRange{{Max: vs[0].Text, MaxIncl: true}}
 		case OpGt:
-			c.Money = []MoneyRange{{Min: vs[0].Text}}
+			c.Money = []shop.MoneyRange{{Min: vs[0].Text}}
 		case OpGe:
-			c.Money = []MoneyRange{{Min: vs[0].Text, MinIncl: true}}
+			c.Money = []shop.MoneyRange{{Min: vs[0].Text, MinIncl: true}}
 		case OpRange:
-			r := MoneyRange{MinIncl: true, MaxIncl: true}
+			r := shop.MoneyRange{MinIncl: true, MaxIncl: true}
 			if !vs[0].Star {
 				r.Min = vs[0].Text
 			}
 			if !vs[1].Star {
 				r.Max = vs[1].Text
 			}
-			c.Money = []MoneyRange{r}
+			c.Money = []shop.MoneyRange{r}
 		}
 	case TypeDate:
 		sp := func(i int) Span {
@@ -358,25 +344,25 @@ func condOf(x *Clause) Cond {
 		case OpEq, OpAny:
 			for i := range vs {
 				s := sp(i)
-				c.Times = append(c.Times, TimeRange{tp(s.From), tp(s.To)})
+				c.Times = append(c.Times, shop.TimeRange{From: tp(s.From), To: tp(s.To)})
 			}
 		case OpLt:
-			c.Times = []TimeRange{{To: tp(sp(0).From)}}
+			c.Times = []shop.TimeRange{{To: tp(sp(0).From)}}
 		case OpLe:
-			c.Times = []TimeRange{{To: tp(sp(0).To)}}
+			c.Times = []shop.TimeRange{{To: tp(sp(0).To)}}
 		case OpGt:
-			c.Times = []TimeRange{{From: tp(sp(0).To)}}
+			c.Times = []shop.TimeRange{{From: tp(sp(0).To)}}
 		case OpGe:
-			c.Times = []TimeRange{{From: tp(sp(0).From)}}
+			c.Times = []shop.TimeRange{{From: tp(sp(0).From)}}
 		case OpRange:
-			var r TimeRange
+			var r shop.TimeRange
 			if !vs[0].Star {
 				r.From = tp(sp(0).From)
 			}
 			if !vs[1].Star {
 				r.To = tp(sp(1).To)
 			}
-			c.Times = []TimeRange{r}
+			c.Times = []shop.TimeRange{r}
 		}
 	}
 	return c

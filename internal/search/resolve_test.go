@@ -169,7 +169,7 @@ func TestDNF(t *testing.T) {
 		if c := cj[0]; c.IDs[0].Min != 6 || c.IDs[0].Max != 1<<63-1 {
 			t.Fatalf("id>5: got %+v, want ids from 6", c.IDs)
 		}
-		if c := cj[1]; c.Money[0] != (MoneyRange{Min: "10", MinIncl: true, MaxIncl: true}) {
+		if c := cj[1]; c.Money[0] != (shop.MoneyRange{Min: "10", MinIncl: true, MaxIncl: true}) {
 			t.Fatalf("total:10..*: got %+v", c.Money)
 		}
 		if c := cj[2]; c.Times[0].To != nil || !c.Times[0].From.Equal(time.Date(2024, 11, 2, 0, 0, 0, 0, paris)) {
@@ -178,7 +178,7 @@ func TestDNF(t *testing.T) {
 		if c := cj[3]; c.Ship || c.Field != FieldIs {
 			t.Fatalf("is:shipped: got %+v, want Ship false", c)
 		}
-		if c := cj[4]; c.Field != FieldText || c.Texts[0] != "42" || c.IDs[0] != (IDRange{42, 42}) {
+		if c := cj[4]; c.Field != FieldText || c.Texts[0] != "42" || c.IDs[0] != (shop.IDRange{Min: 42, Max: 42}) {
 			t.Fatalf("42: got %+v, want text 42 or id 42", c)
 		}
 	})
