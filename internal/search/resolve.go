@@ -277,93 +277,110 @@ func condOf(x *Clause) Cond {
 	case TypeIs:
 		c.Ship = vs[0].Text == "unshipped"
 	case TypeRef:
-		for _, v := range vs {
-			c.IDs = append(c.IDs, shop.IDRange{Min: v.ID, Max: v.ID})
-		}
+		c.IDs = ranges(OpAny, vs, valueID, idRange)
 	case TypeID:
-		switch x.Op {
-		case OpEq, OpAny:
-			for _, v := range vs {
-				c.IDs = append(c.IDs, shop.IDRange{Min: v.ID, Max: v.ID})
-			}
-		case OpLt:
-			c.IDs = []shop.IDRange{{Min: 1, Max: vs[0].ID - 1}}
-		case OpLe:
-			c.IDs = []shop.IDRange{{Min: 1, Max: vs[0].ID}}
-		case OpGt:
-			if vs[0].ID == math.MaxInt64 {
-				c.IDs = []shop.IDRange{{Min: math.MaxInt64, Max: 0}} // empty
-			} else {
-				c.IDs = []shop.IDRange{{Min: vs[0].ID + 1, Max: math.MaxInt64}}
-			}
-		case OpGe:
-			c.IDs = []shop.IDRange{{Min: vs[0].ID, Max: math.MaxInt64}}
-		case OpRange:
-			r := shop.IDRange{Min: 1, Max: math.MaxInt64}
-			if !vs[0].Star {
-				r.Min = vs[0].ID
-			}
-			if !vs[1].Star {
-				r.Max = vs[1].ID
-			}
-			c.IDs = []shop.IDRange{r}
-		}
+		c.IDs = ranges(x.Op, vs, valueID, idRange)
 	case TypeMoney:
-		switch x.Op {
-		case OpEq, OpAny:
-			for _, v := range vs {
-				c.Money = append(c.Money, shop.MoneyRange{Min: v.Text, Max: v.Text, MinIncl: true, MaxIncl: true})
-			}
-		case OpLt:
-			c.Money = []shop.MoneyRange{{Max: vs[0].Text}}
-		case OpLe:
-			c.Money = []shop.MoneyRange{{Max: vs[0].Text, MaxIncl: true}}
-		case OpGt:
-			c.Money = []shop.MoneyRange{{Min: vs[0].Text}}
-		case OpGe:
-			c.Money = []shop.MoneyRange{{Min: vs[0].Text, MinIncl: true}}
-		case OpRange:
-			r := shop.MoneyRange{MinIncl: true, MaxIncl: true}
-			if !vs[0].Star {
-				r.Min = vs[0].Text
-			}
-			if !vs[1].Star {
-				r.Max = vs[1].Text
-			}
-			c.Money = []shop.MoneyRange{r}
-		}
+		c.Money = ranges(x.Op, vs, func(v Value) string { return v.Text }, moneyRange)
 	case TypeDate:
-		sp := func(i int) Span {
-			if vs[i].Span == nil {
-				panic("search: date clause of an unresolved query")
-			}
-			return *vs[i].Span
-		}
-		tp := func(t time.Time) *time.Time { return &t }
-		switch x.Op {
-		case OpEq, OpAny:
-			for i := range vs {
-				s := sp(i)
-				c.Times = append(c.Times, shop.TimeRange{From: tp(s.From), To: tp(s.To)})
-			}
-		case OpLt:
-			c.Times = []shop.TimeRange{{To: tp(sp(0).From)}}
-		case OpLe:
-			c.Times = []shop.TimeRange{{To: tp(sp(0).To)}}
-		case OpGt:
-			c.Times = []shop.TimeRange{{From: tp(sp(0).To)}}
-		case OpGe:
-			c.Times = []shop.TimeRange{{From: tp(sp(0).From)}}
-		case OpRange:
-			var r shop.TimeRange
-			if !vs[0].Star {
-				r.From = tp(sp(0).From)
-			}
-			if !vs[1].Star {
-				r.To = tp(sp(1).To)
-			}
-			c.Times = []shop.TimeRange{r}
-		}
+		c.Times = ranges(x.Op, vs, valueSpan, timeRange)
 	}
 	return c
+}
+
+// ranges reads a comparison's values as "any of" ranges: each value a range of its own
+// for = and "any of", else one range whose bounds are the values (nil for an open one,
+// a "*" side of a range) and whose flags say whether a bound is included. mk turns such
+// bounds into the range of the value's kind.
+func ranges[V, R any](op Op, vs []Value, val func(Value) V, mk func(lo, hi *V, loIncl, hiIncl bool) R) []R {
+	bound := func(i int) *V {
+		if vs[i].Star {
+			return nil
+		}
+		v := val(vs[i])
+		return &v
+	}
+	switch op {
+	case OpEq, OpAny:
+		out := make([]R, len(vs))
+		for i := range vs {
+			out[i] = mk(bound(i), bound(i), true, true)
+		}
+		return out
+	case OpLt:
+		return []R{mk(nil, bound(0), false, false)}
+	case OpLe:
+		return []R{mk(nil, bound(0), false, true)}
+	case OpGt:
+		return []R{mk(bound(0), nil, false, false)}
+	case OpGe:
+		return []R{mk(bound(0), nil, true, false)}
+	case OpRange:
+		return []R{mk(bound(0), bound(1), true, true)}
+	}
+	return nil
+}
+
+func valueID(v Value) int64 { return v.ID }
+
+// idRange makes the ids between the bounds an inclusive range from 1 to
+// math.MaxInt64 at most.
+func idRange(lo, hi *int64, loIncl, hiIncl bool) shop.IDRange {
+	r := shop.IDRange{Min: 1, Max: math.MaxInt64}
+	if lo != nil {
+		r.Min = *lo
+		if !loIncl {
+			if *lo == math.MaxInt64 {
+				return shop.IDRange{Min: math.MaxInt64, Max: 0} // empty
+			}
+			r.Min++
+		}
+	}
+	if hi != nil {
+		r.Max = *hi
+		if !hiIncl {
+			r.Max--
+		}
+	}
+	return r
+}
+
+func moneyRange(lo, hi *string, loIncl, hiIncl bool) shop.MoneyRange {
+	r := shop.MoneyRange{MinIncl: loIncl, MaxIncl: hiIncl}
+	if lo != nil {
+		r.Min = *lo
+	}
+	if hi != nil {
+		r.Max = *hi
+	}
+	return r
+}
+
+func valueSpan(v Value) Span {
+	if v.Span == nil {
+		panic("search: date clause of an unresolved query")
+	}
+	return *v.Span
+}
+
+// timeRange makes the instants between two date values a half-open range: a bound
+// included starts (or ends) with its day or second, one excluded starts after it (or
+// ends before it).
+func timeRange(lo, hi *Span, loIncl, hiIncl bool) shop.TimeRange {
+	var r shop.TimeRange
+	if lo != nil {
+		t := lo.To
+		if loIncl {
+			t = lo.From
+		}
+		r.From = &t
+	}
+	if hi != nil {
+		t := hi.From
+		if hiIncl {
+			t = hi.To
+		}
+		r.To = &t
+	}
+	return r
 }
