@@ -11,7 +11,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
-	"storefront/internal/search"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -128,7 +127,7 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 		return templates.Subscribers(v), nil
 	}
 	f, backwards, serr := filter.SubscriberSearch(q, acct.ID, sfID, now, loc)
-	if shop.ErrorParam(serr) == search.Param {
+	if searchError(serr) {
 		box.Error = shop.ErrorMessage(serr)
 	}
 	return answerList(c, "subscribers", serr, &res.Error, func() error {
