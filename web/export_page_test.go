@@ -140,9 +140,22 @@ func TestDashboard_APIRequest(t *testing.T) {
 	if csvCmd == nil || !strings.Contains(html.UnescapeString(csvCmd[1]), "/api/v2/purchases.csv?") {
 		t.Fatalf("no CSV command: %v", csvCmd)
 	}
-	if !strings.Contains(body, "date_min: -20 days → ") {
-		t.Error("the resolved date_min is not shown")
+	// The search as the API reads it, and its dates as the API's header gives them.
+	if got := codeText(body, "api-request-q"); got != `status:ACT created>="-20 days"` {
+		t.Errorf("q shown: got %q", got)
 	}
+	if got, want := codeText(body, "api-request-dates"), r.header.Get("Storefront-Query-Dates"); got != want || !strings.HasPrefix(got, `"-20 days"=2026-`) {
+		t.Errorf("dates shown: got %q, want the API's Storefront-Query-Dates %q", got, want)
+	}
+}
+
+// codeText is the text of the <code> element with the given id in a page.
+func codeText(body, id string) string {
+	m := regexp.MustCompile(`<code id="` + id + `"[^>]*>([^<]*)</code>`).FindStringSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
 }
 
 func must[T any](v T, err error) T {

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"reflect"
 	"testing"
+	"time"
 
 	"storefront/internal/search"
 )
@@ -66,4 +67,56 @@ func TestCombineQuery(t *testing.T) {
 			t.Fatal("got nil, want an error")
 		}
 	})
+}
+
+func TestCombineQuery_Subscribers(t *testing.T) {
+	loc, _ := time.LoadLocation("Europe/Paris")
+	now := time.Date(2026, 3, 14, 15, 4, 5, 0, loc)
+	fields := subscriberBoxFields(now, loc)
+	for _, tt := range []struct {
+		name   string
+		in     string
+		query  string
+		fields url.Values
+		rest   string
+		locked []string
+	}{
+		{"FieldsOnly", "status=active&status=TRIAL&email=zoe&started_min=-30+days&started_max=today&ended_min=2026-01-01&ended_max=now&receiving_at=yesterday+noon",
+			`status:ACTIVE,TRIAL email:zoe started>="-30 days" started<today ended>=2026-01-01 ended<now active:"yesterday noon"`,
+			url.Values{"status": {"ACTIVE", "TRIAL"}, "email": {"zoe"}, "started_min": {"-30 days"}, "started_max": {"today"},
+				"ended_min": {"2026-01-01"}, "ended_max": {"now"}, "receiving_at": {"yesterday noon"}}, "", nil},
+		// The field's whole day is the instant it starts: in the query, with a time of
+		// day; back in the field, as typed.
+		{"ReceivingAtWholeDay", "receiving_at=today", `active:"today 00:00:00"`, url.Values{"receiving_at": {"today"}}, "", nil},
+		{"ReceivingAtInstant", "q=active:now", "active:now", url.Values{"receiving_at": {"now"}}, "", nil},
+		{"ActiveWholeDayLocks", "q=active:today", "active:today", url.Values{}, "active:today", []string{"receiving_at"}},
+		{"RangeLocksBothBounds", "q=ended:2026-01-01..2026-01-31+id>5", "ended:2026-01-01..2026-01-31 id>5", url.Values{}, "ended:2026-01-01..2026-01-31 id>5", []string{"ended_min", "ended_max"}},
+		{"NegatedStatusLocks", "email=a&q=-status:closed", "email:a -status:CLOSED", url.Values{"email": {"a"}}, "-status:CLOSED", []string{"status"}},
+		{"FieldsAndRest", "status=NEW&q=username:ann@example.com", "status:NEW username:ann@example.com", url.Values{"status": {"NEW"}}, "username:ann@example.com", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q, _ := url.ParseQuery(tt.in)
+			box, err := combineQuery(search.Subscribers, fields, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if box.Query != tt.query {
+				t.Errorf("query: got %q, want %q", box.Query, tt.query)
+			}
+			if !reflect.DeepEqual(box.Fields, tt.fields) {
+				t.Errorf("fields: got %v, want %v", box.Fields, tt.fields)
+			}
+			if box.Rest != tt.rest {
+				t.Errorf("rest: got %q, want %q", box.Rest, tt.rest)
+			}
+			for _, p := range tt.locked {
+				if !box.Locked[p] {
+					t.Errorf("locked: got %v, want %s locked", box.Locked, p)
+				}
+			}
+			if len(box.Locked) != len(tt.locked) {
+				t.Errorf("locked: got %v, want %v", box.Locked, tt.locked)
+			}
+		})
+	}
 }
