@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"storefront/internal/search"
+	"storefront/internal/shop"
 )
 
 // The search box and the filter fields of a dashboard list are two views of one query
@@ -428,3 +429,7 @@ func purchaseViewQuery(query string) string {
 	}
 	return viewQuery(out)
 }
+
+// searchError reports whether err is about the search box's query (parameter q) rather
+// than one of the filter fields.
+func searchError(err error) bool { return shop.ErrorParam(err) == search.Param }
