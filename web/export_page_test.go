@@ -68,7 +68,7 @@ func TestDashboard_ExportCSV(t *testing.T) {
 	// The subscribers page's search.
 	body := string(u.get("/storefronts/1/subscribers?status=ACTIVE", false).body)
 	link := exportLink(t, body, "subscribers")
-	if link != "/storefronts/1/subscribers.csv?status=ACTIVE" {
+	if link != "/storefronts/1/subscribers.csv?q=status%3AACTIVE" {
 		t.Fatalf("got subscriber export link %q", link)
 	}
 	_, recs := readCSV(t, u.get(link, false).body)
@@ -87,7 +87,7 @@ func TestDashboard_ExportCSV(t *testing.T) {
 
 	// The owner sees the exports in the account's activity; a viewer may not.
 	page := string(e.signIn(1, "owner").get("/account/activity", false).body)
-	for _, want := range []string{"Subscribers CSV (storefront 1)", "status=ACTIVE", "Line items CSV", u.email} {
+	for _, want := range []string{"Subscribers CSV (storefront 1)", "q=status%3AACTIVE", "Line items CSV", u.email} {
 		if !strings.Contains(page, html.EscapeString(want)) {
 			t.Errorf("the activity page does not show %q", want)
 		}
