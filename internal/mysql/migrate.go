@@ -70,6 +70,12 @@ func (db *DB) migrations() (*goose.Provider, error) {
 			_, err := sqlDB.ExecContext(ctx, "DELETE FROM purchase_prefixes WHERE field = 4")
 			return err
 		}}),
+		// After 00130 widened the prefix: every existing purchase gets its domain's
+		// prefix row, as 33 did the others.
+		goose.NewGoMigration(131, &goose.GoFunc{RunDB: backfillDomains}, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
+			_, err := sqlDB.ExecContext(ctx, "DELETE FROM purchase_prefixes WHERE field = 5")
+			return err
+		}}),
 		// 84 summed the rollups of 00080-00083; the rebuild now also writes the monthly
 		// table of 00088, so 90 does it instead, after those rollup tables exist. The
 		// monthly and weekly purchase rollups of 00110 and 00112 come later: 90 leaves

@@ -129,6 +129,9 @@ func purchaseConditions(f shop.PurchaseFilter) sq.And {
 	if f.LastPrefix != "" {
 		where = append(where, sq.Expr("p.buyer_lastname LIKE ?", escapeLike(f.LastPrefix)+"%"))
 	}
+	if f.Domain != "" {
+		where = append(where, domainCondition("p.buyer_email", f.Domain))
+	}
 	if f.CreatedFrom != nil {
 		where = append(where, sq.Expr("p.created_at >= ?", clampTime(*f.CreatedFrom)))
 	}

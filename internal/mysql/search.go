@@ -140,11 +140,11 @@ func purchaseCondition(accountID int64, c shop.Cond) sq.Sqlizer {
 	case shop.CondName:
 		s = sq.Or{prefixes("p.buyer_firstname", c.Texts), prefixes("p.buyer_lastname", c.Texts)}
 	case shop.CondDomain:
-		// Ends with "@" and the domain, character by character under the collation: a
-		// domain holds no "@", so that "@" is the e-mail's last.
+		// The text after the e-mail's last "@" is the domain, character by character
+		// under the collation (domainCondition, as the domain's path checks it).
 		var cs []sq.Sqlizer
 		for _, t := range c.Texts {
-			cs = append(cs, sq.Expr("p.buyer_email LIKE ?", "%@"+escapeLike(t)))
+			cs = append(cs, domainCondition("p.buyer_email", t))
 		}
 		s = anyOf(cs)
 	case shop.CondCurrency:

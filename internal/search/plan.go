@@ -76,6 +76,11 @@ func (c Cond) intoFilter(f *shop.PurchaseFilter) bool {
 			return false
 		}
 		*dst = c.Texts[0]
+	case FieldDomain:
+		if len(c.Texts) != 1 || f.Domain != "" {
+			return false
+		}
+		f.Domain = c.Texts[0]
 	case FieldCreated:
 		if len(c.Times) != 1 || f.CreatedFrom != nil || f.CreatedBefore != nil {
 			return false

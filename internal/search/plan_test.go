@@ -18,6 +18,7 @@ func matchFilter(f shop.PurchaseFilter, p *shop.Purchase) bool {
 		f.CustomerID != 0 && (p.Customer == nil || p.Customer.ID != f.CustomerID),
 		f.SubscriberID != 0 && (p.SubscriberID == nil || *p.SubscriberID != f.SubscriberID),
 		!prefix(p.BuyerEmail, f.EmailPrefix), !prefix(p.BuyerFirstname, f.FirstPrefix), !prefix(p.BuyerLastname, f.LastPrefix),
+		f.Domain != "" && !(Cond{Field: FieldDomain, Texts: []string{f.Domain}}).MatchPurchase(p),
 		f.CreatedFrom != nil && p.CreatedAt.Before(*f.CreatedFrom),
 		f.CreatedBefore != nil && !p.CreatedAt.Before(*f.CreatedBefore),
 		f.Unshipped != nil && (p.TangiblesToShip != nil && *p.TangiblesToShip > 0) != *f.Unshipped:
@@ -48,7 +49,8 @@ func TestConjunction_PurchaseFilter(t *testing.T) {
 		{`id:1,2,42 product:101 customer:10 subscriber:7 first:zo last:m total:10`, 0},
 		{`-total:10 total<=20`, 1},
 		{`storefront:1 storefront:2 email:a email:b`, 2},
-		{`id>3 name:b domain:acme.io currency:usd -status:act zoe`, 6},
+		{`id>3 name:b domain:acme.io currency:usd -status:act zoe`, 5},
+		{`domain:acme.io domain:example.org,acme.io`, 1},
 		{`created>=-30days created<2024-11-20 is:shipped total<20`, 1},
 		{`product:100,101 -ship:yes total:1..100`, 3},
 	} {
