@@ -115,7 +115,7 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 		return "", nil, err
 	}
 	head := pageHead(f, pl)
-	if pl.path == pathTotalBands || len(f.Where) > 0 {
+	if pl.path == pathTotalBands || pl.path == pathUnion || len(f.Where) > 0 {
 		// The ids come from a UNION of ranges, or are checked with a search's subqueries,
 		// which Vitess's planner cannot join ON TRUE to the head (it would need a hash
 		// join): here the ids lead and the head's one row is joined to each, so an empty
@@ -142,7 +142,11 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 func pageHead(f shop.PurchaseFilter, pl plan) sq.SelectBuilder {
 	head := sq.Select().Column(sq.Expr("("+versionQuery+") AS version", f.AccountID))
 	if f.IncludeCount {
-		head = head.Column(planSelect(f, pl.path, "COUNT(*)").sel.Prefix("(").Suffix(") AS total"))
+		count, args, err := countQuery(f, pl, 0)
+		if err != nil {
+			return head.Column(errSqlizer{err})
+		}
+		head = head.Column(sq.Expr("("+count+") AS total", args...))
 	} else {
 		head = head.Column("-1 AS total")
 	}
@@ -169,9 +173,6 @@ func documentQuery(accountID, id int64) (string, []any, error) {
 // straight into buf, framed as the JSON array the API answers.
 func (s *PurchaseService) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter, buf []byte) (*shop.DocumentPage, error) {
 	db := s.db
-	if len(f.Any) > 0 {
-		return findUnionDocumentPage(ctx, db.DB, f, buf)
-	}
 	return findDocumentPage(ctx, db.DB, db.bandEdges(), f, buf)
 }
 

@@ -52,6 +52,9 @@ const (
 	// A domain (a search's domain:): the ordered range of the domain's rows
 	// (purchase_prefixes, field 5), each entry checked on its stored e-mail.
 	pathPrefixDomain
+	// A union (a search's OR, shop.PurchaseFilter.Any): each branch read on its own
+	// path, merged in list order (unionListQuery).
+	pathUnion
 )
 
 // plan is the access path of a filter's pages, with what the path needs to know of the
@@ -72,6 +75,8 @@ type plan struct {
 	beyond     int
 	// edge is the edge of the bands' plans as read or remembered, nil on other paths.
 	edge *bandEdge
+	// union holds the plan of each branch of a union (pathUnion), in order.
+	union []plan
 }
 
 // sortLimit is the most matches of a total comparison that are read and sorted rather
@@ -101,7 +106,7 @@ var pathIndexes = map[accessPath]string{
 func (p accessPath) String() string {
 	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
 		"total range", "walk (total)",
-		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "domain"}[p]
+		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "domain", "union"}[p]
 }
 
 // prefixPaths maps each prefix field to its ordered path.
@@ -212,6 +217,9 @@ func rangeCount(f shop.PurchaseFilter, p accessPath) (string, []any, error) {
 // range conditions from their indexes (at most sortLimit+1 entries each) when the rule
 // needs them.
 func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
+	if len(f.Any) > 0 {
+		return planUnion(ctx, q, f)
+	}
 	if bandable(f) {
 		return planBands(ctx, q, f)
 	}
@@ -346,6 +354,9 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 func purchaseListQuery(f shop.PurchaseFilter, n int, p plan) (string, []any, error) {
 	if p.path == pathTotalBands {
 		return bandsListQuery(f, n, p)
+	}
+	if p.path == pathUnion {
+		return unionListQuery(f, n, p)
 	}
 	pl := planSelect(f, p.path)
 	sel := pl.sel.Columns(pl.idCol+" AS id", pl.createdAt+" AS created_at")
