@@ -116,18 +116,10 @@ func (c Cond) intoFilter(f *shop.PurchaseFilter) bool {
 // Shop returns the condition as the shop's filters carry it (shop.Cond), for the
 // planner to check.
 func (c Cond) Shop() shop.Cond {
-	out := shop.Cond{Field: shop.CondField(c.Field), Not: c.Not, Texts: c.Texts, Statuses: c.Statuses, Ship: c.Ship}
+	out := c.Cond
+	out.Field = shop.CondField(c.Field)
 	if c.Field == FieldIs {
 		out.Field = shop.CondShip
-	}
-	for _, r := range c.IDs {
-		out.IDs = append(out.IDs, shop.IDRange{Min: r.Min, Max: r.Max})
-	}
-	for _, r := range c.Money {
-		out.Money = append(out.Money, shop.MoneyRange{Min: r.Min, Max: r.Max, MinIncl: r.MinIncl, MaxIncl: r.MaxIncl})
-	}
-	for _, r := range c.Times {
-		out.Times = append(out.Times, shop.TimeRange{From: r.From, To: r.To})
 	}
 	return out
 }
@@ -245,11 +237,11 @@ func (c Cond) alternatives() []Cond {
 	for _, t := range c.Texts {
 		for _, f := range fields {
 			spec, _ := lookupField(Purchases, string(f))
-			out = append(out, Cond{Field: f, Type: spec.Type, Pos: c.Pos, Texts: []string{t}})
+			out = append(out, Cond{Field: f, Type: spec.Type, Pos: c.Pos, Cond: shop.Cond{Texts: []string{t}}})
 		}
 	}
 	for _, r := range c.IDs { // a bare word's id: one
-		out = append(out, Cond{Field: FieldID, Type: TypeID, Pos: c.Pos, IDs: []IDRange{r}})
+		out = append(out, Cond{Field: FieldID, Type: TypeID, Pos: c.Pos, Cond: shop.Cond{IDs: []shop.IDRange{r}}})
 	}
 	return out
 }

@@ -19,7 +19,7 @@ func matchFilter(f shop.PurchaseFilter, p *shop.Purchase) bool {
 		f.CustomerID != 0 && (p.Customer == nil || p.Customer.ID != f.CustomerID),
 		f.SubscriberID != 0 && (p.SubscriberID == nil || *p.SubscriberID != f.SubscriberID),
 		!prefix(p.BuyerEmail, f.EmailPrefix), !prefix(p.BuyerFirstname, f.FirstPrefix), !prefix(p.BuyerLastname, f.LastPrefix),
-		f.Domain != "" && !(Cond{Field: FieldDomain, Texts: []string{f.Domain}}).MatchPurchase(p),
+		f.Domain != "" && !(Cond{Field: FieldDomain, Cond: shop.Cond{Texts: []string{f.Domain}}}).MatchPurchase(p),
 		f.CreatedFrom != nil && p.CreatedAt.Before(*f.CreatedFrom),
 		f.CreatedBefore != nil && !p.CreatedAt.Before(*f.CreatedBefore),
 		f.Unshipped != nil && (p.TangiblesToShip != nil && *p.TangiblesToShip > 0) != *f.Unshipped:
@@ -79,17 +79,7 @@ func TestConjunction_PurchaseFilter(t *testing.T) {
 
 // fromShop is a shop condition as the search package's, to evaluate it.
 func fromShop(c shop.Cond) Cond {
-	out := Cond{Field: Field(c.Field), Not: c.Not, Texts: c.Texts, Statuses: c.Statuses, Ship: c.Ship}
-	for _, r := range c.IDs {
-		out.IDs = append(out.IDs, IDRange{r.Min, r.Max})
-	}
-	for _, r := range c.Money {
-		out.Money = append(out.Money, MoneyRange{r.Min, r.Max, r.MinIncl, r.MaxIncl})
-	}
-	for _, r := range c.Times {
-		out.Times = append(out.Times, TimeRange{r.From, r.To})
-	}
-	return out
+	return Cond{Field: Field(c.Field), Cond: c}
 }
 
 // TestApplyPurchases_Splits checks the union ApplyPurchases makes of a query: how many
