@@ -284,6 +284,9 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 // BackfillPrefixes runs migration 00033's backfill of the prefix rows.
 func (db *DB) BackfillPrefixes(ctx context.Context) error { return backfillPrefixes(ctx, db.DB) }
 
+// BackfillDomains runs migration 00131's backfill of the domains' prefix rows.
+func (db *DB) BackfillDomains(ctx context.Context) error { return backfillDomains(ctx, db.DB) }
+
 // ExportDense runs fn with the export's density rule set to dense (every batch read as
 // ranges of the primary keys) or not (every batch read by its id list).
 func ExportDense(dense bool, fn func()) {

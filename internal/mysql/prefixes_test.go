@@ -281,11 +281,19 @@ func TestStorePrefixes_SameRows(t *testing.T) {
 }
 
 // TestPrefixPaths_Backfill deletes prefix rows and has migration 00033's backfill
-// write them again.
+// write them again, and migration 00131's the domains' rows.
 func TestPrefixPaths_Backfill(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
 	importFile(t, db, importFixturePath)
+	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_prefixes WHERE field = 5")
+	if bad, _ := db.DerivedMismatches(ctx); len(bad) == 0 {
+		t.Fatal("no mismatch after deleting the domains' rows")
+	}
+	if err := db.BackfillDomains(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkDerived(t, db, "the domains' backfill")
 	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_prefixes WHERE purchase_id = 1 OR field = 3")
 	if bad, _ := db.DerivedMismatches(ctx); len(bad) == 0 {
 		t.Fatal("no mismatch after deleting prefix rows")
