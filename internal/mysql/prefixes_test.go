@@ -221,14 +221,19 @@ func importPrefixValues(t *testing.T, db *mysql.DB) {
 }
 
 // TestStorePrefixes_SameRows writes the prefix rows of purchases with the values above
-// from the purchases as read (StorePrefixes, the seeder's way) and checks that they are
-// byte for byte those the database derives from their rows (LEFT on utf8mb4).
+// and the domain e-mails below from the purchases as read (StorePrefixes, the seeder's
+// way) and checks that they are byte for byte those the database derives from their
+// rows (LEFT and SUBSTRING_INDEX on utf8mb4).
 func TestStorePrefixes_SameRows(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
 	importPrefixValues(t, db)
+	importDomainEmails(t, db)
 	var ids []int64
 	for id := int64(1001); id < 1001+3*int64(len(prefixValues)); id++ {
+		ids = append(ids, id)
+	}
+	for id := int64(2001); id < 2001+2*int64(len(domainEmails)); id++ {
 		ids = append(ids, id)
 	}
 	last := ids[len(ids)-1]
@@ -360,6 +365,34 @@ var domainEmails = func() []*string {
 	return out
 }()
 
+// importDomainEmails imports purchases 2001.. of account 1, two of each of the e-mails
+// above, some created at the same second.
+func importDomainEmails(t *testing.T, db *mysql.DB) {
+	t.Helper()
+	fx := readImportFixture(t)
+	var purchases []any
+	for i, e := range domainEmails {
+		for shift := range 2 {
+			id := int64(2001 + 2*i + shift)
+			p := importObject(t, fx.Purchases[3])
+			p["id"] = id
+			p["transactions"] = []any{}
+			p["salt"] = fmt.Sprintf("domain%d", id)
+			p["created_at"] = 1700100000 + (id/3)*60
+			p["buyer_email"] = jsonValue(e, "")
+			purchases = append(purchases, p)
+		}
+	}
+	doc, err := json.Marshal(map[string]any{"purchases": purchases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importer.Run(context.Background(), db, strings.NewReader(string(doc)), nil); err != nil {
+		t.Fatal(err)
+	}
+	checkDerived(t, db, "the import of the domain e-mails")
+}
+
 // domainMatch is the meaning of domain:d for an e-mail (search.Cond.MatchPurchase): the
 // text after its last "@" equals d, ignoring case and accents.
 func domainMatch(email *string, d string) bool {
@@ -380,28 +413,7 @@ func TestDomainPath_Match(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
 	importFile(t, db, importFixturePath)
-	fx := readImportFixture(t)
-	var purchases []any
-	for i, e := range domainEmails {
-		for shift := range 2 {
-			id := int64(2001 + 2*i + shift)
-			p := importObject(t, fx.Purchases[3])
-			p["id"] = id
-			p["transactions"] = []any{}
-			p["salt"] = fmt.Sprintf("domain%d", id)
-			p["created_at"] = 1700100000 + (id/3)*60
-			p["buyer_email"] = jsonValue(e, "")
-			purchases = append(purchases, p)
-		}
-	}
-	doc, err := json.Marshal(map[string]any{"purchases": purchases})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := importer.Run(ctx, db, strings.NewReader(string(doc)), nil); err != nil {
-		t.Fatal(err)
-	}
-	checkDerived(t, db, "the import of the domain e-mails")
+	importDomainEmails(t, db)
 
 	seen := map[string]bool{}
 	var domains []string
