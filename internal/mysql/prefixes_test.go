@@ -291,22 +291,22 @@ func TestPrefixPaths_Backfill(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
 	importFile(t, db, importFixturePath)
-	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_prefixes WHERE field = 5")
-	if bad, _ := db.DerivedMismatches(ctx); len(bad) == 0 {
-		t.Fatal("no mismatch after deleting the domains' rows")
+	for _, step := range []struct {
+		what, deleted string
+		backfill      func(context.Context) error
+	}{
+		{"the domains' backfill", "field = 5", db.BackfillDomains},
+		{"the backfill", "purchase_id = 1 OR field = 3", db.BackfillPrefixes},
+	} {
+		dbtest.MustExec(t, db.DB, "DELETE FROM purchase_prefixes WHERE "+step.deleted)
+		if bad, _ := db.DerivedMismatches(ctx); len(bad) == 0 {
+			t.Fatalf("no mismatch after deleting the prefix rows of %s", step.deleted)
+		}
+		if err := step.backfill(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkDerived(t, db, step.what)
 	}
-	if err := db.BackfillDomains(ctx); err != nil {
-		t.Fatal(err)
-	}
-	checkDerived(t, db, "the domains' backfill")
-	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_prefixes WHERE purchase_id = 1 OR field = 3")
-	if bad, _ := db.DerivedMismatches(ctx); len(bad) == 0 {
-		t.Fatal("no mismatch after deleting prefix rows")
-	}
-	if err := db.BackfillPrefixes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	checkDerived(t, db, "the backfill")
 	if err := mysql.RebuildDerived(ctx, db.DB); err != nil {
 		t.Fatal(err)
 	}
