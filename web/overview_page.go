@@ -203,29 +203,35 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	refunds.Trend = flip(refunds.Trend)
 
 	// Subscriber figures link to the subscribers list (a storefront's, or every
-	// storefront's) of what they count: New subscribers the service terms that began in
-	// the range, Churned those that ended in it (until now), by the list's service-term
-	// dates; Active subscribers those whose term holds the end of the range (now, when
-	// it ends later).
-	subsURL := func(q url.Values) string {
+	// storefront's) searching for what they count: New subscribers the service terms
+	// that began in the range, Churned those that ended in it (until now); Active
+	// subscribers those whose term holds the end of the range (now, when it ends later),
+	// written as an instant even at midnight (a date alone would be its whole day).
+	subsURL := func(query string) string {
 		u := allSubscribersURL
 		if r.storefront != 0 {
 			u = subscribersURL(r.storefront)
 		}
-		return u + "?" + q.Encode()
+		if q, err := search.Parse(search.Subscribers, query); err == nil {
+			query = q.String()
+		}
+		return u + "?" + url.Values{"q": {query}}.Encode()
+	}
+	between := func(field string, from, before time.Time) string {
+		return field + ">=" + quoteValue(linkTime(from, loc)) + " " + field + "<" + quoteValue(linkTime(before, loc))
 	}
 	endsBefore := r.before
 	if now.Before(endsBefore) {
 		endsBefore = now
 	}
 	active := templates.FigureValue{Text: templates.FormatCount(a.subs.ActiveAtEnd), Previous: templates.FormatCount(b.subs.ActiveAtEnd),
-		URL: subsURL(url.Values{"receiving_at": {linkTime(endsBefore, loc)}})}
+		URL: subsURL("active:" + quoteValue(endsBefore.In(loc).Format(time.DateTime)))}
 	active.Change, active.Trend = change(float64(a.subs.ActiveAtEnd), float64(b.subs.ActiveAtEnd))
 	started := templates.FigureValue{Text: templates.FormatCount(a.subs.Started), Previous: templates.FormatCount(b.subs.Started),
-		URL: subsURL(url.Values{"started_min": {linkTime(r.from, loc)}, "started_max": {linkTime(r.before, loc)}})}
+		URL: subsURL(between("started", r.from, r.before))}
 	started.Change, started.Trend = change(float64(a.subs.Started), float64(b.subs.Started))
 	churned := templates.FigureValue{Text: templates.FormatCount(a.subs.Ended), Previous: templates.FormatCount(b.subs.Ended),
-		URL: subsURL(url.Values{"ended_min": {linkTime(r.from, loc)}, "ended_max": {linkTime(endsBefore, loc)}})}
+		URL: subsURL(between("ended", r.from, endsBefore))}
 	churned.Change, churned.Trend = change(float64(a.subs.Ended), float64(b.subs.Ended))
 	churned.Trend = flip(churned.Trend)
 
