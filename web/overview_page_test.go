@@ -145,37 +145,13 @@ func TestDashboard_OverviewLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	loc, _ := time.LoadLocation(zone)
-	var storefronts []int64
-	rows, err := e.db.Query("SELECT id FROM storefronts WHERE account_id = 1 ORDER BY id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		storefronts = append(storefronts, id)
-	}
-	rows.Close()
+	storefronts := naiveIDs(t, e, "SELECT id FROM storefronts WHERE account_id = 1 ORDER BY id")
 	from, before := now.AddDate(0, -8, 0).Add(-5*time.Hour-17*time.Minute), now.AddDate(0, -1, 0).Add(3*time.Hour)
 	// Service terms that meet the end of the "whole days" range, 1 September 2026 at
 	// midnight: one begun then, two ended then, one begun later that day. Active at the
 	// end counts the first alone.
 	end := time.Date(2026, 9, 1, 0, 0, 0, 0, loc)
-	var subs []int64
-	rows, err = e.db.Query("SELECT subscriber_id FROM subscriptions WHERE account_id = 1 ORDER BY subscriber_id LIMIT 4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		subs = append(subs, id)
-	}
-	rows.Close()
+	subs := naiveIDs(t, e, "SELECT subscriber_id FROM subscriptions WHERE account_id = 1 ORDER BY subscriber_id LIMIT 4")
 	for i, c := range []struct {
 		status                      string
 		created, ended, nextPayment any

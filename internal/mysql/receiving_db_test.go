@@ -59,18 +59,7 @@ func TestReceivingService_Boundaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := mysql.NewSubscriberService(db)
-	var all []*shop.Subscriber
-	for f := (shop.SubscriberFilter{AccountID: 1, PerPage: shop.MaxPerPage}); ; {
-		page, err := svc.FindSubscribers(ctx, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, page.Subscribers...)
-		if page.Next == nil {
-			break
-		}
-		f.After = page.Next
-	}
+	all := allSubscribers(t, svc, shop.SubscriberFilter{})
 	// receiving is the rule: the service term [start, end) holds the instant. Where
 	// the instant may be now (not before the subscription's last change), that is
 	// what shop.Entitle answers from its state.
@@ -89,21 +78,11 @@ func TestReceivingService_Boundaries(t *testing.T) {
 		return ids
 	}
 	ids := func(f shop.SubscriberFilter) []int64 {
-		f.AccountID, f.PerPage = 1, shop.MaxPerPage
 		var out []int64
-		for {
-			page, err := svc.FindSubscribers(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, sb := range page.Subscribers {
-				out = append(out, sb.ID)
-			}
-			if page.Next == nil {
-				return out
-			}
-			f.After = page.Next
+		for _, sb := range allSubscribers(t, svc, f) {
+			out = append(out, sb.ID)
 		}
+		return out
 	}
 	overview := mysql.NewOverviewService(db)
 	for _, x := range []time.Time{s.Add(-time.Second), s, tt.Add(-time.Second), tt, tt.Add(time.Second)} {

@@ -95,6 +95,25 @@ func allPurchases(t *testing.T, svc *mysql.PurchaseService) []*shop.Purchase {
 	}
 }
 
+// allSubscribers reads every subscriber of account 1 that the filter selects, page by
+// page.
+func allSubscribers(t *testing.T, svc *mysql.SubscriberService, f shop.SubscriberFilter) []*shop.Subscriber {
+	t.Helper()
+	f.AccountID, f.PerPage = 1, shop.MaxPerPage
+	var out []*shop.Subscriber
+	for {
+		page, err := svc.FindSubscribers(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, page.Subscribers...)
+		if page.Next == nil {
+			return out
+		}
+		f.After = page.Next
+	}
+}
+
 // queryGen writes random queries of the search language from values found in the data.
 type queryGen struct {
 	r     *rand.Rand
@@ -505,18 +524,7 @@ func TestSearch_SubscribersMeaning(t *testing.T) {
 	ctx := context.Background()
 	db := searchDB(t)
 	svc := mysql.NewSubscriberService(db)
-	var all []*shop.Subscriber
-	for f := (shop.SubscriberFilter{AccountID: 1, PerPage: shop.MaxPerPage}); ; {
-		page, err := svc.FindSubscribers(ctx, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, page.Subscribers...)
-		if page.Next == nil {
-			break
-		}
-		f.After = page.Next
-	}
+	all := allSubscribers(t, svc, shop.SubscriberFilter{})
 	loc, err := time.LoadLocation("America/New_York")
 	if err != nil {
 		t.Fatal(err)
