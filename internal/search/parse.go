@@ -27,7 +27,15 @@ func errorf(format string, args ...any) error {
 // parameter as absent checks that first.
 func Parse(kind Kind, q string) (*Query, error) {
 	if !utf8.ValidString(q) {
-		return nil, errorf("the query is not valid UTF-8")
+		at := 0
+		for at < len(q) {
+			r, n := utf8.DecodeRuneInString(q[at:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			at += n
+		}
+		return nil, errorf("the query is not valid UTF-8: byte %d (%q) at %d is no character", at+1, q[at:at+1], utf8.RuneCountInString(q[:at])+1)
 	}
 	rs := []rune(q)
 	if len(rs) > MaxLen {
@@ -342,7 +350,7 @@ func (p *parser) text(v Value) (Node, error) {
 		return nil, errorf("empty quoted text at %d: expected some text between the quotes", v.Pos)
 	}
 	if utf8.RuneCountInString(v.Text) > MaxTextLen {
-		return nil, errorf("the text at %d is longer than %d characters", v.Pos, MaxTextLen)
+		return nil, errorf("the text %q at %d is longer than %d characters", clip(v.Text), v.Pos, MaxTextLen)
 	}
 	t := &Text{Pos: v.Pos, Value: v}
 	if id, ok := parseID(v.Text); ok {
@@ -592,7 +600,7 @@ func (p *parser) check(spec FieldSpec, v *Value, inRange bool) error {
 		return errorf("empty value at %d: expected some text between the quotes", v.Pos)
 	}
 	if utf8.RuneCountInString(v.Text) > MaxTextLen {
-		return errorf("the value at %d is longer than %d characters", v.Pos, MaxTextLen)
+		return errorf("the value %q at %d is longer than %d characters", clip(v.Text), v.Pos, MaxTextLen)
 	}
 	switch spec.Type {
 	case TypeID, TypeRef:
