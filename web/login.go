@@ -71,16 +71,15 @@ func (s *Server) login(c *gin.Context) error {
 	if err := s.throttle.succeed(ctx, email); err != nil {
 		return err
 	}
-	token, err := s.Users.CreateSession(ctx, u.AccountID, u.ID)
+	token, err := s.Users.CreateSession(ctx, u.AccountID, u.ID, sessionClient(c))
 	if err != nil {
 		return err
 	}
 	// A new session on sign-in: whatever cookie came in is replaced.
-	old, _ := s.store.Get(c.Request, sessionName)
-	if t, ok := old.Values[sessionToken].(string); ok && t != "" {
-		_ = s.Users.DeleteSession(ctx, t)
+	if t, a := s.cookieSession(c); t != "" {
+		_ = s.Users.DeleteSession(ctx, a, t)
 	}
-	if err := s.startSession(c, token, ""); err != nil {
+	if err := s.startSession(c, u.AccountID, token, ""); err != nil {
 		return err
 	}
 	c.Redirect(http.StatusSeeOther, next)
@@ -88,12 +87,12 @@ func (s *Server) login(c *gin.Context) error {
 }
 
 func (s *Server) logout(c *gin.Context) error {
-	sess, _ := s.store.Get(c.Request, sessionName)
-	if t, ok := sess.Values[sessionToken].(string); ok && t != "" {
-		if err := s.Users.DeleteSession(c.Request.Context(), t); err != nil {
+	if t, a := s.cookieSession(c); t != "" {
+		if err := s.Users.DeleteSession(c.Request.Context(), a, t); err != nil {
 			return err
 		}
 	}
+	sess, _ := s.store.Get(c.Request, sessionName)
 	sess.Options.MaxAge = -1
 	_ = sess.Save(c.Request, c.Writer)
 	c.Redirect(http.StatusSeeOther, "/login")

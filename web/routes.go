@@ -45,6 +45,8 @@ func (s *Server) routes(r *gin.Engine) {
 	d.Group("/storefronts/:storefront_id/subscribers").GET("", h(s.subscribersPage)).GET("/:id", h(s.subscriberPage))
 	account := d.Group("/account")
 	account.GET("/password", h(s.passwordPage)).POST("/password", h(s.changePassword))
+	account.Group("/security").GET("", h(s.securityPage)).
+		POST("/sessions/:id/end", h(s.endSession)).POST("/sessions/end-others", h(s.endOtherSessions))
 	owner := account.Group("", s.requireOwner)
 	owner.GET("", h(s.accountPage)).GET("/activity", h(s.activityPage))
 	owner.Group("/keys").POST("", h(s.createKey)).POST("/:id/revoke", h(s.revokeKey))

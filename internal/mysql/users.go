@@ -87,6 +87,11 @@ func (s *AdminService) DeleteUser(ctx context.Context, accountID, userID int64) 
 		if err := keepAnOwner(ctx, tx, accountID, userID, ""); err != nil {
 			return err
 		}
+		// The user's sessions end with them, on every instance: each request reads its
+		// session from the database.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
+			return translate(err)
+		}
 		res, err := tx.ExecContext(ctx, "DELETE FROM users WHERE id = ? AND account_id = ?", userID, accountID)
 		return mustAffect(res, err, "User %d was not found.", userID)
 	})

@@ -23,27 +23,50 @@ func (u *User) IsOwner() bool { return u.Role == RoleOwner }
 // SessionTTL is how long a dashboard session lasts without use.
 const SessionTTL = 7 * 24 * time.Hour
 
+// SessionClient is where a session was opened from: the device (named from the user
+// agent) and the client's address.
+type SessionClient struct {
+	Device  string
+	Address string
+}
+
+// Session is one signed-in session of a user, as the Security page lists it.
+type Session struct {
+	ID         int64
+	Client     SessionClient
+	SignedInAt Time
+	LastSeenAt Time
+}
+
 // UserService signs dashboard users in and keeps their sessions server-side, so that
 // signing out (or a password change) really ends them.
 type UserService interface {
 	// CheckPassword returns the user with this e-mail and password. Returns
 	// EUnauthenticated for an unknown e-mail or a wrong password, alike.
 	CheckPassword(ctx context.Context, email, password string) (*User, error)
-	// CreateSession starts a session for the user of the account and returns its
-	// secret token.
-	CreateSession(ctx context.Context, accountID, userID int64) (string, error)
-	// FindSession returns the user of a live session and extends it. Returns
-	// EUnauthenticated when the token names no live session.
-	FindSession(ctx context.Context, token string) (*User, error)
+	// CreateSession starts a session for the user of the account, from client, and
+	// returns its secret token.
+	CreateSession(ctx context.Context, accountID, userID int64, client SessionClient) (string, error)
+	// FindSession returns the user of a live session of the account and the session's
+	// id, and marks it seen. Returns EUnauthenticated when the token names no live
+	// session of the account (signed out, ended elsewhere, expired, user removed).
+	FindSession(ctx context.Context, accountID int64, token string) (*User, int64, error)
 	// DeleteSession ends one session.
-	DeleteSession(ctx context.Context, token string) error
+	DeleteSession(ctx context.Context, accountID int64, token string) error
+	// FindSessions returns the user's live sessions, the last seen first.
+	FindSessions(ctx context.Context, accountID, userID int64) ([]*Session, error)
+	// EndSession ends one session of the user. Returns ENotFound when the user has no
+	// live session with that id.
+	EndSession(ctx context.Context, accountID, userID, sessionID int64) error
+	// EndOtherSessions ends every session of the user but keepID and returns how many.
+	EndOtherSessions(ctx context.Context, accountID, userID, keepID int64) (int, error)
 	// FindUserByID returns a user of the account. Returns ENotFound for a user not in
 	// the account.
 	FindUserByID(ctx context.Context, accountID, id int64) (*User, error)
 	// ChangePassword checks the user's current password, sets next, ends all of the
 	// user's sessions and returns the token of a new one. Returns EInvalid with param
 	// current_password (a wrong password) or new_password.
-	ChangePassword(ctx context.Context, accountID, userID int64, current, next string) (string, error)
+	ChangePassword(ctx context.Context, accountID, userID int64, current, next string, client SessionClient) (string, error)
 }
 
 // APIKeyInfo describes a key for the owner's list; the secret is never kept.
