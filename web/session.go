@@ -27,8 +27,8 @@ const (
 	// names it (docs/SCALING.md).
 	sessionAccount = "a"
 	ctxSessionID   = "session"
-	sessionFlash = "flash"
-	sessionPanel = "reactivate"
+	sessionFlash   = "flash"
+	sessionPanel   = "reactivate"
 )
 
 // random token; the session itself lives in the database.
