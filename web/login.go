@@ -68,6 +68,13 @@ func (s *Server) login(c *gin.Context) error {
 		}
 		return refuse(shop.Errorf(shop.EUnauthenticated, "The e-mail or the password is not right."))
 	}
+	// A user with a second factor gives it next; their failures are forgotten only
+	// then, so that a known password does not reset the count of guessed codes.
+	if _, err := s.Users.FindAuthenticator(ctx, u.AccountID, u.ID); err == nil {
+		return s.startSecondStep(c, u, next)
+	} else if shop.ErrorCode(err) != shop.ENotFound {
+		return err
+	}
 	if err := s.throttle.succeed(ctx, email); err != nil {
 		return err
 	}

@@ -28,6 +28,9 @@ func (s *Server) securityView(c *gin.Context) (templates.SecurityView, error) {
 	if err != nil {
 		return v, err
 	}
+	if v.Authenticator, err = s.authenticatorView(c); err != nil {
+		return v, err
+	}
 	loc := s.zone(c)
 	for _, ss := range sessions {
 		v.Sessions = append(v.Sessions, templates.SessionRow{

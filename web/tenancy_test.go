@@ -159,6 +159,26 @@ func TestTenancy(t *testing.T) {
 			mustStatus(t, viewer1.get("/account/security", false), 200)
 			mustStatus(t, staff1.get("/account/security", false), 200)
 		},
+		"GET /login/code": func(t *testing.T) {
+			if r := mustStatus(t, owner2.get("/login/code", false), 303); r.header.Get("Location") != "/login" {
+				t.Fatalf("to %q", r.header.Get("Location"))
+			}
+		},
+		"POST /login/code": func(t *testing.T) {
+			noAccount1(t, mustStatus(t, owner2.post("/login/code", url.Values{"code": {"123456"}}), 401))
+		},
+		"GET /account/security/authenticator": func(t *testing.T) {
+			noAccount1(t, mustStatus(t, owner2.get("/account/security/authenticator", false), 200))
+		},
+		"POST /account/security/authenticator": func(t *testing.T) {
+			u := e.with(t).signIn(2, "viewer")
+			mustStatus(t, u.get("/account/security/authenticator", false), 200)
+			noAccount1(t, mustStatus(t, u.post("/account/security/authenticator", url.Values{"code": {"000000"}}), 400))
+		},
+		"POST /account/security/authenticator/remove": func(t *testing.T) {
+			mustStatus(t, owner2.post("/account/security/authenticator/remove", nil), 404)
+			mustStatus(t, viewer1.get("/account/security", false), 200)
+		},
 		"POST /account/security/sessions/end-others": func(t *testing.T) {
 			mustStatus(t, e.with(t).signIn(2, "owner").post("/account/security/sessions/end-others", nil), 303)
 			mustStatus(t, viewer1.get("/account/security", false), 200)

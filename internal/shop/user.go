@@ -67,6 +67,33 @@ type UserService interface {
 	// user's sessions and returns the token of a new one. Returns EInvalid with param
 	// current_password (a wrong password) or new_password.
 	ChangePassword(ctx context.Context, accountID, userID int64, current, next string, client SessionClient) (string, error)
+
+	// FindAuthenticator returns the user's authenticator app. Returns ENotFound when
+	// the user has none.
+	FindAuthenticator(ctx context.Context, accountID, userID int64) (*Authenticator, error)
+	// AddAuthenticator stores the user's authenticator app, whose code of time step
+	// usedStep confirmed it, with the user's recovery codes (kept hashed), replacing
+	// any earlier ones. Returns EInvalid when the user has an authenticator already.
+	AddAuthenticator(ctx context.Context, accountID, userID int64, secret string, usedStep int64, recoveryCodes []string) error
+	// UseAuthenticatorStep records that the code of time step step was accepted.
+	// Returns EInvalid when a code of that step or a later one was accepted already.
+	UseAuthenticatorStep(ctx context.Context, accountID, userID, step int64) error
+	// UseRecoveryCode spends one of the user's recovery codes. Returns
+	// EUnauthenticated when code is not one of them or was used.
+	UseRecoveryCode(ctx context.Context, accountID, userID int64, code string) error
+	// RemoveAuthenticator removes the user's authenticator app and recovery codes and
+	// ends every session of the user but keepSessionID. Returns ENotFound when the
+	// user has none.
+	RemoveAuthenticator(ctx context.Context, accountID, userID, keepSessionID int64) error
+}
+
+// Authenticator is a user's authenticator app (TOTP): its secret and how many recovery
+// codes are left.
+type Authenticator struct {
+	Secret            string
+	LastStep          int64
+	RecoveryCodesLeft int
+	AddedAt           Time
 }
 
 // APIKeyInfo describes a key for the owner's list; the secret is never kept.
