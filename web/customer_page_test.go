@@ -421,7 +421,10 @@ func TestCustomerPage_Addresses(t *testing.T) {
 		t.Run(addr, func(t *testing.T) {
 			pp := parsePage(t, staff.get(fmt.Sprintf("/purchases/%d", ids[i]), false))
 			var link string
-			for _, a := range pp.all(func(n *html.Node) bool { v, _ := attr(n, "href"); return n.Data == "a" && strings.HasPrefix(v, "/customers/") }) {
+			for _, a := range pp.all(func(n *html.Node) bool {
+				v, _ := attr(n, "href")
+				return n.Data == "a" && strings.HasPrefix(v, "/customers/")
+			}) {
 				if text(a) == addr {
 					link, _ = attr(a, "href")
 				}
