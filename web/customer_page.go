@@ -77,7 +77,11 @@ func (s *Server) customerPage(c *gin.Context) error {
 			}
 			return render(c, templates.Notes(v))
 		}
-		res, err := s.customerPurchases(c, sum)
+		names, err := s.storefrontNames(c)
+		if err != nil {
+			return err
+		}
+		res, err := s.customerPurchases(c, sum, names)
 		if err != nil {
 			return err
 		}
@@ -99,15 +103,14 @@ func (s *Server) customerView(c *gin.Context, sum *shop.CustomerSummary, form te
 	v := customerHeader(sum, loc)
 	v.Chrome = s.chrome(c, sum.Email, "purchases")
 	v.FullListURL = "/purchases?q=" + url.QueryEscape(`email:"`+sum.Email+`"`)
-	var err error
-	if v.Results, err = s.customerPurchases(c, sum); err != nil {
-		return nil, err
-	}
-	subs, err := s.Subscribers.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: acct.ID, Username: sum.Email, PerPage: shop.MaxPerPage})
+	names, err := s.storefrontNames(c)
 	if err != nil {
 		return nil, err
 	}
-	names, err := s.storefrontNames(c)
+	if v.Results, err = s.customerPurchases(c, sum, names); err != nil {
+		return nil, err
+	}
+	subs, err := s.Subscribers.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: acct.ID, Username: sum.Email, PerPage: shop.MaxPerPage})
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +131,8 @@ func (s *Server) customerView(c *gin.Context, sum *shop.CustomerSummary, form te
 }
 
 // customerPurchases loads the page of the customer's purchases the request asks for
-// (cursor), newest first, as the purchases list shows them.
-func (s *Server) customerPurchases(c *gin.Context, sum *shop.CustomerSummary) (templates.PurchaseResults, error) {
+// (cursor), newest first, as the purchases list shows them with the storefronts' names.
+func (s *Server) customerPurchases(c *gin.Context, sum *shop.CustomerSummary, names map[int64]string) (templates.PurchaseResults, error) {
 	acct := currentAccount(c)
 	loc := s.location(acct.Timezone)
 	self := templates.CustomerURL(sum.Email)
@@ -143,10 +146,6 @@ func (s *Server) customerPurchases(c *gin.Context, sum *shop.CustomerSummary) (t
 		after = &at
 	}
 	page, err := s.Customers.FindCustomerPurchases(c.Request.Context(), acct.ID, sum.Email, after, dashboardPageSize)
-	if err != nil {
-		return res, err
-	}
-	names, err := s.storefrontNames(c)
 	if err != nil {
 		return res, err
 	}

@@ -367,6 +367,7 @@ func TestCustomerPage(t *testing.T) {
 		if _, err := e.db.Exec("UPDATE purchases SET buyer_email = 'someone@else.test' WHERE account_id = 2 AND buyer_email = ?", email); err != nil {
 			t.Fatal(err)
 		}
+		e.rebuild()
 		if r := owner2.get(path, false); r.status != http.StatusNotFound || strings.Contains(string(r.body), "refund asked by phone") {
 			t.Errorf("page: got %d, want 404", r.status)
 		}
@@ -381,8 +382,22 @@ func TestCustomerPage(t *testing.T) {
 			t.Errorf("the purchases list links no customer")
 		}
 		pp := parsePage(t, viewer.get(fmt.Sprintf("/purchases/%d", ps[0].id), false))
-		if len(pp.all(hasAttr("href", "/customers/"+url.PathEscape(ps[0].email)))) == 0 {
-			t.Errorf("the purchase page does not link its buyer's e-mail")
+		for _, field := range []string{"buyer_email", "buyer_firstname", "buyer_lastname"} {
+			f := pp.all(hasAttr("data-field", field))
+			if len(f) != 1 || f[0].FirstChild == nil {
+				t.Fatalf("the purchase page has no %s", field)
+			}
+			var a *html.Node
+			for c := f[0].FirstChild; c != nil; c = c.NextSibling {
+				if c.Data == "a" {
+					a = c
+				}
+			}
+			if a == nil {
+				t.Errorf("the purchase page's %s is no link", field)
+			} else if href, _ := attr(a, "href"); href != "/customers/"+url.PathEscape(ps[0].email) {
+				t.Errorf("the purchase page does not link its buyer's %s to the customer's page", field)
+			}
 		}
 		// The subscriber records of the address: their pages link the customer's.
 		var sub, sf int64
