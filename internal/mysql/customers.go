@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -94,13 +95,14 @@ func (s *CustomerService) FindCustomer(ctx context.Context, accountID int64, ema
 	return c, nil
 }
 
-// FindCustomerPurchases implements shop.CustomerService: the ids of the page are the
-// next entries of the address's range of purchases_account_email_created, newest
-// first; the purchases are read by the one read path.
+// FindCustomerPurchases implements shop.CustomerService in one statement: the page's
+// n+1 ids, the next entries of the address's range of purchases_account_email_created,
+// newest first, joined with their stored documents (the API list's read); a purchase
+// whose document is missing is read from its rows (the one read path).
 func (s *CustomerService) FindCustomerPurchases(ctx context.Context, accountID int64, email string, after *shop.Cursor, n int) (*shop.PurchasePage, error) {
 	q := s.db.DB
 	n = perPage(n)
-	query := `SELECT p.id FROM purchases p FORCE INDEX (purchases_account_email_created)
+	query := `SELECT t.id, d.document FROM (SELECT p.id, p.created_at FROM purchases p FORCE INDEX (purchases_account_email_created)
 		WHERE p.account_id = ? AND p.buyer_email = ? AND CONCAT(p.buyer_email, '.') = CONCAT(?, '.')`
 	args := []any{accountID, email, email}
 	if after != nil {
@@ -108,13 +110,57 @@ func (s *CustomerService) FindCustomerPurchases(ctx context.Context, accountID i
 		query += " AND (p.created_at < ? OR (p.created_at = ? AND p.id < ?))"
 		args = append(args, at, at, after.ID)
 	}
-	query += " ORDER BY p.created_at DESC, p.id DESC LIMIT ?"
-	args = append(args, n+1)
-	ids, err := appendIDs(ctx, q, nil, query, args...)
+	query += ` ORDER BY p.created_at DESC, p.id DESC LIMIT ?) t
+		LEFT JOIN purchase_documents d ON d.account_id = ? AND d.purchase_id = t.id
+		ORDER BY t.created_at DESC, t.id DESC`
+	args = append(args, n+1, accountID)
+	var ids, missing []int64
+	byID := map[int64]*shop.Purchase{}
+	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		var (
+			id  int64
+			doc sql.RawBytes
+		)
+		if err := rows.Scan(&id, &doc); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		if doc == nil {
+			missing = append(missing, id)
+			return nil
+		}
+		p := &shop.Purchase{}
+		if err := json.Unmarshal(doc, p); err != nil {
+			return fmt.Errorf("purchase %d: document: %w", id, err)
+		}
+		p.AccountID = accountID
+		byID[id] = p
+		return nil
+	})
 	if err != nil {
 		return nil, translate(err)
 	}
-	return readPurchases(ctx, q, &shop.PurchasePage{Total: -1}, accountID, ids, n)
+	if len(missing) > 0 {
+		built, err := readPurchases(ctx, q, &shop.PurchasePage{}, accountID, missing, len(missing))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range built.Purchases {
+			byID[p.ID] = p
+		}
+	}
+	page := &shop.PurchasePage{Total: -1, Purchases: []*shop.Purchase{}}
+	for _, id := range ids {
+		if p := byID[id]; p != nil {
+			page.Purchases = append(page.Purchases, p)
+		}
+	}
+	if len(page.Purchases) > n {
+		page.Purchases = page.Purchases[:n]
+		last := page.Purchases[n-1]
+		page.Next = &shop.Cursor{CreatedAt: last.CreatedAt.Time, ID: last.ID}
+	}
+	return page, nil
 }
 
 // customerPage appends a page of entries of one address's range of an index ordered
