@@ -46,7 +46,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 		box.Order = ""
 	}
 	_, ferr := filter.Purchases(q, acct.ID, now, loc)
-	if ferr == nil || shop.ErrorParam(ferr) == search.Param {
+	if ferr == nil || searchError(ferr) {
 		if qb, err := combineQuery(search.Purchases, purchaseBoxFields, q); err != nil {
 			box.Error = shop.ErrorMessage(err)
 		} else {

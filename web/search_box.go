@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"storefront/internal/search"
+	"storefront/internal/shop"
 )
 
 // The search box and the filter fields of a dashboard list are two views of one query
@@ -366,3 +367,7 @@ func purchaseViewQuery(query string) string {
 	}
 	return viewQuery(out)
 }
+
+// searchError reports whether err is about the search box's query (parameter q) rather
+// than one of the filter fields.
+func searchError(err error) bool { return shop.ErrorParam(err) == search.Param }

@@ -11,14 +11,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
-	"storefront/internal/search"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
-
-// subscriberPurchasesShown is how many purchases the page of one subscriber lists;
-// beyond them it links to the purchases page filtered by the subscriber.
-const subscriberPurchasesShown = 50
 
 // subscribersHome sends the user to the subscribers of the account's first storefront,
 // keeping the search; with no storefront it shows the empty page.
@@ -128,7 +123,7 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 		return templates.Subscribers(v), nil
 	}
 	f, backwards, serr := filter.SubscriberSearch(q, acct.ID, sfID, now, loc)
-	if shop.ErrorParam(serr) == search.Param {
+	if searchError(serr) {
 		box.Error = shop.ErrorMessage(serr)
 	}
 	return answerList(c, "subscribers", serr, &res.Error, func() error {
@@ -188,6 +183,9 @@ func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.Subscriber
 // subscriberPage shows one subscriber: the entitlement (docs/API.md#entitlement), the
 // subscription, the activity and the purchases.
 func (s *Server) subscriberPage(c *gin.Context) error {
+	// purchasesShown is how many purchases the page lists; beyond them it links to the
+	// purchases page filtered by the subscriber.
+	const purchasesShown = 50
 	ctx := c.Request.Context()
 	sf, sfs, err := s.storefrontOf(c)
 	if err != nil {
@@ -207,7 +205,7 @@ func (s *Server) subscriberPage(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.Purchases.FindPurchases(ctx, shop.PurchaseFilter{AccountID: acct.ID, SubscriberID: id, Desc: true, PerPage: subscriberPurchasesShown})
+	page, err := s.Purchases.FindPurchases(ctx, shop.PurchaseFilter{AccountID: acct.ID, SubscriberID: id, Desc: true, PerPage: purchasesShown})
 	if err != nil {
 		return err
 	}

@@ -564,8 +564,8 @@ func jobsAreOwn(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, what string) 
 func customerTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, purchase int64, dashboard404 func(*testing.T, response, response)) map[string]func(t *testing.T) {
 	var email string
 	if err := e.db.QueryRow(`SELECT p.buyer_email FROM purchases p WHERE p.account_id = 1 AND p.buyer_email IS NOT NULL
-		AND NOT EXISTS (SELECT 1 FROM purchases q WHERE q.account_id = 2 AND q.buyer_email = p.buyer_email)
-		AND NOT EXISTS (SELECT 1 FROM subscribers s WHERE s.account_id = 2 AND s.username = p.buyer_email) LIMIT 1`).Scan(&email); err != nil {
+		AND p.buyer_email NOT IN (SELECT q.buyer_email FROM purchases q WHERE q.account_id = 2 AND q.buyer_email IS NOT NULL)
+		AND p.buyer_email NOT IN (SELECT s.username FROM subscribers s WHERE s.account_id = 2 AND s.username IS NOT NULL) LIMIT 1`).Scan(&email); err != nil {
 		t.Fatal(err)
 	}
 	path, missing := "/customers/"+url.PathEscape(email), "/customers/nobody%40missing.test"

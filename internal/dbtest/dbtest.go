@@ -66,10 +66,14 @@ func ServerDSN(t testing.TB) string {
 }
 
 // DSN creates a fresh, migrated database and returns its DSN. The database is
-// dropped when the test ends.
+// dropped when the test ends. Through a vtgate (STOREFRONT_TEST_VITESS=1) it empties
+// the migrated keyspaces instead (vitess.go).
 func DSN(t testing.TB) string {
 	t.Helper()
 	base := ServerDSN(t)
+	if Vitess() {
+		return vitessDSN(t, base)
+	}
 	cfg, err := gomysql.ParseDSN(base)
 	if err != nil {
 		t.Fatalf("STOREFRONT_TEST_DSN: %v", err)

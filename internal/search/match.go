@@ -174,7 +174,7 @@ func (c Cond) subscriber(s *shop.Subscriber) bool {
 		case FieldEnded:
 			return end != nil && c.time(*end)
 		}
-		return slices.ContainsFunc(c.Times, func(r TimeRange) bool {
+		return slices.ContainsFunc(c.Times, func(r shop.TimeRange) bool {
 			return (r.To == nil || start.Before(*r.To)) && (end == nil || r.From == nil || r.From.Before(*end))
 		})
 	}
@@ -190,11 +190,11 @@ func (c Cond) equal(s string) bool {
 }
 
 func (c Cond) id(n int64) bool {
-	return slices.ContainsFunc(c.IDs, func(r IDRange) bool { return r.Min <= n && n <= r.Max })
+	return slices.ContainsFunc(c.IDs, func(r shop.IDRange) bool { return r.Min <= n && n <= r.Max })
 }
 
 func (c Cond) time(t time.Time) bool {
-	return slices.ContainsFunc(c.Times, func(r TimeRange) bool {
+	return slices.ContainsFunc(c.Times, func(r shop.TimeRange) bool {
 		return (r.From == nil || !t.Before(*r.From)) && (r.To == nil || t.Before(*r.To))
 	})
 }
@@ -204,7 +204,7 @@ func (c Cond) money(s string) bool {
 		return false
 	}
 	v := decimal(s)
-	return slices.ContainsFunc(c.Money, func(r MoneyRange) bool {
+	return slices.ContainsFunc(c.Money, func(r shop.MoneyRange) bool {
 		if r.Min != "" {
 			k := v.Cmp(decimal(r.Min))
 			if k < 0 || (k == 0 && !r.MinIncl) {

@@ -111,18 +111,10 @@ func (c Cond) intoFilter(f *shop.PurchaseFilter) bool {
 // Shop returns the condition as the shop's filters carry it (shop.Cond), for the
 // planner to check.
 func (c Cond) Shop() shop.Cond {
-	out := shop.Cond{Field: shop.CondField(c.Field), Not: c.Not, Texts: c.Texts, Statuses: c.Statuses, Ship: c.Ship}
+	out := c.Cond
+	out.Field = shop.CondField(c.Field)
 	if c.Field == FieldIs {
 		out.Field = shop.CondShip
-	}
-	for _, r := range c.IDs {
-		out.IDs = append(out.IDs, shop.IDRange{Min: r.Min, Max: r.Max})
-	}
-	for _, r := range c.Money {
-		out.Money = append(out.Money, shop.MoneyRange{Min: r.Min, Max: r.Max, MinIncl: r.MinIncl, MaxIncl: r.MaxIncl})
-	}
-	for _, r := range c.Times {
-		out.Times = append(out.Times, shop.TimeRange{From: r.From, To: r.To})
 	}
 	return out
 }

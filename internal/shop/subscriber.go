@@ -11,12 +11,12 @@ type SubscriptionStatus string
 
 // Subscription statuses.
 const (
-	SubscriptionNew      SubscriptionStatus = "NEW"
-	SubscriptionTrial    SubscriptionStatus = "TRIAL"
-	SubscriptionActive   SubscriptionStatus = "ACTIVE"
-	SubscriptionCanceled SubscriptionStatus = "CANCELED"
-	SubscriptionClosed   SubscriptionStatus = "CLOSED"
-	SubscriptionPastDue  SubscriptionStatus = "PAST_DUE"
+	SubscriptionNew      SubscriptionStatus = "NEW"      // not activated: checking out, or abandoned
+	SubscriptionTrial    SubscriptionStatus = "TRIAL"    // in the trial period; receives service
+	SubscriptionActive   SubscriptionStatus = "ACTIVE"   // no payment due; receives service
+	SubscriptionCanceled SubscriptionStatus = "CANCELED" // receives service until its paid term ends (D8)
+	SubscriptionClosed   SubscriptionStatus = "CLOSED"   // canceled and closed
+	SubscriptionPastDue  SubscriptionStatus = "PAST_DUE" // payment overdue; receives service until CLOSED
 )
 
 // SubscriptionStatuses lists every subscription status.
