@@ -403,15 +403,16 @@ func syncBuyerEmails(ctx context.Context, q queryer, account int64, ids []int64)
 	if ids != nil && len(ids) == 0 {
 		return nil
 	}
-	for _, stmt := range []string{
-		"UPDATE purchase_activity a JOIN purchases p ON p.account_id = a.account_id AND p.id = a.purchase_id SET a.buyer_email = p.buyer_email WHERE a.account_id = ?",
-		"UPDATE notes n JOIN purchases p ON p.account_id = n.account_id AND p.id = n.purchase_id SET n.customer_email = p.buyer_email WHERE n.account_id = ?",
+	// A subquery, not a join: Vitess plans an UPDATE with a join on no shard.
+	for _, stmt := range []struct{ update, purchase string }{
+		{"UPDATE purchase_activity a SET a.buyer_email = (SELECT p.buyer_email FROM purchases p WHERE p.account_id = ? AND p.id = a.purchase_id) WHERE a.account_id = ?", "a.purchase_id"},
+		{"UPDATE notes n SET n.customer_email = (SELECT p.buyer_email FROM purchases p WHERE p.account_id = ? AND p.id = n.purchase_id) WHERE n.account_id = ? AND n.purchase_id IS NOT NULL", "n.purchase_id"},
 	} {
 		for start := 0; start == 0 || start < len(ids); start += importMaxParams {
-			query, args := stmt, []any{account}
+			query, args := stmt.update, []any{account, account}
 			if ids != nil {
 				list, in := inList(ids[start:min(start+importMaxParams, len(ids))])
-				query, args = query+" AND p.id IN "+list, append(args, in...)
+				query, args = query+" AND "+stmt.purchase+" IN "+list, append(args, in...)
 			}
 			if _, err := q.ExecContext(ctx, query, args...); err != nil {
 				return translate(err)
