@@ -1,12 +1,15 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
@@ -57,41 +60,39 @@ func (s *Server) customerPage(c *gin.Context) error {
 		return err
 	}
 	if isFragment(c) {
-		switch c.GetHeader("HX-Target") {
-		case "activity":
-			rows, p, err := s.customerActivity(c, sum.Email)
-			if err != nil {
-				return err
-			}
-			return render(c, templates.CustomerActivity(rows, p))
-		case "emails":
-			rows, p, err := s.customerEmails(c, sum.Email)
-			if err != nil {
-				return err
-			}
-			return render(c, templates.CustomerEmails(rows, p))
-		case "notes":
-			v, err := s.customerNotes(c, sum.Email, templates.NotesView{})
-			if err != nil {
-				return err
-			}
-			return render(c, templates.Notes(v))
-		}
-		names, err := s.storefrontNames(c)
+		part, err := s.customerPart(c, sum)
 		if err != nil {
 			return err
 		}
-		res, err := s.customerPurchases(c, sum, names)
-		if err != nil {
-			return err
-		}
-		return render(c, templates.CustomerPurchases(res))
+		return render(c, part)
 	}
 	v, err := s.customerView(c, sum, templates.NotesView{})
 	if err != nil {
 		return err
 	}
 	return render(c, templates.CustomerPage(*v))
+}
+
+// customerPart loads the one list of the customer's page that htmx asks for: the
+// element it targets (HX-Target), the purchases by default.
+func (s *Server) customerPart(c *gin.Context, sum *shop.CustomerSummary) (templ.Component, error) {
+	switch c.GetHeader("HX-Target") {
+	case "activity":
+		rows, p, err := s.customerActivity(c, sum.Email)
+		return templates.CustomerActivity(rows, p), err
+	case "emails":
+		rows, p, err := s.customerEmails(c, sum.Email)
+		return templates.CustomerEmails(rows, p), err
+	case "notes":
+		v, err := s.customerNotes(c, sum.Email, templates.NotesView{})
+		return templates.Notes(v), err
+	}
+	names, err := s.storefrontNames(c)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.customerPurchases(c, sum, names)
+	return templates.CustomerPurchases(res), err
 }
 
 // customerView loads everything the customer's page shows, the notes' form holding
@@ -177,59 +178,50 @@ func customerPager(self, name string, before, next int64) templates.Pager {
 	return p
 }
 
+// customerList loads the page of one of the customer's lists that the request asks for
+// (the parameter name: the entry it starts after), newest first: find reads the
+// entries, row shows one.
+func customerList[E, R any](c *gin.Context, email, name string, loc *time.Location,
+	find func(ctx context.Context, accountID int64, email string, before int64, limit int) ([]E, int64, error),
+	row func(E, *time.Location) R) ([]R, templates.Pager, error) {
+	before, err := customerBefore(c, name)
+	if err != nil {
+		return nil, templates.Pager{}, err
+	}
+	entries, next, err := find(c.Request.Context(), currentAccount(c).ID, email, before, customerListSize)
+	if err != nil {
+		return nil, templates.Pager{}, err
+	}
+	rows := make([]R, 0, len(entries))
+	for _, e := range entries {
+		rows = append(rows, row(e, loc))
+	}
+	return rows, customerPager(templates.CustomerURL(email), name, before, next), nil
+}
+
 // customerActivity loads the page of the activity of the customer's purchases the
-// request asks for (activity: the entry it starts after).
+// request asks for.
 func (s *Server) customerActivity(c *gin.Context, email string) ([]templates.CustomerActivityRow, templates.Pager, error) {
-	acct := currentAccount(c)
-	before, err := customerBefore(c, "activity")
-	if err != nil {
-		return nil, templates.Pager{}, err
-	}
-	acts, next, err := s.Customers.FindCustomerActivity(c.Request.Context(), acct.ID, email, before, customerListSize)
-	if err != nil {
-		return nil, templates.Pager{}, err
-	}
-	var rows []templates.CustomerActivityRow
-	for _, a := range acts {
-		rows = append(rows, customerActivityRow(a, s.location(acct.Timezone)))
-	}
-	return rows, customerPager(templates.CustomerURL(email), "activity", before, next), nil
+	return customerList(c, email, "activity", s.location(currentAccount(c).Timezone), s.Customers.FindCustomerActivity, customerActivityRow)
 }
 
 // customerEmails loads the page of the e-mails to the customer's address the request
-// asks for (emails: the e-mail it starts after).
+// asks for.
 func (s *Server) customerEmails(c *gin.Context, email string) ([]templates.CustomerEmailRow, templates.Pager, error) {
-	acct := currentAccount(c)
-	before, err := customerBefore(c, "emails")
-	if err != nil {
-		return nil, templates.Pager{}, err
-	}
-	mails, next, err := s.Customers.FindCustomerEmails(c.Request.Context(), acct.ID, email, before, customerListSize)
-	if err != nil {
-		return nil, templates.Pager{}, err
-	}
-	var rows []templates.CustomerEmailRow
-	for _, m := range mails {
-		rows = append(rows, customerEmailRow(m, s.location(acct.Timezone)))
-	}
-	return rows, customerPager(templates.CustomerURL(email), "emails", before, next), nil
+	return customerList(c, email, "emails", s.location(currentAccount(c).Timezone), s.Customers.FindCustomerEmails, customerEmailRow)
 }
 
-// customerNotes loads the page of the customer's notes the request asks for (notes:
-// the note it starts after), the form holding form.
+// customerNotes loads the page of the customer's notes the request asks for, the form
+// holding form.
 func (s *Server) customerNotes(c *gin.Context, email string, form templates.NotesView) (templates.NotesView, error) {
-	acct := currentAccount(c)
-	before, err := customerBefore(c, "notes")
-	if err != nil {
-		return templates.NotesView{}, err
-	}
-	notes, next, err := s.Customers.FindCustomerNotes(c.Request.Context(), acct.ID, email, before, customerListSize)
+	loc := s.location(currentAccount(c).Timezone)
+	notes, pager, err := customerList(c, email, "notes", loc, s.Customers.FindCustomerNotes, func(n shop.Note, _ *time.Location) shop.Note { return n })
 	if err != nil {
 		return templates.NotesView{}, err
 	}
 	self := templates.CustomerURL(email)
-	v := notesView(notes, currentUser(c), self+"/notes", self, form, s.location(acct.Timezone), true)
-	v.Pager = customerPager(self, "notes", before, next)
+	v := notesView(notes, currentUser(c), self+"/notes", self, form, loc, true)
+	v.Pager = pager
 	return v, nil
 }
 
