@@ -124,7 +124,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 		if err := s.fillPurchaseResults(c, &res, f, pushed, backwards, loc); err != nil {
 			return err
 		}
-		res.Export, res.API = s.purchaseViewAsAPI(acct, pushed, res)
+		res.Export, res.API = s.purchaseViewAsAPI(acct, pushed, now, loc)
 		res.Bulk = bulkBar(c, pushed, res.Count)
 		return nil
 	}, show)

@@ -30,7 +30,7 @@ func (s *Server) routes(r *gin.Engine) {
 
 	d := r.Group("/", s.requireUser)
 	d.GET("/", h(s.overviewPage))
-	d.GET("/docs/api", h(s.apiDocs)).GET(templates.SearchHelpURL, h(s.searchHelp)).GET("/subscribers", h(s.subscribersHome)).GET(allSubscribersURL, h(s.allSubscribersPage)).
+	d.GET("/docs/api", h(s.apiDocs)).GET(templates.SearchHelpURL, h(s.searchHelp)).GET("/subscribers", h(s.subscribersHome)).GET(allSubscribersURL, h(s.allSubscribersPage)).GET(subscriberSuggestURL, h(s.subscriberSuggestions)).
 		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage))
 	d.Group("/purchases").GET("", h(s.purchasesPage)).GET("/:id", h(s.purchasePage)).
 		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", s.requireReactivator, h(s.reactivatePurchase)).

@@ -196,7 +196,7 @@ func TestSubscribersPage(t *testing.T) {
 			t.Fatalf("got %d, full page %v; want a fragment", r.status, subsIsFullPage(r))
 		}
 		subsWantVary(t, r)
-		if got := r.header.Get("HX-Push-Url"); got != "/storefronts/1/subscribers?status=active" {
+		if got := r.header.Get("HX-Push-Url"); got != "/storefronts/1/subscribers?q=status%3AACTIVE" {
 			t.Errorf("HX-Push-Url: got %q", got)
 		}
 		if strings.Contains(string(r.body), `id="filters"`) || strings.Contains(string(r.body), "<nav aria-label=\"Main\"") {

@@ -138,6 +138,11 @@ func TestTenancy(t *testing.T) {
 				noAccount1(t, mustStatus(t, owner2.get("/purchases/suggest?q="+url.QueryEscape(q), true), 200))
 			}
 		},
+		"GET /subscribers/suggest": func(t *testing.T) {
+			for _, q := range []string{"status:", "s"} {
+				noAccount1(t, mustStatus(t, owner2.get("/subscribers/suggest?q="+url.QueryEscape(q), true), 200))
+			}
+		},
 		"GET /api/v2":               func(t *testing.T) { mustStatus(t, otherGet("/api/v2"), 200) },
 		"GET /api/v2/":              func(t *testing.T) { mustStatus(t, otherGet("/api/v2/"), 200) },
 		"GET /api/v2/openapi.json":  func(t *testing.T) { mustStatus(t, otherGet("/api/v2/openapi.json"), 200) },

@@ -94,11 +94,14 @@ var pathIndexes = map[accessPath]string{
 	pathPrefixInitials: "PRIMARY",
 }
 
-func (p accessPath) String() string {
-	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
-		"total range", "walk (total)",
-		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix"}[p]
-}
+// pathNames names every access path, in the order of their values: the paths are the
+// values from 0 to len(pathNames)-1 (the statement shapes' enumeration, docs/SCALING.md,
+// reads them from here).
+var pathNames = [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
+	"total range", "walk (total)",
+	"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix"}
+
+func (p accessPath) String() string { return pathNames[p] }
 
 // prefixPaths maps each prefix field to its ordered path.
 var prefixPaths = map[prefixField]accessPath{
@@ -196,10 +199,8 @@ func rangeCondition(f shop.PurchaseFilter, p accessPath) sq.Sqlizer {
 // rangeCount builds the statement that counts the matches of a range path's condition
 // alone, from its index, up to sortLimit+1.
 func rangeCount(f shop.PurchaseFilter, p accessPath) (string, []any, error) {
-	inner, args, err := sq.Select("1").From("purchases p FORCE INDEX (" + pathIndexes[p] + ")").
-		Where(sq.And{sq.Eq{"p.account_id": f.AccountID}, rangeCondition(f, p)}).
-		Limit(sortLimit + 1).ToSql()
-	return "SELECT COUNT(*) FROM (" + inner + ") t", args, err
+	return countUpTo(sq.Select("1").From("purchases p FORCE INDEX ("+pathIndexes[p]+")").
+		Where(sq.And{sq.Eq{"p.account_id": f.AccountID}, rangeCondition(f, p)}), sortLimit)
 }
 
 // planPurchases chooses the access path of the filter: for a total comparison alone,
@@ -232,10 +233,12 @@ func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan,
 }
 
 // planned is a SELECT on the plan's tables with its conditions, and the columns of the
-// list order on the table it walks.
+// list order on the table it walks; probes tells that its rows are checked with
+// correlated subqueries (EXISTS probes of a path table by primary key).
 type planned struct {
 	sel              sq.SelectBuilder
 	createdAt, idCol string
+	probes           bool
 }
 
 // planSelect builds the SELECT of cols for the filter on the path, without order,
@@ -293,7 +296,8 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 	if idx, ok := pathIndexes[path]; ok {
 		from += " FORCE INDEX (" + idx + ")"
 	}
-	return planned{sq.Select(cols...).From(from).Where(purchaseConditions(f)), "p.created_at", "p.id"}
+	// purchaseConditions probes the product's path for a product.
+	return planned{sq.Select(cols...).From(from).Where(purchaseConditions(f)), "p.created_at", "p.id", f.ProductID != 0}
 }
 
 // leadSelect reads the purchases from a path table (alias a, with created_at and
@@ -310,6 +314,7 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 		where = append(where, sq.Expr(a+".created_at < ?", clampTime(*f.CreatedBefore)))
 	}
 	rest.CreatedFrom, rest.CreatedBefore = nil, nil
+	probes := rest.ProductID != 0 || len(prefixFilters(rest)) > 0
 	same := a + ".account_id AND %[1]s.created_at = " + a + ".created_at AND %[1]s.purchase_id = " + a + ".purchase_id"
 	if rest.ProductID != 0 {
 		where = append(where, sq.Expr(fmt.Sprintf("EXISTS (SELECT 1 FROM purchase_products pp2 WHERE pp2.account_id = "+same+
@@ -330,7 +335,7 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 		sel = sel.Options("STRAIGHT_JOIN").Join("purchases p ON p.account_id = " + a + ".account_id AND p.id = " + a + ".purchase_id")
 		where = append(where, others...)
 	}
-	return planned{sel.Where(where), a + ".created_at", a + ".purchase_id"}
+	return planned{sel.Where(where), a + ".created_at", a + ".purchase_id", probes}
 }
 
 // purchaseListQuery builds the statement that selects the ids (and creation times) of

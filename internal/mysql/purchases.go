@@ -565,17 +565,24 @@ func (s *PurchaseService) CountPurchases(ctx context.Context, f shop.PurchaseFil
 	if err != nil {
 		return 0, false, err
 	}
-	inner, args, err := planSelect(f, path.path, "1").sel.Limit(uint64(limit + 1)).ToSql()
+	query, args, err := countUpTo(planSelect(f, path.path, "1").sel, limit)
 	if err != nil {
 		return 0, false, err
 	}
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+inner+") t", args...).Scan(&n); err != nil {
+	if err := db.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 		return 0, false, translate(err)
 	}
 	if n > limit {
 		return limit, true, nil
 	}
 	return n, false, nil
+}
+
+// countUpTo builds the statement that counts the rows of sel (a SELECT of "1"), up to
+// limit+1 of them.
+func countUpTo(sel sq.SelectBuilder, limit int64) (string, []any, error) {
+	inner, args, err := sel.Limit(uint64(limit + 1)).ToSql()
+	return "SELECT COUNT(*) FROM (" + inner + ") t", args, err
 }
 
 // FindProducts returns the products of the account's storefronts, by name.

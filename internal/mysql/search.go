@@ -311,20 +311,18 @@ func unionCondition(f shop.PurchaseFilter) sq.Sqlizer {
 	return sq.And{sq.Eq{"p.account_id": f.AccountID}, or}
 }
 
+// unionCountQuery builds the statement that counts a union's purchases (each once), up
+// to limit+1 when limit > 0.
+func unionCountQuery(f shop.PurchaseFilter, limit int64) (string, []any, error) {
+	if limit > 0 {
+		return countUpTo(sq.Select("1").From("purchases p").Where(unionCondition(f)), limit)
+	}
+	return sq.Select("COUNT(DISTINCT p.id)").From("purchases p").Where(unionCondition(f)).ToSql()
+}
+
 // unionCount counts a union's purchases (each once), up to limit+1 when limit > 0.
 func unionCount(ctx context.Context, q queryer, f shop.PurchaseFilter, limit int64) (int64, error) {
-	var (
-		query string
-		args  []any
-		err   error
-	)
-	if limit > 0 {
-		var inner string
-		inner, args, err = sq.Select("1").From("purchases p").Where(unionCondition(f)).Limit(uint64(limit + 1)).ToSql()
-		query = "SELECT COUNT(*) FROM (" + inner + ") t"
-	} else {
-		query, args, err = sq.Select("COUNT(DISTINCT p.id)").From("purchases p").Where(unionCondition(f)).ToSql()
-	}
+	query, args, err := unionCountQuery(f, limit)
 	if err != nil {
 		return 0, err
 	}

@@ -14,7 +14,7 @@ const (
 	SubscriptionNew      SubscriptionStatus = "NEW"      // not activated: checking out, or abandoned
 	SubscriptionTrial    SubscriptionStatus = "TRIAL"    // in the trial period; receives service
 	SubscriptionActive   SubscriptionStatus = "ACTIVE"   // no payment due; receives service
-	SubscriptionCanceled SubscriptionStatus = "CANCELED" // receives service until its paid term ends (D8)
+	SubscriptionCanceled SubscriptionStatus = "CANCELED" // receives service until its paid term ends
 	SubscriptionClosed   SubscriptionStatus = "CLOSED"   // canceled and closed
 	SubscriptionPastDue  SubscriptionStatus = "PAST_DUE" // payment overdue; receives service until CLOSED
 )
