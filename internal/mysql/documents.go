@@ -140,7 +140,7 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 // path, a second prefix), which Vitess's planner cannot join ON TRUE to the head (it
 // would need a hash join: "can't use [true] with hash joins").
 func idsLead(f shop.PurchaseFilter, pl plan) bool {
-	return pl.path == pathTotalBands || len(f.Where) > 0 || planSelect(f, pl.path).probes
+	return pl.path == pathTotalBands || pl.path == pathUnion || len(f.Where) > 0 || planSelect(f, pl.path).probes
 }
 
 // pageHead is the one row of a page's head: the account's purchases version and, when
@@ -148,7 +148,11 @@ func idsLead(f shop.PurchaseFilter, pl plan) bool {
 func pageHead(f shop.PurchaseFilter, pl plan) sq.SelectBuilder {
 	head := sq.Select().Column(sq.Expr("("+versionQuery+") AS version", f.AccountID))
 	if f.IncludeCount {
-		head = head.Column(planSelect(f, pl.path, "COUNT(*)").sel.Prefix("(").Suffix(") AS total"))
+		count, args, err := countQuery(f, pl, 0)
+		if err != nil {
+			return head.Column(errSqlizer{err})
+		}
+		head = head.Column(sq.Expr("("+count+") AS total", args...))
 	} else {
 		head = head.Column("-1 AS total")
 	}
@@ -177,9 +181,6 @@ func documentQuery(accountID, id int64) (string, []any, error) {
 // straight into buf, framed as the JSON array the API answers.
 func (s *PurchaseService) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter, buf []byte) (*shop.DocumentPage, error) {
 	db := s.db
-	if len(f.Any) > 0 {
-		return findUnionDocumentPage(ctx, db.DB, f, buf)
-	}
 	return findDocumentPage(ctx, db.DB, db.bandEdges(), f, buf)
 }
 

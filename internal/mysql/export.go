@@ -48,9 +48,6 @@ func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, line
 		batch = shop.ExportBatch
 	}
 	f.Page, f.After, f.IncludeCount, f.PerPage = 0, nil, false, 0
-	if len(f.Any) > 0 {
-		return exportUnion(ctx, q, f, batch, lines, fn)
-	}
 	path, err := planPurchases(ctx, q, f)
 	if err != nil {
 		return err

@@ -66,10 +66,10 @@ func (db *DB) migrations() (*goose.Provider, error) {
 		goose.NewGoMigration(33, &goose.GoFunc{RunDB: backfillPrefixes}, noop),
 		// Every existing purchase gets its initials' prefix row (the first letters of
 		// its first and last names together), as 33 did the others.
-		goose.NewGoMigration(103, &goose.GoFunc{RunDB: backfillInitials}, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
-			_, err := sqlDB.ExecContext(ctx, "DELETE FROM purchase_prefixes WHERE field = 4")
-			return err
-		}}),
+		goose.NewGoMigration(103, &goose.GoFunc{RunDB: backfillInitials}, undoPrefixField(prefixInitials)),
+		// After 00130 widened the prefix: every existing purchase gets its domain's
+		// prefix row, as 33 did the others.
+		goose.NewGoMigration(131, &goose.GoFunc{RunDB: backfillDomains}, undoPrefixField(prefixDomain)),
 		// 84 summed the rollups of 00080-00083; the rebuild now also writes the monthly
 		// table of 00088, so 90 does it instead, after those rollup tables exist. The
 		// monthly and weekly purchase rollups of 00110 and 00112 come later: 90 leaves
@@ -96,4 +96,13 @@ func (db *DB) migrations() (*goose.Provider, error) {
 		return nil, fmt.Errorf("migrations: %w", err)
 	}
 	return p, nil
+}
+
+// undoPrefixField is the down of a migration that wrote one prefix field's rows for
+// every purchase: those rows, of every account.
+func undoPrefixField(field prefixField) *goose.GoFunc {
+	return &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
+		_, err := sqlDB.ExecContext(ctx, "DELETE FROM purchase_prefixes WHERE field = ?", int(field))
+		return err
+	}}
 }

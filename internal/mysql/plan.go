@@ -49,6 +49,12 @@ const (
 	// those initials together (purchase_prefixes, field 4), each entry checked on its
 	// own prefix.
 	pathPrefixInitials
+	// A domain (a search's domain:): the ordered range of the domain's rows
+	// (purchase_prefixes, field 5), each entry checked on its stored e-mail.
+	pathPrefixDomain
+	// A union (a search's OR, shop.PurchaseFilter.Any): each branch read on its own
+	// path, merged in list order (unionListQuery).
+	pathUnion
 )
 
 // plan is the access path of a filter's pages, with what the path needs to know of the
@@ -69,6 +75,8 @@ type plan struct {
 	beyond     int
 	// edge is the edge of the bands' plans as read or remembered, nil on other paths.
 	edge *bandEdge
+	// union holds the plan of each branch of a union (pathUnion), in order.
+	union []plan
 }
 
 // sortLimit is the most matches of a total comparison that are read and sorted rather
@@ -92,6 +100,7 @@ var pathIndexes = map[accessPath]string{
 	pathPrefixLast:     "PRIMARY",
 	pathTotalBands:     "purchases_account_band_created",
 	pathPrefixInitials: "PRIMARY",
+	pathPrefixDomain:   "PRIMARY",
 }
 
 // pathNames names every access path, in the order of their values: the paths are the
@@ -99,15 +108,16 @@ var pathIndexes = map[accessPath]string{
 // reads them from here).
 var pathNames = [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
 	"total range", "walk (total)",
-	"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix"}
+	"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "domain", "union"}
 
 func (p accessPath) String() string { return pathNames[p] }
 
 // prefixPaths maps each prefix field to its ordered path.
 var prefixPaths = map[prefixField]accessPath{
-	prefixEmail: pathPrefixEmail,
-	prefixFirst: pathPrefixFirst,
-	prefixLast:  pathPrefixLast,
+	prefixEmail:  pathPrefixEmail,
+	prefixFirst:  pathPrefixFirst,
+	prefixLast:   pathPrefixLast,
+	prefixDomain: pathPrefixDomain,
 }
 
 // rangePaths lists the filter's conditions whose matches may be read from an index of
@@ -129,8 +139,8 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //   - Else the first ordered path the filter has, in this order: product, a prefix (the
 //     initials of both names when the filter is one letter of each and no e-mail;
 //     else the longest first; one longer than maxPrefixLen walks the range of its
-//     first characters), one status, storefront, unshipped; the remaining conditions
-//     filter as its range is walked.
+//     first characters), a domain, one status, storefront, unshipped; the remaining
+//     conditions filter as its range is walked.
 //   - Else the list order is walked: a dense total comparison is checked on the
 //     entries of a covering index; with no condition left, the list is the path.
 func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
@@ -208,6 +218,9 @@ func rangeCount(f shop.PurchaseFilter, p accessPath) (string, []any, error) {
 // range conditions from their indexes (at most sortLimit+1 entries each) when the rule
 // needs them.
 func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
+	if len(f.Any) > 0 {
+		return planUnion(ctx, q, f)
+	}
 	if bandable(f) {
 		return planBands(ctx, q, f)
 	}
@@ -257,7 +270,7 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 		rest.ProductID = 0
 		return leadSelect(f, rest, "purchase_products pp", "pp",
 			sq.And{sq.Eq{"pp.account_id": f.AccountID}, sq.Eq{"pp.product_id": f.ProductID}}, cols)
-	case pathPrefixEmail, pathPrefixFirst, pathPrefixLast:
+	case pathPrefixEmail, pathPrefixFirst, pathPrefixLast, pathPrefixDomain:
 		rest := f
 		var pp prefixPath
 		switch path {
@@ -265,12 +278,14 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 			pp, rest.EmailPrefix = newPrefixPath(prefixEmail, f.EmailPrefix), ""
 		case pathPrefixFirst:
 			pp, rest.FirstPrefix = newPrefixPath(prefixFirst, f.FirstPrefix), ""
+		case pathPrefixDomain:
+			pp, rest.Domain = newPrefixPath(prefixDomain, f.Domain), ""
 		default:
 			pp, rest.LastPrefix = newPrefixPath(prefixLast, f.LastPrefix), ""
 		}
 		where := sq.And{
 			sq.Eq{"x.account_id": f.AccountID}, sq.Eq{"x.field": int(pp.field)}, sq.Eq{"x.prefix_len": pp.length},
-			sq.Eq{"x.prefix": pp.prefix}, sq.Expr("x.value LIKE ?", pp.like),
+			sq.Eq{"x.prefix": pp.prefix}, pp.check("x"),
 		}
 		if rest.StorefrontID != 0 { // held by the prefix row
 			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
@@ -325,10 +340,10 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 		pp := newPrefixPath(pf.field, pf.text)
 		y := fmt.Sprintf("y%d", i)
 		where = append(where, sq.Expr(fmt.Sprintf("EXISTS (SELECT 1 FROM purchase_prefixes %[1]s WHERE %[1]s.account_id = "+same+
-			" AND %[1]s.field = ? AND %[1]s.prefix_len = ? AND %[1]s.prefix = ? AND %[1]s.value LIKE ?)", y),
-			int(pp.field), pp.length, pp.prefix, pp.like))
+			" AND %[1]s.field = ? AND %[1]s.prefix_len = ? AND %[1]s.prefix = ? AND ?)", y),
+			int(pp.field), pp.length, pp.prefix, pp.check(y)))
 	}
-	rest.EmailPrefix, rest.FirstPrefix, rest.LastPrefix = "", "", ""
+	rest.EmailPrefix, rest.FirstPrefix, rest.LastPrefix, rest.Domain = "", "", "", ""
 	others := purchaseConditions(rest)
 	sel := sq.Select(cols...).From(table + " FORCE INDEX (PRIMARY)")
 	if len(others) > 1 { // more than the account
@@ -344,6 +359,9 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 func purchaseListQuery(f shop.PurchaseFilter, n int, p plan) (string, []any, error) {
 	if p.path == pathTotalBands {
 		return bandsListQuery(f, n, p)
+	}
+	if p.path == pathUnion {
+		return unionListQuery(f, n, p)
 	}
 	pl := planSelect(f, p.path)
 	sel := pl.sel.Columns(pl.idCol+" AS id", pl.createdAt+" AS created_at")

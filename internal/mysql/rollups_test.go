@@ -605,11 +605,9 @@ func subscriberFiguresFromRows(t *testing.T, db *sql.DB, account, storefront int
 		if stop != nil && in(*stop, from, end) {
 			f.Ended++
 		}
-		if start.Before(end) {
+		// Receiving service at the end: its term [start, stop) holds it.
+		if !start.After(end) && (stop == nil || stop.After(end)) {
 			f.ActiveAtEnd++
-		}
-		if stop != nil && stop.Before(end) {
-			f.ActiveAtEnd--
 		}
 	}
 	if err := rows.Err(); err != nil {

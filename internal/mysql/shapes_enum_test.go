@@ -343,32 +343,44 @@ func (s *shapeSet) purchases(label string, f shop.PurchaseFilter) {
 	}
 }
 
-// union adds the statements of a union's lists: its counts, each branch's rows on
-// its own plans (unionIDs), the page's documents by id, and the export's batches.
+// union adds the statements of a union's lists (one plan, pathUnion, of a plan per
+// branch): its counts, its page's ids (unionListQuery, the branches' ranges merged by
+// UNION), its page of documents, and the export's batches. Each branch meets each of its
+// own plan outcomes with the other branches on their first.
 func (s *shapeSet) union(label string, f shop.PurchaseFilter) {
-	for _, limit := range []int64{0, 10000} {
-		s.add("union count, " + label)(unionCountQuery(f, limit))
-	}
 	n := perPage(f.PerPage)
-	branches := func(entry string, f shop.PurchaseFilter, n int) {
-		need := int(pageOffset(f, n)) + n + 1
-		for _, b := range f.Any {
-			bf := branch(f, b, need)
-			s.plan(entry+" branch plan, "+label, bf)
-			for _, pl := range planOutcomes(bf, false) {
-				s.paths[pl.path]++
-				s.add(fmt.Sprintf("%s branch on %v, %s", entry, pl.path, label))(purchaseListQuery(bf, need-1, pl))
+	need := int(pageOffset(f, n)) + n + 1
+	outcomes := make([][]plan, len(f.Any))
+	for i, b := range f.Any {
+		bf := branch(f, b, need)
+		s.plan("union branch plan, "+label, bf)
+		outcomes[i] = planOutcomes(bf, false)
+	}
+	for i := range f.Any {
+		for _, bp := range outcomes[i] {
+			pl := plan{path: pathUnion}
+			for k := range f.Any {
+				if k == i {
+					pl.union = append(pl.union, bp)
+				} else {
+					pl.union = append(pl.union, outcomes[k][0])
+				}
 			}
+			s.paths[bp.path]++
+			s.paths[pathUnion]++
+			at := fmt.Sprintf("branch %d on %v, %s", i, bp.path, label)
+			for _, limit := range []int64{0, 10000} {
+				s.add("union count, " + at)(countQuery(f, pl, limit))
+			}
+			s.add("union page, " + at)(purchaseListQuery(f, n, pl))
+			s.add("union page documents, " + at)(documentPageQuery(f, n, pl))
+			g := f
+			g.Page, g.After, g.IncludeCount, g.PerPage = 0, nil, false, 0
+			s.add("union export first batch, " + at)(exportFirstQuery(g, pl, shop.ExportFirstBatch, shop.ExportLineItems))
+			g.After = &shop.Cursor{CreatedAt: s.at, ID: 7}
+			s.add("union export walk, " + at)(purchaseListQuery(g, shop.ExportBatch, pl))
 		}
 	}
-	branches("union page", f, n)
-	ids := idsFilter(f, []shop.Cursor{{ID: 1}, {ID: 2}}, n)
-	s.add("union page documents, " + label)(documentPageQuery(ids, n, plan{path: pathIDs}))
-	g := f
-	g.Page, g.After, g.IncludeCount, g.PerPage = 0, nil, false, 0
-	branches("union export", g, shop.ExportBatch)
-	g.After = &shop.Cursor{CreatedAt: s.at, ID: 7}
-	branches("union export", g, shop.ExportBatch)
 }
 
 // shapeQuery reads a query of the language against the enumeration's clock.

@@ -89,8 +89,9 @@ var unscoped = map[string]string{
 	"INSERT IGNORE INTO purchase_products (account_id, product_id, created_at, purchase_id) SELECT p.account_id, li.product_id, p.created_at, p.id FROM purchases p JOIN line_items li ON li.purchase_id = p.id": "repair across accounts, per shard",
 	"DELETE FROM purchase_documents": "repair across accounts, per shard",
 	"DELETE FROM purchase_prefixes":  "repair across accounts, per shard",
-	// Migration 00103 undone: the initials' rows of every account, per shard.
-	"DELETE FROM purchase_prefixes WHERE field = 4": "migration across accounts, per shard",
+	// Migrations 00103 and 00131 undone: the initials' or the domains' rows of every
+	// account, per shard.
+	"DELETE FROM purchase_prefixes WHERE field = ?": "migration across accounts, per shard",
 	// Migration 00033's backfill of the prefix rows walks every purchase; each batch is
 	// then written per account.
 	"SELECT account_id, id FROM purchases WHERE id > ? ORDER BY id LIMIT 20000": "backfill across accounts, per shard",

@@ -215,6 +215,7 @@ type PurchaseFilter struct {
 	EmailPrefix   string
 	FirstPrefix   string
 	LastPrefix    string
+	Domain        string     // the e-mail's domain, exactly (any case); a search's domain:
 	CreatedFrom   *time.Time // created_at >= CreatedFrom
 	CreatedBefore *time.Time // created_at < CreatedBefore
 	Total         string     // a decimal number; "" for none

@@ -132,9 +132,10 @@ type SubscriberFilter struct {
 	// "New subscribers" and "Churned" count.
 	StartedFrom, StartedBefore *time.Time
 	EndedFrom, EndedBefore     *time.Time
-	// ReceivingAt selects subscribers whose service term holds this instant: begun
-	// before it and not ended before it (what the overview's "Active subscribers"
-	// counts at the end of its range). Nil: no condition.
+	// ReceivingAt selects subscribers whose service term [start, end) holds this
+	// instant: begun at or before it and not ended at or before it, as Entitle decides
+	// (what the overview's "Active subscribers" counts at the end of its range). Nil:
+	// no condition.
 	ReceivingAt *time.Time
 	// Username is an exact match ignoring letter case and accents; "" for none.
 	Username string
