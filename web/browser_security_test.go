@@ -71,7 +71,7 @@ func TestBrowser_Security(t *testing.T) {
 			if st := tb.enterCode(t, "Code", "Sign in", code); st != http.StatusUnauthorized {
 				t.Fatalf("reused code: %d", st)
 			}
-			if msg := eval[string](t, tb, `text(document.getElementById('code-error'))`); !strings.Contains(msg, "used already") {
+			if msg := eval[string](t, tb, `text(document.getElementById('code-note'))`); !strings.Contains(msg, "used already") {
 				t.Fatalf("reused code: message %q", msg)
 			}
 			tb.checkAxe(t, "a refused code")

@@ -45,23 +45,23 @@ func (s *Server) securityView(c *gin.Context) (templates.SecurityView, error) {
 
 func (s *Server) securityPage(c *gin.Context) error {
 	v, err := s.securityView(c)
-	if err != nil {
-		return err
+	if err == nil {
+		err = render(c, templates.Security(v))
 	}
-	return render(c, templates.Security(v))
+	return err
 }
 
 // endSession signs one of the user's other sessions out. The current session is
 // ended by "Sign out" in the header instead.
 func (s *Server) endSession(c *gin.Context) error {
-	u := currentUser(c)
 	id, err := pathID(c, "id")
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if id == currentSessionID(c) {
+	case id == currentSessionID(c):
 		return shop.Errorf(shop.EInvalid, "This is the session you are using; sign out with the button at the top of the page.")
 	}
+	u := currentUser(c)
 	if err := s.Users.EndSession(c.Request.Context(), u.AccountID, u.ID, id); err != nil {
 		return err
 	}

@@ -64,43 +64,22 @@ func (s *UserService) AddAuthenticator(ctx context.Context, accountID, userID in
 func (s *UserService) UseAuthenticatorStep(ctx context.Context, accountID, userID, step int64) error {
 	res, err := s.db.ExecContext(ctx, "UPDATE user_totp SET last_step = ? WHERE account_id = ? AND user_id = ? AND last_step < ?",
 		step, accountID, userID, step)
-	if err != nil {
-		return translate(err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return translate(err)
-	} else if n == 0 {
-		return shop.Errorf(shop.EInvalid, "That code was used already. Wait for your app to show the next one.")
-	}
-	return nil
+	return changedOrRefused(res, err, shop.Errorf(shop.EInvalid, "That code was used already. Wait for your app to show the next one."))
 }
 
 // UseRecoveryCode implements shop.UserService.
 func (s *UserService) UseRecoveryCode(ctx context.Context, accountID, userID int64, code string) error {
 	res, err := s.db.ExecContext(ctx, "UPDATE user_recovery_codes SET used_at = ? WHERE account_id = ? AND user_id = ? AND code_hash = ? AND used_at IS NULL",
 		s.db.Now().UTC(), accountID, userID, recoveryCodeHash(code))
-	if err != nil {
-		return translate(err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return translate(err)
-	} else if n == 0 {
-		return shop.Errorf(shop.EUnauthenticated, "That recovery code is not right or was used already.")
-	}
-	return nil
+	return changedOrRefused(res, err, shop.Errorf(shop.EUnauthenticated, "That recovery code is not right or was used already."))
 }
 
 // RemoveAuthenticator implements shop.UserService.
 func (s *UserService) RemoveAuthenticator(ctx context.Context, accountID, userID, keepSessionID int64) error {
 	return s.db.inTx(ctx, func(tx *Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM user_totp WHERE account_id = ? AND user_id = ?", accountID, userID)
-		if err != nil {
-			return translate(err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return translate(err)
-		} else if n == 0 {
-			return shop.Errorf(shop.ENotFound, "You have no authenticator app.")
+		if err := changedOrRefused(res, err, shop.Errorf(shop.ENotFound, "You have no authenticator app.")); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM user_recovery_codes WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
 			return translate(err)
@@ -108,4 +87,17 @@ func (s *UserService) RemoveAuthenticator(ctx context.Context, accountID, userID
 		_, err = tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ? AND id <> ?", accountID, userID, keepSessionID)
 		return translate(err)
 	})
+}
+
+// changedOrRefused returns the statement's error, or refused when it changed no row.
+func changedOrRefused(res sql.Result, err error, refused error) error {
+	if err != nil {
+		return translate(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return translate(err)
+	} else if n == 0 {
+		return refused
+	}
+	return nil
 }

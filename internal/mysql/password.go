@@ -55,13 +55,8 @@ func (s *UserService) ChangePassword(ctx context.Context, accountID, userID int6
 		// both pass with the same current password.
 		res, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ?, password_changed_at = ? WHERE account_id = ? AND id = ? AND password_hash = ?",
 			string(hash), now, accountID, userID, old)
-		if err != nil {
-			return translate(err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return translate(err)
-		} else if n == 0 {
-			return wrong
+		if err := changedOrRefused(res, err, wrong); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
 			return translate(err)
