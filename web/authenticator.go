@@ -182,7 +182,7 @@ func (s *Server) addAuthenticator(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Users.AddAuthenticator(c.Request.Context(), u.AccountID, u.ID, secret, step, codes); err != nil {
+	if err := s.Users.AddAuthenticator(c.Request.Context(), u.AccountID, u.ID, secret, step, codes, sessionClient(c)); err != nil {
 		if shop.ErrorCode(err) == shop.EInvalid {
 			return refuse(shop.ErrorMessage(err))
 		}
@@ -198,7 +198,7 @@ func (s *Server) addAuthenticator(c *gin.Context) error {
 // removeAuthenticator turns the app off and signs the user's other sessions out.
 func (s *Server) removeAuthenticator(c *gin.Context) error {
 	u := currentUser(c)
-	if err := s.Users.RemoveAuthenticator(c.Request.Context(), u.AccountID, u.ID, currentSessionID(c)); err != nil {
+	if err := s.Users.RemoveAuthenticator(c.Request.Context(), u.AccountID, u.ID, currentSessionID(c), sessionClient(c)); err != nil {
 		return err
 	}
 	s.flash(c, "The authenticator app was removed; your other sessions were signed out.")

@@ -58,7 +58,7 @@ func (s *Server) login(c *gin.Context) error {
 	if email == "" || password == "" {
 		return refuse(shop.Errorf(shop.EMissing, "Enter your e-mail and password."))
 	}
-	u, err := s.Users.CheckPassword(ctx, email, password)
+	u, err := s.Users.CheckPassword(ctx, email, password, sessionClient(c))
 	if err != nil {
 		if shop.ErrorCode(err) != shop.EUnauthenticated {
 			return err
@@ -84,7 +84,7 @@ func (s *Server) login(c *gin.Context) error {
 	}
 	// A new session on sign-in: whatever cookie came in is replaced.
 	if t, a := s.cookieSession(c); t != "" {
-		_ = s.Users.DeleteSession(ctx, a, t)
+		_ = s.Users.DeleteSession(ctx, a, t, sessionClient(c))
 	}
 	if err := s.startSession(c, u.AccountID, token, ""); err != nil {
 		return err
@@ -95,7 +95,7 @@ func (s *Server) login(c *gin.Context) error {
 
 func (s *Server) logout(c *gin.Context) error {
 	if t, a := s.cookieSession(c); t != "" {
-		if err := s.Users.DeleteSession(c.Request.Context(), a, t); err != nil {
+		if err := s.Users.DeleteSession(c.Request.Context(), a, t, sessionClient(c)); err != nil {
 			return err
 		}
 	}

@@ -26,7 +26,7 @@ const (
 // startSecondStep remembers a right password in a new cookie and asks for the code.
 func (s *Server) startSecondStep(c *gin.Context, u *shop.User, next string) error {
 	if t, a := s.cookieSession(c); t != "" {
-		_ = s.Users.DeleteSession(c.Request.Context(), a, t)
+		_ = s.Users.DeleteSession(c.Request.Context(), a, t, sessionClient(c))
 	}
 	sess, _ := s.store.New(c.Request, sessionName)
 	sess.Values[pendingUser] = u.ID
@@ -129,7 +129,7 @@ func (s *Server) loginCode(c *gin.Context) error {
 func (s *Server) checkSecondFactor(c *gin.Context, u *shop.User, code string) (string, error) {
 	ctx := c.Request.Context()
 	if !isTOTPCode(code) {
-		err := s.Users.UseRecoveryCode(ctx, u.AccountID, u.ID, code)
+		err := s.Users.UseRecoveryCode(ctx, u.AccountID, u.ID, code, sessionClient(c))
 		if shop.ErrorCode(err) == shop.EUnauthenticated {
 			return shop.ErrorMessage(err), nil
 		}
@@ -144,9 +144,9 @@ func (s *Server) checkSecondFactor(c *gin.Context, u *shop.User, code string) (s
 		step, ok = checkTOTP(a.Secret, code, s.now())
 	}
 	if !ok {
-		return "That code is not right or has expired. Enter the code your app shows now.", nil
+		return "That code is not right or has expired. Enter the code your app shows now.", s.Users.RecordSecondFactorFailure(ctx, u.AccountID, u.ID, sessionClient(c))
 	}
-	err = s.Users.UseAuthenticatorStep(ctx, u.AccountID, u.ID, step)
+	err = s.Users.UseAuthenticatorStep(ctx, u.AccountID, u.ID, step, sessionClient(c))
 	if shop.ErrorCode(err) == shop.EInvalid {
 		return shop.ErrorMessage(err), nil
 	}

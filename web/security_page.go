@@ -62,7 +62,7 @@ func (s *Server) endSession(c *gin.Context) error {
 		return shop.Errorf(shop.EInvalid, "This is the session you are using; sign out with the button at the top of the page.")
 	}
 	u := currentUser(c)
-	if err := s.Users.EndSession(c.Request.Context(), u.AccountID, u.ID, id); err != nil {
+	if err := s.Users.EndSession(c.Request.Context(), u.AccountID, u.ID, id, sessionClient(c)); err != nil {
 		return err
 	}
 	s.flash(c, "That session was signed out.")
@@ -73,7 +73,7 @@ func (s *Server) endSession(c *gin.Context) error {
 // endOtherSessions signs out every session of the user but this one.
 func (s *Server) endOtherSessions(c *gin.Context) error {
 	u := currentUser(c)
-	n, err := s.Users.EndOtherSessions(c.Request.Context(), u.AccountID, u.ID, currentSessionID(c))
+	n, err := s.Users.EndOtherSessions(c.Request.Context(), u.AccountID, u.ID, currentSessionID(c), sessionClient(c))
 	if err != nil {
 		return err
 	}

@@ -135,7 +135,7 @@ func (s *Server) cookieSession(c *gin.Context) (string, int64) {
 // sessionClient describes the request's client for the session list: its device,
 // named from the user agent, and its address.
 func sessionClient(c *gin.Context) shop.SessionClient {
-	return shop.SessionClient{Device: deviceName(c.Request.UserAgent()), Address: clientIP(c.Request)}
+	return shop.SessionClient{Device: deviceName(c.Request.UserAgent()), Address: clientIP(c.Request), UserAgent: c.Request.UserAgent()}
 }
 
 // startSession puts a new session cookie holding token, for a user of accountID, with

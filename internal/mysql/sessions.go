@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"storefront/internal/shop"
@@ -35,8 +36,14 @@ func (s *UserService) CreateSession(ctx context.Context, accountID, userID int64
 		return "", err
 	}
 	now := db.Now().UTC().Truncate(time.Second)
-	if _, err = db.ExecContext(ctx, insertSession, sessionValues(token, accountID, userID, now, client)...); err != nil {
-		return "", translate(err)
+	err = db.inTx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, insertSession, sessionValues(token, accountID, userID, now, client)...); err != nil {
+			return translate(err)
+		}
+		return insertAudit(ctx, tx, now, accountID, userID, shop.AuditSignIn, "", client)
+	})
+	if err != nil {
+		return "", err
 	}
 	// The account's expired sessions are swept now and then, on sign-in.
 	_, _ = db.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND expires_at < ? LIMIT 1000", accountID, now)
@@ -73,10 +80,22 @@ func (s *UserService) FindSession(ctx context.Context, accountID int64, token st
 	return &u, id, nil
 }
 
-// DeleteSession ends one session.
-func (s *UserService) DeleteSession(ctx context.Context, accountID int64, token string) error {
-	_, err := s.db.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND token_hash = ?", accountID, hashToken(token))
-	return translate(err)
+// DeleteSession ends one session (signing out), with its audit record.
+func (s *UserService) DeleteSession(ctx context.Context, accountID int64, token string, client shop.SessionClient) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
+		var userID int64
+		err := tx.QueryRowContext(ctx, "SELECT user_id FROM user_sessions WHERE account_id = ? AND token_hash = ? FOR UPDATE", accountID, hashToken(token)).Scan(&userID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return translate(err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND token_hash = ?", accountID, hashToken(token)); err != nil {
+			return translate(err)
+		}
+		return insertAudit(ctx, tx, s.db.Now(), accountID, userID, shop.AuditSessionEnded, "signed out", client)
+	})
 }
 
 // FindSessions returns the user's live sessions, the last seen first.
@@ -97,18 +116,30 @@ func (s *UserService) FindSessions(ctx context.Context, accountID, userID int64)
 	return out, err
 }
 
-// EndSession ends one session of the user.
-func (s *UserService) EndSession(ctx context.Context, accountID, userID, sessionID int64) error {
-	res, err := s.db.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ? AND id = ?", accountID, userID, sessionID)
-	return mustAffect(res, err, "You have no session %d; it may have ended already.", sessionID)
+// EndSession ends one session of the user, with its audit record.
+func (s *UserService) EndSession(ctx context.Context, accountID, userID, sessionID int64, client shop.SessionClient) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ? AND id = ?", accountID, userID, sessionID)
+		if err := mustAffect(res, err, "You have no session %d; it may have ended already.", sessionID); err != nil {
+			return err
+		}
+		return insertAudit(ctx, tx, s.db.Now(), accountID, userID, shop.AuditSessionEnded, fmt.Sprintf("session %d", sessionID), client)
+	})
 }
 
-// EndOtherSessions ends every session of the user but keepID.
-func (s *UserService) EndOtherSessions(ctx context.Context, accountID, userID, keepID int64) (int, error) {
-	res, err := s.db.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ? AND id <> ?", accountID, userID, keepID)
-	if err != nil {
-		return 0, translate(err)
-	}
-	n, err := res.RowsAffected()
-	return int(n), translate(err)
+// EndOtherSessions ends every session of the user but keepID, with one audit record
+// when it ended any.
+func (s *UserService) EndOtherSessions(ctx context.Context, accountID, userID, keepID int64, client shop.SessionClient) (int, error) {
+	var n int64
+	err := s.db.inTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ? AND id <> ?", accountID, userID, keepID)
+		if err != nil {
+			return translate(err)
+		}
+		if n, err = res.RowsAffected(); err != nil || n == 0 {
+			return translate(err)
+		}
+		return insertAudit(ctx, tx, s.db.Now(), accountID, userID, shop.AuditSessionEnded, fmt.Sprintf("every other session (%d)", n), client)
+	})
+	return int(n), err
 }

@@ -17,7 +17,7 @@ import (
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("storefront-no-such-user"), bcrypt.MinCost)
 
 // CheckPassword returns the user with this e-mail and password, or EUnauthenticated.
-func (s *UserService) CheckPassword(ctx context.Context, email, password string) (*shop.User, error) {
+func (s *UserService) CheckPassword(ctx context.Context, email, password string, client shop.SessionClient) (*shop.User, error) {
 	wrong := shop.Errorf(shop.EUnauthenticated, "The e-mail or the password is not right.")
 	var u shop.User
 	var hash string
@@ -31,6 +31,9 @@ func (s *UserService) CheckPassword(ctx context.Context, email, password string)
 		return nil, translate(err)
 	}
 	if len(password) > MaxPasswordBytes || bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		if err := insertAudit(ctx, s.db.DB, s.db.Now(), u.AccountID, u.ID, shop.AuditSignInFailed, "wrong password", client); err != nil {
+			return nil, err
+		}
 		return nil, wrong
 	}
 	return &u, nil

@@ -28,7 +28,21 @@ const SessionTTL = 7 * 24 * time.Hour
 type SessionClient struct {
 	Device  string
 	Address string
+	// UserAgent is what the audit record keeps of the client, as it was sent.
+	UserAgent string
 }
+
+// Audit record actions: what a user did to sign in or to guard their account
+// (docs/SECURITY.md#audit-records).
+const (
+	AuditSignIn             = "sign_in"
+	AuditSignInFailed       = "sign_in_failed"
+	AuditSecondFactor       = "sign_in_second_factor"
+	AuditSecondFactorFailed = "sign_in_second_factor_failed"
+	AuditFactorAdded        = "factor_added"
+	AuditFactorRemoved      = "factor_removed"
+	AuditSessionEnded       = "session_ended"
+)
 
 // Session is one signed-in session of a user, as the Security page lists it.
 type Session struct {
@@ -43,7 +57,8 @@ type Session struct {
 type UserService interface {
 	// CheckPassword returns the user with this e-mail and password. Returns
 	// EUnauthenticated for an unknown e-mail or a wrong password, alike.
-	CheckPassword(ctx context.Context, email, password string) (*User, error)
+	// A wrong password of a known user leaves an AuditSignInFailed record.
+	CheckPassword(ctx context.Context, email, password string, client SessionClient) (*User, error)
 	// CreateSession starts a session for the user of the account, from client, and
 	// returns its secret token.
 	CreateSession(ctx context.Context, accountID, userID int64, client SessionClient) (string, error)
@@ -52,14 +67,14 @@ type UserService interface {
 	// session of the account (signed out, ended elsewhere, expired, user removed).
 	FindSession(ctx context.Context, accountID int64, token string) (*User, int64, error)
 	// DeleteSession ends one session.
-	DeleteSession(ctx context.Context, accountID int64, token string) error
+	DeleteSession(ctx context.Context, accountID int64, token string, client SessionClient) error
 	// FindSessions returns the user's live sessions, the last seen first.
 	FindSessions(ctx context.Context, accountID, userID int64) ([]*Session, error)
 	// EndSession ends one session of the user. Returns ENotFound when the user has no
 	// live session with that id.
-	EndSession(ctx context.Context, accountID, userID, sessionID int64) error
+	EndSession(ctx context.Context, accountID, userID, sessionID int64, client SessionClient) error
 	// EndOtherSessions ends every session of the user but keepID and returns how many.
-	EndOtherSessions(ctx context.Context, accountID, userID, keepID int64) (int, error)
+	EndOtherSessions(ctx context.Context, accountID, userID, keepID int64, client SessionClient) (int, error)
 	// FindUserByID returns a user of the account. Returns ENotFound for a user not in
 	// the account.
 	FindUserByID(ctx context.Context, accountID, id int64) (*User, error)
@@ -74,17 +89,20 @@ type UserService interface {
 	// AddAuthenticator stores the user's authenticator app, whose code of time step
 	// usedStep confirmed it, with the user's recovery codes (kept hashed), replacing
 	// any earlier ones. Returns EInvalid when the user has an authenticator already.
-	AddAuthenticator(ctx context.Context, accountID, userID int64, secret string, usedStep int64, recoveryCodes []string) error
+	AddAuthenticator(ctx context.Context, accountID, userID int64, secret string, usedStep int64, recoveryCodes []string, client SessionClient) error
 	// UseAuthenticatorStep records that the code of time step step was accepted.
 	// Returns EInvalid when a code of that step or a later one was accepted already.
-	UseAuthenticatorStep(ctx context.Context, accountID, userID, step int64) error
+	UseAuthenticatorStep(ctx context.Context, accountID, userID, step int64, client SessionClient) error
 	// UseRecoveryCode spends one of the user's recovery codes. Returns
 	// EUnauthenticated when code is not one of them or was used.
-	UseRecoveryCode(ctx context.Context, accountID, userID int64, code string) error
+	UseRecoveryCode(ctx context.Context, accountID, userID int64, code string, client SessionClient) error
 	// RemoveAuthenticator removes the user's authenticator app and recovery codes and
 	// ends every session of the user but keepSessionID. Returns ENotFound when the
 	// user has none.
-	RemoveAuthenticator(ctx context.Context, accountID, userID, keepSessionID int64) error
+	RemoveAuthenticator(ctx context.Context, accountID, userID, keepSessionID int64, client SessionClient) error
+	// RecordSecondFactorFailure leaves an AuditSecondFactorFailed record of a code
+	// that matched no step.
+	RecordSecondFactorFailure(ctx context.Context, accountID, userID int64, client SessionClient) error
 }
 
 // Authenticator is a user's authenticator app (TOTP): its secret and how many recovery
