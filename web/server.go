@@ -3,10 +3,12 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -61,6 +63,13 @@ type Server struct {
 	// none.
 	ResponseCacheBytes int64
 
+	// Ready reports why the instance cannot serve (the database does not answer, its
+	// schema is not current); /readyz answers 503 with it. nil checks nothing.
+	Ready func(context.Context) error
+	// Metrics, when set, records the HTTP requests and what the handlers count
+	// (metrics.go); nil records nothing.
+	Metrics *Metrics
+
 	limiter *limiter
 	keys    *keyCache
 	answers *respCache
@@ -73,6 +82,7 @@ type Server struct {
 	zones      sync.Map
 	store      sessions.Store
 	throttle   loginThrottle
+	draining   atomic.Bool
 }
 
 func (s *Server) now() time.Time {
@@ -124,6 +134,10 @@ func (s *Server) engine() *gin.Engine {
 		s.answers = newRespCache(s.ResponseCacheBytes)
 	}
 	s.touched.now = s.now
+	if s.Metrics != nil && s.answers != nil {
+		answers := s.answers
+		s.Metrics.cacheBytes = func() float64 { return float64(answers.size.Load()) }
+	}
 	s.store = s.sessionStore()
 	s.throttle.now = s.now
 	s.throttle.store = s.SignInStore
@@ -135,7 +149,7 @@ func (s *Server) engine() *gin.Engine {
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.Use(requestID, securityHeaders, s.recovery, s.apiGate, s.loadUser)
+	r.Use(requestID, s.observe, securityHeaders, s.recovery, s.apiGate, s.loadUser)
 	r.NoRoute(s.handle(s.noRoute))
 	r.NoMethod(s.handle(s.noMethod))
 

@@ -8,6 +8,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
@@ -41,6 +45,13 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("listen on %s: %w", e.cfg.Addr, err)
 	}
 	defer ln.Close()
+	var metricsLn net.Listener
+	if e.cfg.MetricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", e.cfg.MetricsAddr); err != nil {
+			return fmt.Errorf("listen on %s (STOREFRONT_METRICS_ADDR): %w", e.cfg.MetricsAddr, err)
+		}
+		defer metricsLn.Close()
+	}
 
 	d, err := e.openDatabase(ctx)
 	if err != nil {
@@ -85,20 +96,36 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		// Failed sign-ins are counted in the database: the throttle holds across
 		// instances and restarts.
 		SignInStore: mysql.NewSignInStore(d.DB),
+		Ready:       d.DB.Ready,
 	}
+	var replica *mysql.DB
 	if e.cfg.DSN != "" {
 		// A database named by STOREFRONT_DSN may serve several instances: a key's
 		// limit is kept in it, leased to each instance in batches (docs/SCALING.md).
 		ws.RateStore = mysql.NewRateStore(d.DB)
 	}
 	if e.cfg.ReadDSN != "" {
-		replica, err := mysql.OpenReplica(e.cfg.ReadDSN)
+		replica, err = mysql.OpenReplica(e.cfg.ReadDSN)
 		if err != nil {
 			return err
 		}
 		router := mysql.NewReadRouter(d.DB, replica, mysql.ReplicaOptions{Log: e.log})
 		defer router.Close()
 		ws.Purchases, ws.Writer, ws.Subscribers = router, router, router
+	}
+	if metricsLn != nil {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+			mysql.NewCollector(d.DB, replica))
+		ws.Metrics = web.NewMetrics(reg)
+		msrv := &http.Server{Handler: metricsHandler(reg), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+		go func() {
+			if err := msrv.Serve(metricsLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				e.log.Error("metrics server", "err", err)
+			}
+		}()
+		defer msrv.Close()
+		e.log.Info("serving metrics", "url", "http://"+metricsLn.Addr().String()+"/metrics")
 	}
 	handler := ws.Handler()
 	// Runs after the HTTP server's shutdown below, before the database is closed.
@@ -111,7 +138,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
-	fmt.Fprintf(e.stderr, "storefront is serving the dashboard at %s/ and the API at %s/api/v2\n", e.cfg.BaseURL, e.cfg.BaseURL)
+	e.log.Info("storefront is serving", "dashboard", e.cfg.BaseURL+"/", "api", e.cfg.BaseURL+"/api/v2")
 	if d.server != nil {
 		fmt.Fprintf(e.stderr, "demo login: %s / %s   demo API key: %s\n", demoEmail, demoPassword, demoAPIKey)
 	}
@@ -122,13 +149,26 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	case <-ctx.Done():
 	}
-	fmt.Fprintln(e.stderr, "shutting down")
+	e.log.Info("shutting down", "drain_delay", e.cfg.DrainDelay)
+	// /readyz answers 503 from now on; requests are still answered for the drain delay,
+	// so that load balancers take this instance out before it stops listening.
+	ws.Drain()
+	if e.cfg.DrainDelay > 0 {
+		time.Sleep(e.cfg.DrainDelay)
+	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// metricsHandler serves the registry at /metrics, and nothing else.
+func metricsHandler(reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	return mux
 }
 
 // ensureDemoData seeds the private database on its first start: about 5,000 purchases
