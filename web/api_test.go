@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/bcrypt"
 
 	"storefront/internal/dbtest"
@@ -56,6 +57,8 @@ type apiEnv struct {
 	server        *web.Server
 	// keys counts the server's calls to authenticate a key and record its use.
 	keys *countingKeys
+	// metrics is the registry of the server's metrics.
+	metrics *prometheus.Registry
 	// notReady, when it holds an error, is what the server's readiness check answers.
 	notReady *atomic.Value
 }
@@ -98,7 +101,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	t.Helper()
 	ctx := context.Background()
 	db := dbtest.New(t)
-	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}, notReady: &atomic.Value{}}
+	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}, notReady: &atomic.Value{}, metrics: prometheus.NewPedanticRegistry()}
 	db.Now = e.clock.now
 	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour)}, nil); err != nil {
 		t.Fatal(err)
@@ -131,7 +134,7 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	s := &web.Server{Purchases: mysql.NewPurchaseService(db), Writer: mysql.NewPurchaseService(db), Subscribers: mysql.NewSubscriberService(db), Keys: e.keys, Accounts: mysql.NewAccountService(db), Users: mysql.NewUserService(db), Admin: mysql.NewAdminService(db), Webhooks: mysql.NewWebhookService(db), Overview: mysql.NewOverviewService(db), Views: mysql.NewSavedViewService(db), Jobs: mysql.NewJobService(db),
 		Customers: mysql.NewCustomerService(db), Activity: mysql.NewAccountActivityService(db), ExportBatch: exportBatch,
 		Logger: serverLog, BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
-		SignInStore: mysql.NewSignInStore(db), Ready: func(ctx context.Context) error {
+		SignInStore: mysql.NewSignInStore(db), Metrics: web.NewMetrics(e.metrics), Ready: func(ctx context.Context) error {
 			if err, _ := e.notReady.Load().(error); err != nil {
 				return err
 			}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"storefront/internal/dbtest"
+)
+
+// freeAddr returns a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func httpGet(t *testing.T, u string) (int, string) {
+	t.Helper()
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// TestServeObservability runs serve with JSON logs, metrics on their own address and a
+// drain delay: /readyz, /metrics (checked by promtool), the log lines, and the drain.
+func TestServeObservability(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Fatal("promtool is missing: apt-get install prometheus (scripts/deps.sh installs it)")
+	}
+	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	env := map[string]string{"STOREFRONT_DSN": dbtest.DSN(t), "STOREFRONT_ADDR": addr, "STOREFRONT_METRICS_ADDR": metricsAddr,
+		"STOREFRONT_LOG_FORMAT": "json", "STOREFRONT_DRAIN_DELAY": "1s"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, &stderr)
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped: %v\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not come up:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	if code, body := httpGet(t, "http://"+addr+"/readyz"); code != 200 || body != "ready\n" {
+		t.Errorf("/readyz: %d %q", code, body)
+	}
+	if code, _ := httpGet(t, "http://"+addr+"/metrics"); code != 404 {
+		t.Errorf("/metrics on the public address: %d, want 404", code)
+	}
+	code, metrics := httpGet(t, "http://"+metricsAddr+"/metrics")
+	if code != 200 {
+		t.Fatalf("/metrics: %d", code)
+	}
+	for _, want := range []string{
+		`storefront_http_requests_total{code="2xx",method="GET",route="/readyz"} 1`,
+		`storefront_http_requests_total{code="4xx",method="GET",route="unmatched"} 1`,
+		`storefront_db_connections_open{pool="primary"}`,
+		`storefront_queue_depth{queue="email"} 0`, `storefront_queue_depth{queue="webhook"} 0`,
+		`storefront_queue_oldest_due_age_seconds{queue="webhook"} 0`,
+		`storefront_answer_cache_bytes 0`, `go_goroutines`, `process_resident_memory_bytes`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	check := exec.Command(promtool, "check", "metrics")
+	check.Stdin = strings.NewReader(metrics)
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+
+	// Told to stop: /readyz answers 503 for the drain delay, then the server stops.
+	cancel()
+	time.Sleep(200 * time.Millisecond)
+	if code, body := httpGet(t, "http://"+addr+"/readyz"); code != 503 || !strings.Contains(body, "draining") {
+		t.Errorf("/readyz while draining: %d %q", code, body)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+
+	// Every log line is a JSON object; each request has its access line.
+	var access int
+	for _, l := range bytes.Split(bytes.TrimSpace([]byte(stderr.String())), []byte("\n")) {
+		var m map[string]any
+		if err := json.Unmarshal(l, &m); err != nil {
+			t.Errorf("a log line is not JSON: %q", l)
+			continue
+		}
+		if m["msg"] == "request" && m["route"] == "/readyz" && m["request_id"] != "" {
+			access++
+		}
+	}
+	if access != 2 {
+		t.Errorf("%d access lines of /readyz, want 2:\n%s", access, stderr.String())
+	}
+}
