@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -88,7 +89,8 @@ func TestServeObservability(t *testing.T) {
 		`storefront_db_connections_open{pool="primary"}`,
 		`storefront_queue_depth{queue="email"} 0`, `storefront_queue_depth{queue="webhook"} 0`,
 		`storefront_queue_oldest_due_age_seconds{queue="webhook"} 0`,
-		`storefront_answer_cache_bytes 0`, `go_goroutines`, `process_resident_memory_bytes`,
+		`storefront_answer_cache_bytes 0`, `storefront_emails_total{outcome="sent"} 0`,
+		`storefront_webhook_deliveries_total{outcome="failed"} 0`, `go_goroutines`, `process_resident_memory_bytes`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)
@@ -98,6 +100,22 @@ func TestServeObservability(t *testing.T) {
 	check.Stdin = strings.NewReader(metrics)
 	if out, err := check.CombinedOutput(); err != nil {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(promtool, "check", "rules", "../../docs/alerts.yml").CombinedOutput(); err != nil {
+		t.Errorf("promtool check rules docs/alerts.yml: %v\n%s", err, out)
+	}
+	// docs/OPERATIONS.md names every metric of storefront's own.
+	ops, err := os.ReadFile("../../docs/OPERATIONS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(metrics, "\n") {
+		if name, ok := strings.CutPrefix(l, "# HELP storefront_"); ok {
+			name, _, _ = strings.Cut(name, " ")
+			if !strings.Contains(string(ops), "`storefront_"+name+"`") {
+				t.Errorf("docs/OPERATIONS.md does not list storefront_%s", name)
+			}
+		}
 	}
 
 	// Told to stop: /readyz answers 503 for the drain delay, then the server stops.

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
@@ -74,7 +72,12 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	purchases, accounts := mysql.NewPurchaseService(d.DB), mysql.NewAccountService(d.DB)
 	d.DB.WebhookGuard = e.webhookGuard()
-	workers, err := e.workers(d.DB, transport)
+	var reg *prometheus.Registry
+	var work *workMetrics
+	if metricsLn != nil {
+		reg, work = newRegistry()
+	}
+	workers, err := e.workers(d.DB, transport, work)
 	if err != nil {
 		return err
 	}
@@ -98,25 +101,23 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		SignInStore: mysql.NewSignInStore(d.DB),
 		Ready:       d.DB.Ready,
 	}
-	var replica *mysql.DB
+	var router *mysql.ReadRouter
 	if e.cfg.DSN != "" {
 		// A database named by STOREFRONT_DSN may serve several instances: a key's
 		// limit is kept in it, leased to each instance in batches (docs/SCALING.md).
 		ws.RateStore = mysql.NewRateStore(d.DB)
 	}
 	if e.cfg.ReadDSN != "" {
-		replica, err = mysql.OpenReplica(e.cfg.ReadDSN)
+		replica, err := mysql.OpenReplica(e.cfg.ReadDSN)
 		if err != nil {
 			return err
 		}
-		router := mysql.NewReadRouter(d.DB, replica, mysql.ReplicaOptions{Log: e.log})
+		router = mysql.NewReadRouter(d.DB, replica, mysql.ReplicaOptions{Log: e.log})
 		defer router.Close()
 		ws.Purchases, ws.Writer, ws.Subscribers = router, router, router
 	}
 	if metricsLn != nil {
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-			mysql.NewCollector(d.DB, replica))
+		reg.MustRegister(mysql.NewCollector(d.DB, router))
 		ws.Metrics = web.NewMetrics(reg)
 		msrv := &http.Server{Handler: metricsHandler(reg), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
 		go func() {
@@ -162,13 +163,6 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	return nil
-}
-
-// metricsHandler serves the registry at /metrics, and nothing else.
-func metricsHandler(reg *prometheus.Registry) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	return mux
 }
 
 // ensureDemoData seeds the private database on its first start: about 5,000 purchases

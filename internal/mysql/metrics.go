@@ -19,19 +19,20 @@ const queueCountCap = 100000
 // age of the e-mail outbox and the webhook delivery queue, each by one query on its
 // due index (status, next_attempt_at).
 type Collector struct {
-	pools map[string]*sql.DB
-	queue *DB
+	pools  map[string]*sql.DB
+	queue  *DB
+	router *ReadRouter
 
 	open, inUse, idle, maxOpen, waits, waitSeconds, closedIdle, closedLifetime *prometheus.Desc
-	depth, age                                                                 *prometheus.Desc
+	depth, age, replicaUp, replicaBehind                                       *prometheus.Desc
 }
 
-// NewCollector reads the pools of primary and, when not nil, replica, and the queues
-// from primary.
-func NewCollector(primary, replica *DB) *Collector {
-	c := &Collector{pools: map[string]*sql.DB{"primary": primary.DB}, queue: primary}
-	if replica != nil {
-		c.pools["replica"] = replica.DB
+// NewCollector reads the pool of primary, the queues from it and, when router is not
+// nil, the replica's pool, whether reads go to it and how far behind it is.
+func NewCollector(primary *DB, router *ReadRouter) *Collector {
+	c := &Collector{pools: map[string]*sql.DB{"primary": primary.DB}, queue: primary, router: router}
+	if router != nil {
+		c.pools["replica"] = router.replica.DB
 	}
 	pool := []string{"pool"}
 	d := func(name, help string, labels []string) *prometheus.Desc {
@@ -48,12 +49,14 @@ func NewCollector(primary, replica *DB) *Collector {
 	queue := []string{"queue"}
 	c.depth = d("queue_depth", "Items waiting to be sent (queued or being sent), counted up to 100000.", queue)
 	c.age = d("queue_oldest_due_age_seconds", "How long the item most overdue has been due; 0 when nothing is due.", queue)
+	c.replicaUp = d("replica_up", "1 when list and detail reads go to the read replica, 0 while they fall back to the primary.", nil)
+	c.replicaBehind = d("replica_lag_transactions", "Transactions of the primary the replica has not applied yet (by GTID).", nil)
 	return c
 }
 
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.open, c.inUse, c.idle, c.maxOpen, c.waits, c.waitSeconds, c.closedIdle, c.closedLifetime, c.depth, c.age} {
+	for _, d := range []*prometheus.Desc{c.open, c.inUse, c.idle, c.maxOpen, c.waits, c.waitSeconds, c.closedIdle, c.closedLifetime, c.depth, c.age, c.replicaUp, c.replicaBehind} {
 		ch <- d
 	}
 }
@@ -85,6 +88,16 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	now := time.Now().UTC()
 	if c.queue.Now != nil {
 		now = c.queue.Now().UTC()
+	}
+	if c.router != nil {
+		up := 0.0
+		if c.router.ReplicaUp() {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(c.replicaUp, prometheus.GaugeValue, up)
+		if n, err := c.router.ReplicaBehind(ctx); err == nil {
+			ch <- prometheus.MustNewConstMetric(c.replicaBehind, prometheus.GaugeValue, float64(n))
+		}
 	}
 	for _, q := range queues {
 		depth, age, err := c.queueFigures(ctx, q.table, now)

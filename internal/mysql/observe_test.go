@@ -85,3 +85,45 @@ func TestCollector(t *testing.T) {
 		t.Errorf("webhook queue: %v", d)
 	}
 }
+
+// TestCollectorReplica reads the replica's figures from a router whose replica is the
+// primary itself: reads go to it, and it is behind by nothing.
+func TestCollectorReplica(t *testing.T) {
+	dsn := dbtest.DSN(t)
+	db, err := mysql.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	replica, err := mysql.OpenReplica(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := mysql.NewReadRouter(db, replica, mysql.ReplicaOptions{})
+	defer router.Close()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(mysql.NewCollector(db, router))
+	deadline := time.Now().Add(10 * time.Second)
+	for !router.ReplicaUp() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	fs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var up, behind float64 = -1, -1
+	for _, f := range fs {
+		switch f.GetName() {
+		case "storefront_replica_up":
+			up = f.GetMetric()[0].GetGauge().GetValue()
+		case "storefront_replica_lag_transactions":
+			behind = f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	if up != 1 || behind != 0 {
+		t.Errorf("replica up %v, behind %v; want 1 and 0", up, behind)
+	}
+	if v := gauge(t, fs, "storefront_db_connections_open", "pool", "replica"); v < 0 {
+		t.Errorf("the replica's pool: %v", v)
+	}
+}
