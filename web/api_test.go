@@ -96,8 +96,9 @@ func (e *apiEnv) with(t *testing.T) *apiEnv { c := *e; c.t = t; return &c }
 // (logs_test.go), and TestMain fails the package when any holds a secret.
 var serverLog = slog.New(slog.NewJSONHandler(&serverLines, nil))
 
-// newAPI seeds a fresh database and serves the API over it.
-func newAPI(t testing.TB, rateLimit int) *apiEnv {
+// newAPI seeds a fresh database and serves the API over it; options change the server
+// before its handler is built.
+func newAPI(t testing.TB, rateLimit int, options ...func(*web.Server)) *apiEnv {
 	t.Helper()
 	ctx := context.Background()
 	db := dbtest.New(t)
@@ -140,6 +141,9 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 			}
 			return db.Ready(ctx)
 		}}
+	for _, o := range options {
+		o(s)
+	}
 	e.server = s
 	e.handler = s.Handler()
 	hs := httptest.NewServer(e.handler)

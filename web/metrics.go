@@ -41,18 +41,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "storefront_http_requests_in_flight", Help: "HTTP requests being answered now.",
 		}),
-		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "storefront_answer_cache_hits_total", Help: "API answers served from the validated answer cache.",
-		}),
-		cacheMisses: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "storefront_answer_cache_misses_total", Help: "Cacheable API answers built from the database (not in the cache at the current version, or no-cache asked).",
-		}),
-		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "storefront_api_rate_limited_total", Help: "API requests refused with 429 by their key's rate limit.",
-		}),
-		signInRefused: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "storefront_signin_throttled_total", Help: "Sign-ins and password changes refused by the failed sign-in throttle.",
-		}),
+		cacheHits:     counter("storefront_answer_cache_hits_total", "API answers served from the validated answer cache."),
+		cacheMisses:   counter("storefront_answer_cache_misses_total", "Cacheable API answers built from the database (not in the cache at the current version, or no-cache asked)."),
+		rateLimited:   counter("storefront_api_rate_limited_total", "API requests refused with 429 by their key's rate limit."),
+		signInRefused: counter("storefront_signin_throttled_total", "Sign-ins and password changes refused by the failed sign-in throttle."),
 		exportRows: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "storefront_export_rows_total", Help: "CSV rows written by exports, by what was exported.",
 		}, []string{"kind"}),
@@ -67,6 +59,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			return m.cacheBytes()
 		}))
 	return m
+}
+
+func counter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 }
 
 // statusClasses are the code label's values, by status/100.

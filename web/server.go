@@ -13,6 +13,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/sessions"
+	"go.opentelemetry.io/otel/trace"
 
 	"storefront/internal/shop"
 )
@@ -66,6 +67,8 @@ type Server struct {
 	// Ready reports why the instance cannot serve (the database does not answer, its
 	// schema is not current); /readyz answers 503 with it. nil checks nothing.
 	Ready func(context.Context) error
+	// Tracer, when set, makes every request a span (trace.go); nil traces nothing.
+	Tracer trace.Tracer
 	// Metrics, when set, records the HTTP requests and what the handlers count
 	// (metrics.go); nil records nothing.
 	Metrics *Metrics
@@ -149,7 +152,11 @@ func (s *Server) engine() *gin.Engine {
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.Use(requestID, s.observe, securityHeaders, s.recovery, s.apiGate, s.loadUser)
+	r.Use(requestID, s.observe)
+	if s.Tracer != nil {
+		r.Use(s.traced)
+	}
+	r.Use(securityHeaders, s.recovery, s.apiGate, s.loadUser)
 	r.NoRoute(s.handle(s.noRoute))
 	r.NoMethod(s.handle(s.noMethod))
 

@@ -7,9 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,5 +149,52 @@ func TestServeObservability(t *testing.T) {
 	}
 	if access != 2 {
 		t.Errorf("%d access lines of /readyz, want 2:\n%s", access, stderr.String())
+	}
+}
+
+// TestServeTraces runs serve with OTEL_EXPORTER_OTLP_ENDPOINT at a collector of its
+// own: the request spans arrive there as OTLP/HTTP protobuf, at the latest on shutdown.
+func TestServeTraces(t *testing.T) {
+	var mu sync.Mutex
+	var posts []string
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		posts = append(posts, r.Method+" "+r.URL.Path+" "+r.Header.Get("Content-Type")+" "+string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer collector.Close()
+	addr := freeAddr(t)
+	env := map[string]string{"STOREFRONT_DSN": dbtest.DSN(t), "STOREFRONT_ADDR": addr, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, io.Discard)
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not come up")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(posts) == 0 {
+		t.Fatal("the collector got no spans")
+	}
+	if p := posts[0]; !strings.HasPrefix(p, "POST /v1/traces application/x-protobuf") || !strings.Contains(p, "GET /readyz") || !strings.Contains(p, "storefront") {
+		t.Errorf("the collector got %q", p)
 	}
 }

@@ -128,6 +128,22 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		defer msrv.Close()
 		e.log.Info("serving metrics", "url", "http://"+metricsLn.Addr().String()+"/metrics")
 	}
+	if e.cfg.OTLPEndpoint != "" {
+		tp, err := newTracerProvider(ctx, e.cfg.OTLPEndpoint)
+		if err != nil {
+			return fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %w", err)
+		}
+		// Runs last: the spans of the requests the shutdown let finish are sent too.
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(sctx); err != nil {
+				e.log.Warn("sending the last spans", "err", err)
+			}
+		}()
+		ws.Tracer = tp.Tracer("storefront")
+		e.log.Info("sending traces", "endpoint", e.cfg.OTLPEndpoint)
+	}
 	handler := ws.Handler()
 	// Runs after the HTTP server's shutdown below, before the database is closed.
 	defer ws.Wait()

@@ -45,21 +45,25 @@ type Config struct {
 	// DrainDelay is how long, once told to stop, the server keeps answering (with
 	// /readyz at 503) before it stops taking requests, so that load balancers notice.
 	DrainDelay time.Duration
+	// OTLPEndpoint is the OpenTelemetry collector's base URL
+	// (OTEL_EXPORTER_OTLP_ENDPOINT) that request spans are sent to; empty traces nothing.
+	OTLPEndpoint string
 }
 
 // Load reads the configuration from getenv (os.Getenv in production) and validates it.
 func Load(getenv func(string) string) (Config, error) {
 	c := Config{
-		DSN:         getenv("STOREFRONT_DSN"),
-		ReadDSN:     getenv("STOREFRONT_READ_DSN"),
-		DataDir:     or(getenv("STOREFRONT_DATA_DIR"), "./.devdata"),
-		Addr:        or(getenv("STOREFRONT_ADDR"), "127.0.0.1:8080"),
-		BaseURL:     getenv("STOREFRONT_BASE_URL"),
-		SMTPURL:     getenv("STOREFRONT_SMTP_URL"),
-		MailFrom:    or(getenv("STOREFRONT_MAIL_FROM"), "no-reply@localhost"),
-		RateLimit:   600,
-		LogFormat:   or(getenv("STOREFRONT_LOG_FORMAT"), "text"),
-		MetricsAddr: getenv("STOREFRONT_METRICS_ADDR"),
+		DSN:          getenv("STOREFRONT_DSN"),
+		ReadDSN:      getenv("STOREFRONT_READ_DSN"),
+		DataDir:      or(getenv("STOREFRONT_DATA_DIR"), "./.devdata"),
+		Addr:         or(getenv("STOREFRONT_ADDR"), "127.0.0.1:8080"),
+		BaseURL:      getenv("STOREFRONT_BASE_URL"),
+		SMTPURL:      getenv("STOREFRONT_SMTP_URL"),
+		MailFrom:     or(getenv("STOREFRONT_MAIL_FROM"), "no-reply@localhost"),
+		RateLimit:    600,
+		LogFormat:    or(getenv("STOREFRONT_LOG_FORMAT"), "text"),
+		MetricsAddr:  getenv("STOREFRONT_METRICS_ADDR"),
+		OTLPEndpoint: getenv("OTEL_EXPORTER_OTLP_ENDPOINT"),
 	}
 	if v := getenv("STOREFRONT_DRAIN_DELAY"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -120,6 +124,12 @@ func (c *Config) Finish() error {
 		}
 		if c.MetricsAddr == c.Addr {
 			return fmt.Errorf("STOREFRONT_METRICS_ADDR: %q is the public address; metrics are served apart from it", c.MetricsAddr)
+		}
+	}
+	if c.OTLPEndpoint != "" {
+		u, err := url.Parse(c.OTLPEndpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %q is not an http(s) URL", c.OTLPEndpoint)
 		}
 	}
 	if c.ReadDSN != "" && c.DSN == "" {

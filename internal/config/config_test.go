@@ -46,6 +46,7 @@ func TestLoad(t *testing.T) {
 		"BadLogFormat":    {"STOREFRONT_LOG_FORMAT": "JSON"},
 		"BadMetricsAddr":  {"STOREFRONT_METRICS_ADDR": "9100"},
 		"MetricsOnPublic": {"STOREFRONT_ADDR": "127.0.0.1:8080", "STOREFRONT_METRICS_ADDR": "127.0.0.1:8080"},
+		"BadOTLP":         {"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"},
 		"BadDrainDelay":   {"STOREFRONT_DRAIN_DELAY": "5"},
 		"LongDrainDelay":  {"STOREFRONT_DRAIN_DELAY": "1h"},
 	} {
