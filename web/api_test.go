@@ -36,6 +36,8 @@ import (
 func TestMain(m *testing.M) {
 	// Passwords are hashed at bcrypt's cheapest in tests.
 	mysql.BcryptCost = bcrypt.MinCost
+	// Servers and workers built without a logger write to slog's default: kept too.
+	slog.SetDefault(serverLog)
 	dbtest.Main(m, checkServerLog)
 }
 

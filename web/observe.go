@@ -23,13 +23,18 @@ func route(c *gin.Context) string {
 }
 
 // observe writes one access line per request and records the request's metrics. It
-// runs after requestID, so that the line carries the id.
+// runs after requestID, so that the line carries the id; deferred, so that a request
+// aborted by a panic (an export cut off after its first bytes) is counted too.
 func (s *Server) observe(c *gin.Context) {
 	start := time.Now()
 	if s.Metrics != nil {
 		s.Metrics.inFlight.Inc()
 	}
+	defer s.observed(c, start)
 	c.Next()
+}
+
+func (s *Server) observed(c *gin.Context, start time.Time) {
 	took := time.Since(start)
 	status, size := c.Writer.Status(), c.Writer.Size()
 	if size < 0 {

@@ -24,15 +24,18 @@ func (s *Server) traced(c *gin.Context) {
 			attribute.String("http.route", rt),
 			attribute.String("storefront.request_id", c.GetString(ctxRequestID)),
 		))
-	defer span.End()
+	// Deferred: a request aborted by a panic ends its span too.
+	defer func() {
+		status := c.Writer.Status()
+		span.SetAttributes(attribute.Int("http.response.status_code", status))
+		if k := requestAccount(c); k != 0 {
+			span.SetAttributes(attribute.Int64("storefront.account_id", k))
+		}
+		if status >= 500 {
+			span.SetStatus(codes.Error, "")
+		}
+		span.End()
+	}()
 	c.Request = c.Request.WithContext(ctx)
 	c.Next()
-	status := c.Writer.Status()
-	span.SetAttributes(attribute.Int("http.response.status_code", status))
-	if k := requestAccount(c); k != 0 {
-		span.SetAttributes(attribute.Int64("storefront.account_id", k))
-	}
-	if status >= 500 {
-		span.SetStatus(codes.Error, "")
-	}
 }
