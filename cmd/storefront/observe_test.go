@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -29,6 +30,47 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// startServe runs serve with env and returns once /healthz answers at STOREFRONT_ADDR
+// (within the time given); stop ends it and returns what serve returned (it runs at the
+// test's end too, and stops only once).
+func startServe(t *testing.T, env map[string]string, within time.Duration) (stderr *syncBuffer, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr = &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, stderr)
+	}()
+	stop = sync.OnceValue(func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(60 * time.Second):
+			return errors.New("serve did not stop within 60 s of its context ending")
+		}
+	})
+	t.Cleanup(func() { _ = stop() })
+	deadline := time.Now().Add(within)
+	for {
+		res, err := http.Get("http://" + env["STOREFRONT_ADDR"] + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			return stderr, stop
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped: %v\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("the server did not come up:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func httpGet(t *testing.T, u string) (int, string) {
 	t.Helper()
 	res, err := http.Get(u)
@@ -50,30 +92,7 @@ func TestServeObservability(t *testing.T) {
 	addr, metricsAddr := freeAddr(t), freeAddr(t)
 	env := map[string]string{"STOREFRONT_DSN": dbtest.DSN(t), "STOREFRONT_ADDR": addr, "STOREFRONT_METRICS_ADDR": metricsAddr,
 		"STOREFRONT_LOG_FORMAT": "json", "STOREFRONT_DRAIN_DELAY": "1s"}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, &stderr)
-	}()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		res, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve stopped: %v\n%s", err, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not come up:\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	stderr, stop := startServe(t, env, time.Minute)
 
 	if code, body := httpGet(t, "http://"+addr+"/readyz"); code != 200 || body != "ready\n" {
 		t.Errorf("/readyz: %d %q", code, body)
@@ -121,18 +140,14 @@ func TestServeObservability(t *testing.T) {
 	}
 
 	// Told to stop: /readyz answers 503 for the drain delay, then the server stops.
-	cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
 	time.Sleep(200 * time.Millisecond)
 	if code, body := httpGet(t, "http://"+addr+"/readyz"); code != 503 || !strings.Contains(body, "draining") {
 		t.Errorf("/readyz while draining: %d %q", code, body)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve returned %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
+	if err := <-stopped; err != nil {
+		t.Fatalf("serve returned %v", err)
 	}
 
 	// Every log line is a JSON object; each request has its access line.
@@ -167,26 +182,11 @@ func TestServeTraces(t *testing.T) {
 	defer collector.Close()
 	addr := freeAddr(t)
 	env := map[string]string{"STOREFRONT_DSN": dbtest.DSN(t), "STOREFRONT_ADDR": addr, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, io.Discard)
-	}()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		res, err := http.Get("http://" + addr + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server did not come up")
-		}
-		time.Sleep(50 * time.Millisecond)
+	_, stop := startServe(t, env, time.Minute)
+	if code, _ := httpGet(t, "http://"+addr+"/readyz"); code != 200 {
+		t.Errorf("/readyz: %d", code)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
