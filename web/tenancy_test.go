@@ -584,14 +584,27 @@ func customerTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, pur
 		}
 	}
 	return map[string]func(t *testing.T){
-		"GET /customers/:email": func(t *testing.T) {
+		"GET /customers/*email": func(t *testing.T) {
 			dashboard404(t, owner2.get(path, false), owner2.get(missing, false))
+			// A page of one list, as htmx asks for it: answered as a missing customer's.
+			for _, list := range []string{"activity", "emails", "notes", "results"} {
+				ask := func(p string) response {
+					req, _ := http.NewRequest("GET", e.url+p+"?"+list+"=1", nil)
+					req.Header.Set("HX-Request", "true")
+					req.Header.Set("HX-Target", list)
+					return owner2.do(req)
+				}
+				got, want := ask(path), ask(missing)
+				if got.status != want.status || string(got.body) != string(want.body) || !strings.Contains(string(got.body), "no customer") {
+					t.Errorf("%s of another account's customer: got %d %.200s, want %d %.200s", list, got.status, got.body, want.status, want.body)
+				}
+			}
 		},
-		"GET /api/v2/customers/:email": func(t *testing.T) {
+		"GET /api/v2/customers/*email": func(t *testing.T) {
 			sameAsMissing(t, e.do("GET", "/api/v2"+path, "", nil, other), e.do("GET", "/api/v2"+missing, "", nil, other))
 			mustStatus(t, e.get("/api/v2"+path, e.ro), 200)
 		},
-		"POST /customers/:email/notes": func(t *testing.T) {
+		"POST /customers/*email": func(t *testing.T) {
 			body := url.Values{"body": {"mine now"}}
 			dashboard404(t, owner2.post(path+"/notes", body), owner2.post(missing+"/notes", body))
 			noNotes(t)

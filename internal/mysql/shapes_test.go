@@ -56,11 +56,17 @@ func TestStatementShapes(t *testing.T) {
 		if _, err := svc.FindCustomerPurchases(ctx, 1, email, &shop.Cursor{CreatedAt: now, ID: pid}, 1); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.FindCustomerActivity(ctx, 1, email, 20); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := svc.FindCustomerEmails(ctx, 1, email, 20); err != nil {
-			t.Fatal(err)
+		// Each list's first page and a page after an entry.
+		for _, before := range []int64{0, 1 << 40} {
+			if _, _, err := svc.FindCustomerActivity(ctx, 1, email, before, 20); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := svc.FindCustomerEmails(ctx, 1, email, before, 20); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := svc.FindCustomerNotes(ctx, 1, email, before, 20); err != nil {
+				t.Fatal(err)
+			}
 		}
 		user := &shop.User{ID: 1, AccountID: 1, Email: "owner@example.com", Role: shop.RoleOwner}
 		for _, n := range []shop.Note{{AccountID: 1, CustomerEmail: email, Body: "called"}, {AccountID: 1, PurchaseID: page.Purchases[0].ID, Body: "sent again"}} {
@@ -68,7 +74,7 @@ func TestStatementShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := svc.FindCustomerNotes(ctx, 1, email); err != nil {
+			if _, _, err := svc.FindCustomerNotes(ctx, 1, email, 0, 20); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := svc.FindPurchaseNotes(ctx, 1, page.Purchases[0].ID); err != nil {

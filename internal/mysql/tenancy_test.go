@@ -28,7 +28,7 @@ var tenantTables = map[string]bool{
 	"read_fences": true, "api_rate_buckets": true, "purchase_products": true, "purchase_documents": true,
 	"webhook_endpoints": true, "webhook_events": true, "webhook_deliveries": true, "webhook_attempts": true,
 	"purchase_prefixes": true,
-	"purchase_rollups":  true, "purchase_rollups_monthly": true, "purchase_rollups_weekly": true, "product_rollups": true, "product_rollups_monthly": true, "subscriber_terms": true, "subscriber_rollups": true,
+	"purchase_rollups":  true, "purchase_rollups_monthly": true, "purchase_rollups_weekly": true, "product_rollups": true, "product_rollups_monthly": true, "subscriber_terms": true, "subscriber_rollups": true, "customer_rollups": true,
 	"saved_views": true, "jobs": true, "job_items": true, "notes": true, "account_activity": true,
 }
 
