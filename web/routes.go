@@ -24,6 +24,7 @@ func (s *Server) routes(r *gin.Engine) {
 	api.GET("/customers/*email", h(s.getCustomer))
 
 	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	r.GET("/readyz", s.readyz)
 	r.GET("/static/*path", h(staticFiles()))
 	r.GET("/favicon.ico", favicon)
 	r.GET("/login", h(s.loginPage)).POST("/login", h(s.login)).POST("/logout", h(s.logout)).

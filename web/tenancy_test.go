@@ -119,6 +119,7 @@ func TestTenancy(t *testing.T) {
 	cases := map[string]func(t *testing.T){
 		// Routes without an account's objects.
 		"GET /healthz":      func(t *testing.T) { mustStatus(t, otherGet("/healthz"), 200) },
+		"GET /readyz":       func(t *testing.T) { mustStatus(t, otherGet("/readyz"), 200) },
 		"GET /static/*path": func(t *testing.T) { mustStatus(t, otherGet("/static/app.css"), 200) },
 		"GET /favicon.ico": func(t *testing.T) {
 			if ct := mustStatus(t, otherGet("/favicon.ico"), 200).header.Get("Content-Type"); ct != "image/svg+xml" {

@@ -30,8 +30,14 @@ var (
 
 // Main runs the package's tests and stops the private server, if one was started.
 // Call it from TestMain.
-func Main(m *testing.M) {
+func Main(m *testing.M, checks ...func() error) {
 	code := m.Run()
+	for _, check := range checks {
+		if err := check(); err != nil && code == 0 {
+			fmt.Fprintln(os.Stderr, "FAIL:", err)
+			code = 1
+		}
+	}
 	if server != nil {
 		_ = server.Stop()
 		_ = os.RemoveAll(server.Dir)

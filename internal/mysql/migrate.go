@@ -106,3 +106,23 @@ func undoPrefixField(field prefixField) *goose.GoFunc {
 		return err
 	}}
 }
+
+// Ready reports why the database cannot serve requests: it does not answer, or its
+// schema is behind (or ahead of) the migrations this program carries. nil means ready.
+func (db *DB) Ready(ctx context.Context) error {
+	if err := db.PingContext(ctx); err != nil {
+		return fmt.Errorf("database does not answer: %w", translate(err))
+	}
+	p, err := db.migrations()
+	if err != nil {
+		return err
+	}
+	current, target, err := p.GetVersions(ctx)
+	if err != nil {
+		return fmt.Errorf("schema version unreadable: %w", translate(err))
+	}
+	if current != target {
+		return fmt.Errorf("schema at version %d, this program needs %d: run storefront migrate", current, target)
+	}
+	return nil
+}
