@@ -21,7 +21,7 @@ func (e *apiEnv) instance(key []byte) string {
 	s := &web.Server{Purchases: mysql.NewPurchaseService(db), Writer: mysql.NewPurchaseService(db), Subscribers: mysql.NewSubscriberService(db), Keys: mysql.NewAPIKeyService(db),
 		Accounts: mysql.NewAccountService(db), Users: mysql.NewUserService(db), Admin: mysql.NewAdminService(db), Webhooks: mysql.NewWebhookService(db),
 		Overview: mysql.NewOverviewService(db), Views: mysql.NewSavedViewService(db), Jobs: mysql.NewJobService(db), Customers: mysql.NewCustomerService(db),
-		Activity: mysql.NewAccountActivityService(db), Logger: discardLog, BaseURL: "http://shop.test", Now: e.clock.now,
+		Activity: mysql.NewAccountActivityService(db), Logger: serverLog, BaseURL: "http://shop.test", Now: e.clock.now,
 		SignInStore: mysql.NewSignInStore(db), SessionKey: key}
 	hs := httptest.NewServer(s.Handler())
 	e.t.Cleanup(s.Wait)
