@@ -106,6 +106,7 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 	// Prefixes of the text filters at about 10 matches, 0.1 %, 1 %, and the densest
 	// first letter.
 	first := map[string]string{}
+	picks := sweepPicks{prefix: map[string]string{}}
 	for _, col := range []struct{ param, column string }{
 		{"customer_email", "buyer_email"},
 		{"customer_first_name", "buyer_firstname"},
@@ -122,9 +123,11 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 		}{{"~10", 10}, {"~0.1 %", float64(n) / 1000}, {"~1 %", float64(n) / 100}} {
 			pc := closestPrefix(pcs, t.target)
 			add(fmt.Sprintf("%s %s", col.param, t.label), col.param, pc.p)
+			picks.prefix[col.param+" "+t.label] = pc.p
 		}
 		d := densestLetter(pcs)
 		first[col.param] = d.p
+		picks.prefix[col.param+" densest letter"] = d.p
 		add(col.param+" densest letter", col.param, d.p)
 	}
 	add("densest first-name + last-name letters",
@@ -140,6 +143,7 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 		return nil, 0, fmt.Errorf("account %d has no products", account)
 	}
 	slices.SortStableFunc(prods, func(a, b idCount) int { return -cmpInt(a.n, b.n) })
+	picks.products = prods
 	add("product_id most bought", "product_id", fmt.Sprint(prods[0].id))
 	add("product_id middling", "product_id", fmt.Sprint(prods[len(prods)/2].id))
 	add("product_id least bought", "product_id", fmt.Sprint(prods[len(prods)-1].id))
@@ -222,6 +226,15 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 		return nil, 0, err
 	}
 	add("date_min..date_max ~1 %", "date_min", fmt.Sprintf("@%d", from.Unix()), "date_max", fmt.Sprintf("@%d", to.Unix()))
+
+	// Two filters that would each be read from a different path alone.
+	combos, err := comboValues(ctx, db, account, n, picks)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, c := range combos {
+		add(c.name, c.kv...)
+	}
 	return out, n, nil
 }
 
