@@ -261,6 +261,9 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		if err := deletePrefixes(ctx, t.tx, account, old); err != nil {
 			return fmt.Errorf("replace purchase_prefixes: %w", err)
 		}
+		if err := deleteMarks(ctx, t.tx, account, old); err != nil {
+			return fmt.Errorf("replace purchase_marks: %w", err)
+		}
 	}
 	if err := t.insertRows(ctx, importPurchaseInsert, importPurchaseCols, importPurchaseUpdate, w.args); err != nil {
 		return fmt.Errorf("upsert purchases: %w", err)
@@ -307,6 +310,12 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		}
 		if err := t.insertRows(ctx, in.head, in.cols, in.tail, in.args); err != nil {
 			return fmt.Errorf("insert %s: %w", strings.Fields(in.head)[2], err)
+		}
+	}
+	// The marks' rows read the purchases' line items.
+	for account, ids := range idsByAccount {
+		if err := writeMarks(ctx, t.tx, account, ids); err != nil {
+			return err
 		}
 	}
 	if err := t.writeDocuments(ctx, b, changedCustomers, w.docs); err != nil {

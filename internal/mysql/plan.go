@@ -49,6 +49,11 @@ const (
 	// those initials together (purchase_prefixes, field 4), each entry checked on its
 	// own prefix.
 	pathPrefixInitials
+	// A mark (ship=1, or one status other than ACT) with a product, or with an e-mail
+	// prefix: the ordered range of the purchases with that mark and that product, or
+	// that prefix's first characters (purchase_marks, marks.go).
+	pathMarkProduct
+	pathMarkEmail
 )
 
 // plan is the access path of a filter's pages, with what the path needs to know of the
@@ -92,12 +97,14 @@ var pathIndexes = map[accessPath]string{
 	pathPrefixLast:     "PRIMARY",
 	pathTotalBands:     "purchases_account_band_created",
 	pathPrefixInitials: "PRIMARY",
+	pathMarkProduct:    "PRIMARY", // of purchase_marks
+	pathMarkEmail:      "PRIMARY",
 }
 
 func (p accessPath) String() string {
 	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
 		"total range", "walk (total)",
-		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix"}[p]
+		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "product mark", "email mark"}[p]
 }
 
 // prefixPaths maps each prefix field to its ordered path.
@@ -122,24 +129,31 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //
 //   - A customer, a subscriber or an exact total leads: their ranges are ordered and
 //     (for people) short.
+//   - Else a mark (ship=1, or one status other than ACT) with a product or an e-mail
+//     prefix reads the marks' range of the two together (purchase_marks): each filter
+//     alone would read its own path, and walking either passed over the purchases the
+//     other leaves out (product_id=4&ship=1 passed over 30 of the product's purchases
+//     a match, each a row read), where the marks' range holds the matches alone. The
+//     product leads the prefix.
 //   - Else a total comparison matching at most sortLimit is read and sorted.
 //   - Else the first ordered path the filter has, in this order: product, a prefix (the
 //     initials of both names when the filter is one letter of each and no e-mail;
 //     else the longest first; one longer than maxPrefixLen walks the range of its
 //     first characters), one status, storefront, unshipped; the remaining conditions
-//     filter as its range is walked.
+//     filter as its range is walked. Two of these together walk the first one's range
+//     and check the other on each entry: on the entry itself for a storefront with a
+//     prefix, by a primary-key probe of its path for a product or a prefix (MariaDB
+//     may drive the join from the probed range when it is the shorter), else on the
+//     purchase's row. The mark of ACT or ship=0 is left to these: most purchases have
+//     it, so its check rarely fails.
 //   - Else the list order is walked: a dense total comparison is checked on the
 //     entries of a covering index; with no condition left, the list is the path.
+//
+// A total comparison alone, or with one status, never reaches this rule: it reads the
+// total bands (planBands).
 func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
-	switch {
-	case f.IDs != nil:
-		return pathIDs
-	case f.CustomerID != 0:
-		return pathCustomer
-	case f.SubscriberID != 0:
-		return pathSubscriber
-	case f.Total != "" && (f.TotalOp == shop.TotalEq || f.TotalOp == ""):
-		return pathTotalEq
+	if p, ok := leadPath(f); ok {
+		return p
 	}
 	best, bestN := pathList, int64(0)
 	for _, p := range rangePaths(f) {
@@ -172,6 +186,31 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 	return pathList
 }
 
+// leadPath returns the path of the rule's first two steps, which lead whatever the
+// counts: an id list, a customer, a subscriber, an exact total, a mark with a product
+// or an e-mail prefix.
+func leadPath(f shop.PurchaseFilter) (accessPath, bool) {
+	switch {
+	case f.IDs != nil:
+		return pathIDs, true
+	case f.CustomerID != 0:
+		return pathCustomer, true
+	case f.SubscriberID != 0:
+		return pathSubscriber, true
+	case f.Total != "" && (f.TotalOp == shop.TotalEq || f.TotalOp == ""):
+		return pathTotalEq, true
+	}
+	if _, ok := markOf(f); ok {
+		switch {
+		case f.ProductID != 0:
+			return pathMarkProduct, true
+		case f.EmailPrefix != "":
+			return pathMarkEmail, true
+		}
+	}
+	return 0, false
+}
+
 // initialsOnly reports whether the filter's prefixes are one letter of the first name
 // and one of the last name, without an e-mail prefix: those the initials' rows serve.
 func initialsOnly(f shop.PurchaseFilter) bool {
@@ -180,8 +219,8 @@ func initialsOnly(f shop.PurchaseFilter) bool {
 
 // needsCounts reports whether choosePath would read counts for f.
 func needsCounts(f shop.PurchaseFilter) bool {
-	return f.IDs == nil && f.CustomerID == 0 && f.SubscriberID == 0 &&
-		!(f.Total != "" && (f.TotalOp == shop.TotalEq || f.TotalOp == "")) && len(rangePaths(f)) > 0
+	_, lead := leadPath(f)
+	return !lead && len(rangePaths(f)) > 0
 }
 
 // rangeCondition is the condition of a range path alone.
@@ -239,8 +278,8 @@ type planned struct {
 }
 
 // planSelect builds the SELECT of cols for the filter on the path, without order,
-// keyset or limit. On the product and prefix paths the purchases are read from
-// purchase_products or purchase_prefixes in its order, joined to purchases only when
+// keyset or limit. On the product, prefix and mark paths the purchases are read from
+// purchase_products, purchase_prefixes or purchase_marks in its order, joined to purchases only when
 // other conditions need their rows. On the total bands (whose pages merge several
 // ranges) it reads the comparison's range of the total's index, in no order: what a
 // count needs.
@@ -273,6 +312,21 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
 		}
 		return leadSelect(f, rest, "purchase_prefixes x", "x", where, cols)
+	case pathMarkProduct, pathMarkEmail:
+		mark, _ := markOf(f)
+		rest := withoutMark(f, mark)
+		where := sq.And{sq.Eq{"mk.account_id": f.AccountID}, sq.Eq{"mk.mark": mark}}
+		if path == pathMarkProduct {
+			rest.ProductID = 0
+			where = append(where, sq.Eq{"mk.field": markProduct}, sq.Eq{"mk.product_id": f.ProductID},
+				sq.Eq{"mk.prefix_len": 0}, sq.Eq{"mk.prefix": ""})
+		} else {
+			pp := newPrefixPath(prefixEmail, f.EmailPrefix)
+			rest.EmailPrefix = ""
+			where = append(where, sq.Eq{"mk.field": markEmail}, sq.Eq{"mk.product_id": 0},
+				sq.Eq{"mk.prefix_len": pp.length}, sq.Eq{"mk.prefix": pp.prefix}, sq.Expr("mk.value LIKE ?", pp.like))
+		}
+		return leadSelect(f, rest, "purchase_marks mk", "mk", where, cols)
 	case pathPrefixInitials:
 		// The row's prefix is the two names' first characters as they are: the
 		// collation's equality finds a superset of the filters' matches (ß equals ss),

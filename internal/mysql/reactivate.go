@@ -233,6 +233,13 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *Tx, req shop.ReactivateReq
 	if err := roll.apply(ctx, tx); err != nil {
 		return nil, err
 	}
+	// Its status's mark goes; the others stay as they were.
+	if err := deleteMarks(ctx, tx, req.AccountID, []int64{req.PurchaseID}); err != nil {
+		return nil, err
+	}
+	if err := writeMarks(ctx, tx, req.AccountID, []int64{req.PurchaseID}); err != nil {
+		return nil, err
+	}
 	if _, err := tx.ExecContext(ctx, "UPDATE line_items FORCE INDEX (line_items_purchase) SET download_count = 0, download_limit = ?, expires_at = ? WHERE account_id = ? AND purchase_id = ?",
 		downloadLimit, expires, req.AccountID, req.PurchaseID); err != nil {
 		return nil, translate(err)
