@@ -261,8 +261,8 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		if err := deletePrefixes(ctx, t.tx, account, old); err != nil {
 			return fmt.Errorf("replace purchase_prefixes: %w", err)
 		}
-		if err := deleteMarks(ctx, t.tx, account, old); err != nil {
-			return fmt.Errorf("replace purchase_marks: %w", err)
+		if err := deletePairs(ctx, t.tx, account, old); err != nil {
+			return fmt.Errorf("replace purchase_pairs: %w", err)
 		}
 	}
 	if err := t.insertRows(ctx, importPurchaseInsert, importPurchaseCols, importPurchaseUpdate, w.args); err != nil {
@@ -312,9 +312,9 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 			return fmt.Errorf("insert %s: %w", strings.Fields(in.head)[2], err)
 		}
 	}
-	// The marks' rows read the purchases' line items.
+	// The pairs' rows read the purchases' line items.
 	for account, ids := range idsByAccount {
-		if err := writeMarks(ctx, t.tx, account, ids); err != nil {
+		if err := writePairs(ctx, t.tx, account, ids); err != nil {
 			return err
 		}
 	}

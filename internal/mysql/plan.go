@@ -51,9 +51,13 @@ const (
 	pathPrefixInitials
 	// A mark (ship=1, or one status other than ACT) with a product, or with an e-mail
 	// prefix: the ordered range of the purchases with that mark and that product, or
-	// that prefix's first characters (purchase_marks, marks.go).
+	// that prefix's first characters (purchase_pairs, pairs.go).
 	pathMarkProduct
 	pathMarkEmail
+	// A product with an e-mail prefix: the ordered range of the product's purchases
+	// whose e-mail begins with the prefix's first character (purchase_pairs), each
+	// entry checked on the prefix.
+	pathProductEmail
 )
 
 // plan is the access path of a filter's pages, with what the path needs to know of the
@@ -97,14 +101,15 @@ var pathIndexes = map[accessPath]string{
 	pathPrefixLast:     "PRIMARY",
 	pathTotalBands:     "purchases_account_band_created",
 	pathPrefixInitials: "PRIMARY",
-	pathMarkProduct:    "PRIMARY", // of purchase_marks
+	pathMarkProduct:    "PRIMARY", // of purchase_pairs
 	pathMarkEmail:      "PRIMARY",
+	pathProductEmail:   "PRIMARY",
 }
 
 func (p accessPath) String() string {
 	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
 		"total range", "walk (total)",
-		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "product mark", "email mark"}[p]
+		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "product mark", "email mark", "product and email"}[p]
 }
 
 // prefixPaths maps each prefix field to its ordered path.
@@ -130,7 +135,7 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //   - A customer, a subscriber or an exact total leads: their ranges are ordered and
 //     (for people) short.
 //   - Else a mark (ship=1, or one status other than ACT) with a product or an e-mail
-//     prefix reads the marks' range of the two together (purchase_marks): each filter
+//     prefix reads the marks' range of the two together (purchase_pairs): each filter
 //     alone would read its own path, and walking either passed over the purchases the
 //     other leaves out (product_id=4&ship=1 passed over 30 of the product's purchases
 //     a match, each a row read), where the marks' range holds the matches alone. The
@@ -186,9 +191,9 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 	return pathList
 }
 
-// leadPath returns the path of the rule's first two steps, which lead whatever the
-// counts: an id list, a customer, a subscriber, an exact total, a mark with a product
-// or an e-mail prefix.
+// leadPath returns the path of the rule's first steps, which lead whatever the counts:
+// an id list, a customer, a subscriber, an exact total, a mark with a product or an
+// e-mail prefix, a product with an e-mail prefix.
 func leadPath(f shop.PurchaseFilter) (accessPath, bool) {
 	switch {
 	case f.IDs != nil:
@@ -207,6 +212,9 @@ func leadPath(f shop.PurchaseFilter) (accessPath, bool) {
 		case f.EmailPrefix != "":
 			return pathMarkEmail, true
 		}
+	}
+	if f.ProductID != 0 && f.EmailPrefix != "" {
+		return pathProductEmail, true
 	}
 	return 0, false
 }
@@ -279,7 +287,7 @@ type planned struct {
 
 // planSelect builds the SELECT of cols for the filter on the path, without order,
 // keyset or limit. On the product, prefix and mark paths the purchases are read from
-// purchase_products, purchase_prefixes or purchase_marks in its order, joined to purchases only when
+// purchase_products, purchase_prefixes or purchase_pairs in its order, joined to purchases only when
 // other conditions need their rows. On the total bands (whose pages merge several
 // ranges) it reads the comparison's range of the total's index, in no order: what a
 // count needs.
@@ -312,21 +320,8 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
 		}
 		return leadSelect(f, rest, "purchase_prefixes x", "x", where, cols)
-	case pathMarkProduct, pathMarkEmail:
-		mark, _ := markOf(f)
-		rest := withoutMark(f, mark)
-		where := sq.And{sq.Eq{"mk.account_id": f.AccountID}, sq.Eq{"mk.mark": mark}}
-		if path == pathMarkProduct {
-			rest.ProductID = 0
-			where = append(where, sq.Eq{"mk.field": markProduct}, sq.Eq{"mk.product_id": f.ProductID},
-				sq.Eq{"mk.prefix_len": 0}, sq.Eq{"mk.prefix": ""})
-		} else {
-			pp := newPrefixPath(prefixEmail, f.EmailPrefix)
-			rest.EmailPrefix = ""
-			where = append(where, sq.Eq{"mk.field": markEmail}, sq.Eq{"mk.product_id": 0},
-				sq.Eq{"mk.prefix_len": pp.length}, sq.Eq{"mk.prefix": pp.prefix}, sq.Expr("mk.value LIKE ?", pp.like))
-		}
-		return leadSelect(f, rest, "purchase_marks mk", "mk", where, cols)
+	case pathMarkProduct, pathMarkEmail, pathProductEmail:
+		return leadSelect(f, pairRest(f, path), "purchase_pairs pr", "pr", pairRange(f, path), cols)
 	case pathPrefixInitials:
 		// The row's prefix is the two names' first characters as they are: the
 		// collation's equality finds a superset of the filters' matches (ß equals ss),
@@ -348,6 +343,42 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 		from += " FORCE INDEX (" + idx + ")"
 	}
 	return planned{sq.Select(cols...).From(from).Where(purchaseConditions(f)), "p.created_at", "p.id"}
+}
+
+// pairRange is the range of purchase_pairs (alias pr) that a pairs' path reads: the
+// mark (none for a product with an e-mail prefix), the field, the product or 0, and
+// the e-mail prefix's first characters with its own LIKE, or none.
+func pairRange(f shop.PurchaseFilter, path accessPath) sq.And {
+	mark, _ := markOf(f)
+	field, product, pp := pairMarkProduct, f.ProductID, prefixPath{}
+	switch path {
+	case pathMarkEmail:
+		field, product, pp = pairMarkEmail, 0, newPrefixPath(prefixEmail, f.EmailPrefix)
+	case pathProductEmail:
+		mark, field, pp = "", pairProductInitial, newPrefixPath(prefixEmail, f.EmailPrefix)
+		pp.prefix, pp.length = firstRune(&pp.prefix), 1
+	}
+	where := sq.And{sq.Eq{"pr.account_id": f.AccountID}, sq.Eq{"pr.mark": mark}, sq.Eq{"pr.field": field}, sq.Eq{"pr.product_id": product},
+		sq.Eq{"pr.prefix_len": pp.length}, sq.Eq{"pr.prefix": pp.prefix}}
+	if pp.like != "" {
+		where = append(where, sq.Expr("pr.value LIKE ?", pp.like))
+	}
+	return where
+}
+
+// pairRest is the filter less the conditions a pairs' path reads.
+func pairRest(f shop.PurchaseFilter, path accessPath) shop.PurchaseFilter {
+	if path != pathProductEmail {
+		mark, _ := markOf(f)
+		f = withoutMark(f, mark)
+	}
+	if path != pathMarkEmail {
+		f.ProductID = 0
+	}
+	if path != pathMarkProduct {
+		f.EmailPrefix = ""
+	}
+	return f
 }
 
 // leadSelect reads the purchases from a path table (alias a, with created_at and

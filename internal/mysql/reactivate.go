@@ -234,10 +234,10 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *Tx, req shop.ReactivateReq
 		return nil, err
 	}
 	// Its status's mark goes; the others stay as they were.
-	if err := deleteMarks(ctx, tx, req.AccountID, []int64{req.PurchaseID}); err != nil {
+	if err := deletePairs(ctx, tx, req.AccountID, []int64{req.PurchaseID}); err != nil {
 		return nil, err
 	}
-	if err := writeMarks(ctx, tx, req.AccountID, []int64{req.PurchaseID}); err != nil {
+	if err := writePairs(ctx, tx, req.AccountID, []int64{req.PurchaseID}); err != nil {
 		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE line_items FORCE INDEX (line_items_purchase) SET download_count = 0, download_limit = ?, expires_at = ? WHERE account_id = ? AND purchase_id = ?",

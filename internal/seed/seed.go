@@ -278,7 +278,7 @@ func writeChunk(ctx context.Context, conn *sql.Conn, c *chunk) error {
 			_ = tx.Rollback()
 			return err
 		}
-		if err := mysql.StoreMarks(ctx, tx, account, ps); err != nil {
+		if err := mysql.StorePairs(ctx, tx, account, ps); err != nil {
 			_ = tx.Rollback()
 			return err
 		}

@@ -15,11 +15,11 @@ import (
 	"storefront/internal/shop"
 )
 
-// importMarkValues imports, besides the fixture, three purchases for each of
+// importPairValues imports, besides the fixture, three purchases for each of
 // prefixValues as e-mail (ids from 2001), spread over every status, tangibles to ship
 // or not (null, 0, 2) and the storefront's two products (neither, either, both), and
 // returns their ids.
-func importMarkValues(t *testing.T, db *mysql.DB) []int64 {
+func importPairValues(t *testing.T, db *mysql.DB) []int64 {
 	t.Helper()
 	importFile(t, db, importFixturePath)
 	fx := readImportFixture(t)
@@ -64,18 +64,18 @@ func importMarkValues(t *testing.T, db *mysql.DB) []int64 {
 	return ids
 }
 
-// TestMarkPaths_MatchPlain checks that the marks' paths (a product or an e-mail prefix
-// with ship=1 or a status other than ACT) answer exactly what plain SQL finds, in list
-// order, both ways, a few at a time by cursor, for the prefixes of the hostile values of
-// TestPrefixPaths_MatchLike; that the plan rule takes them; and that the API's read path
-// answers the same.
-func TestMarkPaths_MatchPlain(t *testing.T) {
+// TestPairPaths_MatchPlain checks that the pairs' paths (a product or an e-mail prefix
+// with ship=1 or a status other than ACT; a product with an e-mail prefix) answer
+// exactly what plain SQL finds, in list order, both ways, a few at a time by cursor,
+// for the prefixes of the hostile values of TestPrefixPaths_MatchLike; that the plan
+// rule takes them; and that the API's read path answers the same.
+func TestPairPaths_MatchPlain(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
-	importMarkValues(t, db)
+	importPairValues(t, db)
 	var n int
-	if err := db.QueryRow("SELECT COUNT(*) FROM purchase_marks").Scan(&n); err != nil || n < 500 {
-		t.Fatalf("the import wrote %d mark rows (%v)", n, err)
+	if err := db.QueryRow("SELECT COUNT(*) FROM purchase_pairs").Scan(&n); err != nil || n < 500 {
+		t.Fatalf("the import wrote %d pair rows (%v)", n, err)
 	}
 
 	var prefixes []string
@@ -163,7 +163,33 @@ func TestMarkPaths_MatchPlain(t *testing.T) {
 			check("product 900 and e-mail \"a\"", "product mark", f, want)
 		}
 	}
-	if matched < 500 {
+	// A product with an e-mail prefix, and no mark: the product's range of the
+	// prefix's first character, the prefix checked on each entry.
+	for _, desc := range []bool{true, false} {
+		order := map[bool]string{true: "DESC", false: "ASC"}[desc]
+		for _, product := range []int64{900, 901, 902} {
+			for _, prefix := range prefixes {
+				want := naiveIDs(t, db, "SELECT id FROM purchases p WHERE account_id = 1 AND buyer_email LIKE ? AND "+
+					"EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id AND li.product_id = ?) ORDER BY created_at "+order+", id "+order,
+					likeLiteral(prefix)+"%", product)
+				matched += len(want)
+				f := shop.PurchaseFilter{AccountID: 1, Desc: desc, ProductID: product, EmailPrefix: prefix}
+				if got := choosePathName(t, db, f); got != "product and email" {
+					t.Errorf("product %d e-mail %q: planned on %s", product, prefix, got)
+				}
+				for _, path := range []string{"product and email", "product", "email prefix"} {
+					got, err := db.PathIDs(ctx, f, path, 3)
+					if err != nil {
+						t.Fatalf("product %d e-mail %q on %s: %v", product, prefix, path, err)
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("product %d e-mail %q %s on %s: got %v, want %v", product, prefix, order, path, got, want)
+					}
+				}
+			}
+		}
+	}
+	if matched < 1000 {
 		t.Errorf("%d matches in all: the values prove little", matched)
 	}
 }
@@ -178,15 +204,15 @@ func choosePathName(t *testing.T, db *mysql.DB, f shop.PurchaseFilter) string {
 	return path
 }
 
-// TestStoreMarks_SameRows writes the marks' rows of the purchases with the hostile
-// values from the purchases as read (StoreMarks, the seeder's way) and checks that they
+// TestStorePairs_SameRows writes the pairs' rows of the purchases with the hostile
+// values from the purchases as read (StorePairs, the seeder's way) and checks that they
 // are byte for byte those the database derives from their rows; then has migration
 // 142's backfill and a rebuild write them again, and a reactivation drop the status's
 // mark.
-func TestStoreMarks_SameRows(t *testing.T) {
+func TestStorePairs_SameRows(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
-	ids := importMarkValues(t, db)
+	ids := importPairValues(t, db)
 	first, last := ids[0], ids[len(ids)-1]
 	read := func() []string {
 		return dbtest.Query(t, db.DB, func(rows *sql.Rows) (string, error) {
@@ -194,11 +220,11 @@ func TestStoreMarks_SameRows(t *testing.T) {
 			err := rows.Scan(&s)
 			return s, err
 		}, `SELECT CONCAT_WS('|', account_id, mark, field, product_id, prefix_len, HEX(prefix), created_at, purchase_id, HEX(value))
-			FROM purchase_marks WHERE purchase_id BETWEEN ? AND ? ORDER BY 1`, first, last)
+			FROM purchase_pairs WHERE purchase_id BETWEEN ? AND ? ORDER BY 1`, first, last)
 	}
 	want := read()
 	if len(want) < len(ids) {
-		t.Fatalf("the import wrote %d mark rows", len(want))
+		t.Fatalf("the import wrote %d pair rows", len(want))
 	}
 	page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, IDs: ids, PerPage: shop.MaxPerPage})
 	if err != nil {
@@ -207,12 +233,12 @@ func TestStoreMarks_SameRows(t *testing.T) {
 	if len(page.Purchases) != len(ids) {
 		t.Fatalf("read %d purchases, want %d", len(page.Purchases), len(ids))
 	}
-	dbtest.MustExec(t, db.DB, fmt.Sprintf("DELETE FROM purchase_marks WHERE purchase_id BETWEEN %d AND %d", first, last))
+	dbtest.MustExec(t, db.DB, fmt.Sprintf("DELETE FROM purchase_pairs WHERE purchase_id BETWEEN %d AND %d", first, last))
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := mysql.StoreMarks(ctx, tx, 1, page.Purchases); err != nil {
+	if err := mysql.StorePairs(ctx, tx, 1, page.Purchases); err != nil {
 		_ = tx.Rollback()
 		t.Fatal(err)
 	}
@@ -231,13 +257,13 @@ func TestStoreMarks_SameRows(t *testing.T) {
 			}
 		}
 	}
-	checkDerived(t, db, "StoreMarks")
+	checkDerived(t, db, "StorePairs")
 
-	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_marks WHERE purchase_id = 1 OR mark = 'HLD'")
+	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_pairs WHERE purchase_id = 1 OR mark = 'HLD' OR field = 2 AND product_id = 901")
 	if bad, _ := db.DerivedMismatches(ctx); len(bad) == 0 {
-		t.Fatal("no mismatch after deleting mark rows")
+		t.Fatal("no mismatch after deleting pair rows")
 	}
-	if err := db.BackfillMarks(ctx); err != nil {
+	if err := db.BackfillPairs(ctx); err != nil {
 		t.Fatal(err)
 	}
 	checkDerived(t, db, "the backfill")

@@ -8,8 +8,8 @@
 -- entries of one range, where walking the product's or the prefix's path passed over
 -- the purchases without the mark, each a row read. The rows are derived from the
 -- purchase's row and line items, written in the same transaction (import, seed,
--- reactivation); purchase_marks_purchase finds a purchase's rows to replace them.
-CREATE TABLE purchase_marks (
+-- reactivation); purchase_pairs_purchase finds a purchase's rows to replace them.
+CREATE TABLE purchase_pairs (
   account_id BIGINT NOT NULL,
   mark VARCHAR(4) NOT NULL,
   field TINYINT NOT NULL,
@@ -20,8 +20,8 @@ CREATE TABLE purchase_marks (
   purchase_id BIGINT NOT NULL,
   value VARCHAR(255) NOT NULL,
   PRIMARY KEY (account_id, mark, field, product_id, prefix_len, prefix, created_at, purchase_id),
-  KEY purchase_marks_purchase (account_id, purchase_id)
+  KEY purchase_pairs_purchase (account_id, purchase_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
 -- +goose Down
-DROP TABLE purchase_marks;
+DROP TABLE purchase_pairs;

@@ -9,11 +9,12 @@ import (
 	"storefront/internal/shop"
 )
 
-// markMismatches rebuilds in Go, from the purchases' rows and line items, the marks'
+// pairMismatches rebuilds in Go, from the purchases' rows and line items, the pairs'
 // rows each should have (for its status unless ACT and for tangibles to ship: one per
-// product it holds, and one per prefix of 1 to 3 characters of its e-mail, as runes)
-// and lists those missing, different or extra in purchase_marks.
-func markMismatches(ctx context.Context, db *DB) ([]string, error) {
+// product it holds, and one per prefix of 1 to 3 characters of its e-mail, as runes;
+// and one per product it holds with its e-mail's first character) and lists those
+// missing, different or extra in purchase_pairs.
+func pairMismatches(ctx context.Context, db *DB) ([]string, error) {
 	type key struct {
 		account, id, product int64
 		mark                 string
@@ -21,9 +22,9 @@ func markMismatches(ctx context.Context, db *DB) ([]string, error) {
 		prefix, when         string
 	}
 	type purchase struct {
-		account int64
-		marks   []string
-		when    string
+		account              int64
+		marks                []string
+		when, email, initial string
 	}
 	want := map[key]string{}
 	purchases := map[int64]purchase{}
@@ -46,8 +47,12 @@ func markMismatches(ctx context.Context, db *DB) ([]string, error) {
 			p.marks = append(p.marks, "ship")
 		}
 		p.when = created.UTC().Format(time.DateTime)
-		purchases[id] = p
 		runes := []rune(email.String)
+		p.email = email.String
+		if len(runes) > 0 {
+			p.initial = string(runes[:1])
+		}
+		purchases[id] = p
 		for _, m := range p.marks {
 			for n := 1; n <= 3 && n <= len(runes); n++ {
 				want[key{p.account, id, 0, m, 1, n, string(runes[:n]), p.when}] = email.String
@@ -67,13 +72,16 @@ func markMismatches(ctx context.Context, db *DB) ([]string, error) {
 		for _, m := range p.marks {
 			want[key{p.account, id, product, m, 0, 0, "", p.when}] = ""
 		}
+		if p.initial != "" {
+			want[key{p.account, id, product, "", 2, 1, p.initial, p.when}] = p.email
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	err = eachRow(ctx, db.DB, "SELECT account_id, purchase_id, product_id, mark, field, prefix_len, prefix, created_at, value FROM purchase_marks", nil,
+	err = eachRow(ctx, db.DB, "SELECT account_id, purchase_id, product_id, mark, field, prefix_len, prefix, created_at, value FROM purchase_pairs", nil,
 		func(rows *sql.Rows) error {
 			var (
 				k       key
@@ -87,21 +95,21 @@ func markMismatches(ctx context.Context, db *DB) ([]string, error) {
 			w, ok := want[k]
 			switch {
 			case !ok:
-				out = append(out, fmt.Sprintf("purchase %d: mark row extra: %+v", k.id, k))
+				out = append(out, fmt.Sprintf("purchase %d: pair row extra: %+v", k.id, k))
 			case w != value:
-				out = append(out, fmt.Sprintf("purchase %d: mark row %+v holds %q, want %q", k.id, k, value, w))
+				out = append(out, fmt.Sprintf("purchase %d: pair row %+v holds %q, want %q", k.id, k, value, w))
 			}
 			delete(want, k)
 			return nil
 		})
 	for k := range want {
-		out = append(out, fmt.Sprintf("purchase %d: mark row missing: %+v", k.id, k))
+		out = append(out, fmt.Sprintf("purchase %d: pair row missing: %+v", k.id, k))
 	}
 	return out, err
 }
 
-// BackfillMarks runs migration 142's backfill of the marks' rows.
-func (db *DB) BackfillMarks(ctx context.Context) error { return backfillMarks(ctx, db.DB) }
+// BackfillPairs runs migration 142's backfill of the marks' rows.
+func (db *DB) BackfillPairs(ctx context.Context) error { return backfillPairs(ctx, db.DB) }
 
 // PlanPath returns the name of the access path the plan rule takes for the filter.
 func (db *DB) PlanPath(ctx context.Context, f shop.PurchaseFilter) (string, error) {
