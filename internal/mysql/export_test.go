@@ -247,7 +247,7 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 		pl.sortOwn = rest == "sorted"
 	} else {
 		for pl.path = pathList; pl.path.String() != path; pl.path++ {
-			if pl.path >= pathProductEmail { // the last path
+			if pl.path >= pathMarkEmail { // the last path
 				return nil, fmt.Errorf("no path %q", path)
 			}
 		}

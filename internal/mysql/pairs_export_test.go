@@ -11,9 +11,8 @@ import (
 
 // pairMismatches rebuilds in Go, from the purchases' rows and line items, the pairs'
 // rows each should have (for its status unless ACT and for tangibles to ship: one per
-// product it holds, and one per prefix of 1 to 3 characters of its e-mail, as runes;
-// and one per product it holds with its e-mail's first character) and lists those
-// missing, different or extra in purchase_pairs.
+// product it holds, and one per prefix of 1 to 3 characters of its e-mail, as runes)
+// and lists those missing, different or extra in purchase_pairs.
 func pairMismatches(ctx context.Context, db *DB) ([]string, error) {
 	type key struct {
 		account, id, product int64
@@ -22,9 +21,9 @@ func pairMismatches(ctx context.Context, db *DB) ([]string, error) {
 		prefix, when         string
 	}
 	type purchase struct {
-		account              int64
-		marks                []string
-		when, email, initial string
+		account int64
+		marks   []string
+		when    string
 	}
 	want := map[key]string{}
 	purchases := map[int64]purchase{}
@@ -48,10 +47,6 @@ func pairMismatches(ctx context.Context, db *DB) ([]string, error) {
 		}
 		p.when = created.UTC().Format(time.DateTime)
 		runes := []rune(email.String)
-		p.email = email.String
-		if len(runes) > 0 {
-			p.initial = string(runes[:1])
-		}
 		purchases[id] = p
 		for _, m := range p.marks {
 			for n := 1; n <= 3 && n <= len(runes); n++ {
@@ -71,9 +66,6 @@ func pairMismatches(ctx context.Context, db *DB) ([]string, error) {
 		p := purchases[id]
 		for _, m := range p.marks {
 			want[key{p.account, id, product, m, 0, 0, "", p.when}] = ""
-		}
-		if p.initial != "" {
-			want[key{p.account, id, product, "", 2, 1, p.initial, p.when}] = p.email
 		}
 		return nil
 	})

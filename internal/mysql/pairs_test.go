@@ -65,8 +65,7 @@ func importPairValues(t *testing.T, db *mysql.DB) []int64 {
 }
 
 // TestPairPaths_MatchPlain checks that the pairs' paths (a product or an e-mail prefix
-// with ship=1 or a status other than ACT; a product with an e-mail prefix) answer
-// exactly what plain SQL finds, in list order, both ways, a few at a time by cursor,
+// with ship=1 or a status other than ACT) answer exactly what plain SQL finds, in list order, both ways, a few at a time by cursor,
 // for the prefixes of the hostile values of TestPrefixPaths_MatchLike; that the plan
 // rule takes them; and that the API's read path answers the same.
 func TestPairPaths_MatchPlain(t *testing.T) {
@@ -163,33 +162,7 @@ func TestPairPaths_MatchPlain(t *testing.T) {
 			check("product 900 and e-mail \"a\"", "product mark", f, want)
 		}
 	}
-	// A product with an e-mail prefix, and no mark: the product's range of the
-	// prefix's first character, the prefix checked on each entry.
-	for _, desc := range []bool{true, false} {
-		order := map[bool]string{true: "DESC", false: "ASC"}[desc]
-		for _, product := range []int64{900, 901, 902} {
-			for _, prefix := range prefixes {
-				want := naiveIDs(t, db, "SELECT id FROM purchases p WHERE account_id = 1 AND buyer_email LIKE ? AND "+
-					"EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id AND li.product_id = ?) ORDER BY created_at "+order+", id "+order,
-					likeLiteral(prefix)+"%", product)
-				matched += len(want)
-				f := shop.PurchaseFilter{AccountID: 1, Desc: desc, ProductID: product, EmailPrefix: prefix}
-				if got := choosePathName(t, db, f); got != "product and email" {
-					t.Errorf("product %d e-mail %q: planned on %s", product, prefix, got)
-				}
-				for _, path := range []string{"product and email", "product", "email prefix"} {
-					got, err := db.PathIDs(ctx, f, path, 3)
-					if err != nil {
-						t.Fatalf("product %d e-mail %q on %s: %v", product, prefix, path, err)
-					}
-					if !slices.Equal(got, want) {
-						t.Errorf("product %d e-mail %q %s on %s: got %v, want %v", product, prefix, order, path, got, want)
-					}
-				}
-			}
-		}
-	}
-	if matched < 1000 {
+	if matched < 500 {
 		t.Errorf("%d matches in all: the values prove little", matched)
 	}
 }
@@ -259,7 +232,7 @@ func TestStorePairs_SameRows(t *testing.T) {
 	}
 	checkDerived(t, db, "StorePairs")
 
-	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_pairs WHERE purchase_id = 1 OR mark = 'HLD' OR field = 2 AND product_id = 901")
+	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_pairs WHERE purchase_id = 1 OR mark = 'HLD'")
 	if bad, _ := db.DerivedMismatches(ctx); len(bad) == 0 {
 		t.Fatal("no mismatch after deleting pair rows")
 	}

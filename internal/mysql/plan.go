@@ -54,10 +54,6 @@ const (
 	// that prefix's first characters (purchase_pairs, pairs.go).
 	pathMarkProduct
 	pathMarkEmail
-	// A product with an e-mail prefix: the ordered range of the product's purchases
-	// whose e-mail begins with the prefix's first character (purchase_pairs), each
-	// entry checked on the prefix.
-	pathProductEmail
 )
 
 // plan is the access path of a filter's pages, with what the path needs to know of the
@@ -103,13 +99,12 @@ var pathIndexes = map[accessPath]string{
 	pathPrefixInitials: "PRIMARY",
 	pathMarkProduct:    "PRIMARY", // of purchase_pairs
 	pathMarkEmail:      "PRIMARY",
-	pathProductEmail:   "PRIMARY",
 }
 
 func (p accessPath) String() string {
 	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
 		"total range", "walk (total)",
-		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "product mark", "email mark", "product and email"}[p]
+		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "product mark", "email mark"}[p]
 }
 
 // prefixPaths maps each prefix field to its ordered path.
@@ -135,11 +130,11 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //   - A customer, a subscriber or an exact total leads: their ranges are ordered and
 //     (for people) short.
 //   - Else a mark (ship=1, or one status other than ACT) with a product or an e-mail
-//     prefix reads the marks' range of the two together (purchase_pairs): each filter
+//     prefix reads the pairs' range of the two together (purchase_pairs): each filter
 //     alone would read its own path, and walking either passed over the purchases the
 //     other leaves out (product_id=4&ship=1 passed over 30 of the product's purchases
-//     a match, each a row read), where the marks' range holds the matches alone. The
-//     product leads the prefix.
+//     a match, each a row read), where the pairs' range holds the matches alone. The
+//     product leads the prefix, which is then probed.
 //   - Else a total comparison matching at most sortLimit is read and sorted.
 //   - Else the first ordered path the filter has, in this order: product, a prefix (the
 //     initials of both names when the filter is one letter of each and no e-mail;
@@ -147,10 +142,10 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //     first characters), one status, storefront, unshipped; the remaining conditions
 //     filter as its range is walked. Two of these together walk the first one's range
 //     and check the other on each entry: on the entry itself for a storefront with a
-//     prefix, by a primary-key probe of its path for a product or a prefix (MariaDB
-//     may drive the join from the probed range when it is the shorter), else on the
-//     purchase's row. The mark of ACT or ship=0 is left to these: most purchases have
-//     it, so its check rarely fails.
+//     prefix, by a primary-key probe of its path for a product or a prefix (for a
+//     product with a prefix MariaDB makes the probe a semi-join and drives it from
+//     whichever range it estimates the shorter), else on the purchase's row. ACT and
+//     ship=0 have no pairs: most purchases have them, so their check rarely fails.
 //   - Else the list order is walked: a dense total comparison is checked on the
 //     entries of a covering index; with no condition left, the list is the path.
 //
@@ -193,7 +188,7 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 
 // leadPath returns the path of the rule's first steps, which lead whatever the counts:
 // an id list, a customer, a subscriber, an exact total, a mark with a product or an
-// e-mail prefix, a product with an e-mail prefix.
+// e-mail prefix.
 func leadPath(f shop.PurchaseFilter) (accessPath, bool) {
 	switch {
 	case f.IDs != nil:
@@ -212,9 +207,6 @@ func leadPath(f shop.PurchaseFilter) (accessPath, bool) {
 		case f.EmailPrefix != "":
 			return pathMarkEmail, true
 		}
-	}
-	if f.ProductID != 0 && f.EmailPrefix != "" {
-		return pathProductEmail, true
 	}
 	return 0, false
 }
@@ -320,7 +312,7 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
 		}
 		return leadSelect(f, rest, "purchase_prefixes x", "x", where, cols)
-	case pathMarkProduct, pathMarkEmail, pathProductEmail:
+	case pathMarkProduct, pathMarkEmail:
 		return leadSelect(f, pairRest(f, path), "purchase_pairs pr", "pr", pairRange(f, path), cols)
 	case pathPrefixInitials:
 		// The row's prefix is the two names' first characters as they are: the
@@ -346,17 +338,13 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 }
 
 // pairRange is the range of purchase_pairs (alias pr) that a pairs' path reads: the
-// mark (none for a product with an e-mail prefix), the field, the product or 0, and
-// the e-mail prefix's first characters with its own LIKE, or none.
+// mark, the field, the product or 0, and the e-mail prefix's first characters with its
+// own LIKE, or none.
 func pairRange(f shop.PurchaseFilter, path accessPath) sq.And {
 	mark, _ := markOf(f)
 	field, product, pp := pairMarkProduct, f.ProductID, prefixPath{}
-	switch path {
-	case pathMarkEmail:
+	if path == pathMarkEmail {
 		field, product, pp = pairMarkEmail, 0, newPrefixPath(prefixEmail, f.EmailPrefix)
-	case pathProductEmail:
-		mark, field, pp = "", pairProductInitial, newPrefixPath(prefixEmail, f.EmailPrefix)
-		pp.prefix, pp.length = firstRune(&pp.prefix), 1
 	}
 	where := sq.And{sq.Eq{"pr.account_id": f.AccountID}, sq.Eq{"pr.mark": mark}, sq.Eq{"pr.field": field}, sq.Eq{"pr.product_id": product},
 		sq.Eq{"pr.prefix_len": pp.length}, sq.Eq{"pr.prefix": pp.prefix}}
@@ -368,14 +356,11 @@ func pairRange(f shop.PurchaseFilter, path accessPath) sq.And {
 
 // pairRest is the filter less the conditions a pairs' path reads.
 func pairRest(f shop.PurchaseFilter, path accessPath) shop.PurchaseFilter {
-	if path != pathProductEmail {
-		mark, _ := markOf(f)
-		f = withoutMark(f, mark)
-	}
-	if path != pathMarkEmail {
+	mark, _ := markOf(f)
+	f = withoutMark(f, mark)
+	if path == pathMarkProduct {
 		f.ProductID = 0
-	}
-	if path != pathMarkProduct {
+	} else {
 		f.EmailPrefix = ""
 	}
 	return f

@@ -103,10 +103,6 @@ func TestPlans_BoundedReads(t *testing.T) {
 		{"densest e-mail letter on hold", shop.PurchaseFilter{EmailPrefix: denseLetter, Statuses: []shop.PurchaseStatus{shop.PurchaseHeld}, Desc: true}, "email mark", page},
 		{"densest e-mail letter unshipped", shop.PurchaseFilter{EmailPrefix: denseLetter, Unshipped: &yes}, "email mark", page},
 		{"rare long e-mail prefix refunded", shop.PurchaseFilter{EmailPrefix: rareLong, Statuses: []shop.PurchaseStatus{shop.PurchaseRefunded}}, "email mark", 30},
-		// A product with an e-mail prefix: the product's range of the prefix's first
-		// character, a page of entries for a letter.
-		{"rare product with the densest e-mail letter", shop.PurchaseFilter{ProductID: rare, EmailPrefix: denseLetter}, "product and email", page},
-		{"popular product with the densest e-mail letter", shop.PurchaseFilter{ProductID: popular, EmailPrefix: denseLetter, Desc: true}, "product and email", page},
 		// A total comparison with one status: the bands of that status.
 		{"refunded above the top 1 %", shop.PurchaseFilter{Total: total1pc, TotalOp: shop.TotalGt, Statuses: []shop.PurchaseStatus{shop.PurchaseRefunded}, Desc: true},
 			"total bands", 2 * page},

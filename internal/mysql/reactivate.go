@@ -221,6 +221,11 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *Tx, req shop.ReactivateReq
 	if err != nil {
 		return nil, err
 	}
+	// Its status's pairs' rows are found by the keys its row gives them: before it
+	// changes.
+	if err := deleteStatusPairs(ctx, tx, req.AccountID, req.PurchaseID); err != nil {
+		return nil, err
+	}
 	// Every locking statement names the index of its own rows. Planned by the
 	// statistics alone, this UPDATE ran over an index of the account's purchases
 	// whenever InnoDB's statistics had the table nearly empty (they are saved when it
@@ -231,13 +236,6 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *Tx, req shop.ReactivateReq
 		return nil, translate(err)
 	}
 	if err := roll.apply(ctx, tx); err != nil {
-		return nil, err
-	}
-	// Its status's mark goes; the others stay as they were.
-	if err := deletePairs(ctx, tx, req.AccountID, []int64{req.PurchaseID}); err != nil {
-		return nil, err
-	}
-	if err := writePairs(ctx, tx, req.AccountID, []int64{req.PurchaseID}); err != nil {
 		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE line_items FORCE INDEX (line_items_purchase) SET download_count = 0, download_limit = ?, expires_at = ? WHERE account_id = ? AND purchase_id = ?",
