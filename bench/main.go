@@ -173,6 +173,9 @@ type listRow struct {
 type fragRow struct {
 	name    string
 	c1, c32 stats
+	// paired and ref are, for a customer page, its requests at one client sent in turn
+	// with the purchases page's (pairedRun), so that the machine's drift falls on both.
+	paired, ref stats
 }
 
 func run(ctx context.Context, o options) error {
@@ -477,9 +480,13 @@ func measureTable(ctx context.Context, o options, rep *report, client *http.Clie
 		for _, pg := range pages {
 			logf("dashboard page %s", pg.name)
 			path := []string{pg.path}
-			rep.pages = append(rep.pages, fragRow{name: pg.name,
+			row := fragRow{name: pg.name,
 				c1:  load(client, 1, o.dur, getter(base, path, h)),
-				c32: load(client, 32, o.dur, getter(base, path, h))})
+				c32: load(client, 32, o.dur, getter(base, path, h))}
+			if strings.HasPrefix(pg.name, "customer page") {
+				row.paired, row.ref = pairedRun(client, base, pg.path, pages[0].path, h, o.dur)
+			}
+			rep.pages = append(rep.pages, row)
 		}
 	}
 

@@ -64,6 +64,10 @@ func printReport(w io.Writer, r *report, o options) {
 			// Issue 25's measure: the p50 at one client.
 			ratio = fmt.Sprintf("p50 @1 = %.2f× the purchases page's, @32 = %.2f×; ", float64(pg.c1.pct(0.5))/float64(r.pages[0].c1.pct(0.5)),
 				float64(pg.c32.pct(0.5))/float64(r.pages[0].c32.pct(0.5)))
+			if pg.ref.pct(0.5) > 0 {
+				ratio += fmt.Sprintf("paired with it @1: %s over %s = %.2f×; ", ms(pg.paired.pct(0.5)), ms(pg.ref.pct(0.5)),
+					float64(pg.paired.pct(0.5))/float64(pg.ref.pct(0.5)))
+			}
 		}
 		if len(r.pages) > 0 && pg.name != r.pages[0].name && r.pages[0].c1.pct(0.95) > 0 {
 			ratio += fmt.Sprintf("p95 @1 = %.2f× the purchases page's, @32 = %.2f×", float64(pg.c1.pct(0.95))/float64(r.pages[0].c1.pct(0.95)),

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"storefront/internal/mysql"
+	"storefront/internal/search"
 )
 
 // The shape sweep: GET /api/v2/purchases with filter values chosen from the data at
@@ -105,7 +106,7 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 
 	// Prefixes of the text filters at about 10 matches, 0.1 %, 1 %, and the densest
 	// first letter.
-	first := map[string]string{}
+	first, onePct := map[string]string{}, map[string]string{}
 	picks := sweepPicks{prefix: map[string]string{}}
 	for _, col := range []struct{ param, column string }{
 		{"customer_email", "buyer_email"},
@@ -124,6 +125,7 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 			pc := closestPrefix(pcs, t.target)
 			add(fmt.Sprintf("%s %s", col.param, t.label), col.param, pc.p)
 			picks.prefix[col.param+" "+t.label] = pc.p
+			onePct[col.param] = pc.p // the last target: ~1 %
 		}
 		d := densestLetter(pcs)
 		first[col.param] = d.p
@@ -226,6 +228,35 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 		return nil, 0, err
 	}
 	add("date_min..date_max ~1 %", "date_min", fmt.Sprintf("@%d", from.Unix()), "date_max", fmt.Sprintf("@%d", to.Unix()))
+
+	// Searches (q, docs/SEARCH.md): a domain of about 1 % of the purchases, an OR of the
+	// e-mail's and the last name's ~1 % prefixes, a status negated (not refunded: most
+	// purchases), the last 400 days with the middle tenth of the totals, and the first
+	// name's ~1 % prefix as a bare word (e-mail, first or last name).
+	logf("sweep: the searches")
+	var domain string
+	if err := one(fmt.Sprintf(`SELECT SUBSTRING_INDEX(buyer_email, '@', -1) AS d FROM purchases
+		WHERE account_id = ? AND buyer_email LIKE '%%@%%' GROUP BY d ORDER BY ABS(COUNT(*) - %d), d LIMIT 1`, n/100), &domain); err != nil {
+		return nil, 0, err
+	}
+	clause := func(f search.Field, text string) search.Node {
+		return &search.Clause{Field: f, Op: search.OpEq, Values: []search.Value{{Text: text}}}
+	}
+	add("q domain ~1 %", "q", search.String(clause(search.FieldDomain, domain)))
+	add("q e-mail ~1 % OR last name ~1 %", "q", search.String(&search.Or{Terms: []search.Node{
+		clause(search.FieldEmail, onePct["customer_email"]), clause(search.FieldLast, onePct["customer_last_name"])}}))
+	add("q not refunded", "q", "-status:RFD")
+	var total45, total55 string
+	for _, t := range []struct {
+		dst *string
+		at  int64
+	}{{&total45, n * 45 / 100}, {&total55, n * 55 / 100}} {
+		if err := one(fmt.Sprintf("SELECT total FROM purchases WHERE account_id = ? ORDER BY total LIMIT 1 OFFSET %d", t.at), t.dst); err != nil {
+			return nil, 0, err
+		}
+	}
+	add("q last 400 days, total ~10 % range", "q", "created>=-400days total:"+trimDecimal(total45)+".."+trimDecimal(total55))
+	add("q bare word (first-name prefix ~1 %)", "q", search.String(&search.Text{Value: search.Value{Text: onePct["customer_first_name"]}}))
 
 	// Two filters that would each be read from a different path alone.
 	combos, err := comboValues(ctx, db, account, n, picks)

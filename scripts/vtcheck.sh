@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Plans every statement the server sends during the web tests (API, dashboard,
-# reactivation, sign-in) with Vitess's own planner on 4 shards, against the migrated
+# reactivation, sign-in), and every statement shape the list planners can produce
+# (internal/mysql TestStatementShapes), with Vitess's own planner on 4 shards, against the migrated
 # schema plus db/vitess/lookup.sql and db/vitess/vschema.json, and fails when a
 # statement of the request path reaches more than one shard or cannot be planned
 # (docs/SCALING.md, "Checked by Vitess's planner").

@@ -86,6 +86,24 @@
     else if (ev.detail.shouldSwap) shown.set(a[0], a[1]);
   });
 
+  // Bulk selection (<form data-bulk>): each purchase has a row box (name=id, form=the
+  // form's id) in the phone list and another in the desktop table, and both are one
+  // selection: ticking either ticks the other. "Select all N matching" (name=all)
+  // ticks every row box; unticking a row box leaves select-all.
+  document.addEventListener("change", function (ev) {
+    var box = ev.target;
+    var form = box instanceof HTMLInputElement && box.type === "checkbox" && box.form;
+    if (!form || !form.hasAttribute("data-bulk")) return;
+    var rows = Array.prototype.filter.call(form.elements, function (el) { return el.name === "id"; });
+    if (box.name === "all") {
+      rows.forEach(function (el) { el.checked = box.checked; });
+    } else if (box.name === "id") {
+      rows.forEach(function (el) { if (el.value === box.value) el.checked = box.checked; });
+      var all = form.elements.namedItem("all");
+      if (!box.checked && all) all.checked = false;
+    }
+  });
+
   // Save view (<form data-save-view>) keeps the filters as they are now: htmx may have
   // changed them since the page was drawn. Without script the form holds the page's.
   // Forms with data-confirm ask before they are sent (deleting a saved view).

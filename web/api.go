@@ -79,15 +79,14 @@ func (s *Server) listPurchases(c *gin.Context) error {
 
 // searchHeaders names what the request's search (q) meant (docs/API.md#search):
 // Storefront-Query, its canonical form, and Storefront-Query-Dates, the instants its
-// dates resolved to (left out when it has none). Nothing without a search.
+// dates resolved to (empty when it has none), so that every answer to a search says
+// both. Nothing without a search.
 func searchHeaders(c *gin.Context, sr filter.Search) {
 	if sr.Query == "" {
 		return
 	}
 	c.Header(filter.HeaderQuery, sr.HeaderValue())
-	if sr.Dates != "" {
-		c.Header(filter.HeaderDates, sr.Dates)
-	}
+	c.Writer.Header().Set(filter.HeaderDates, sr.Dates) // gin's c.Header drops an empty value
 }
 
 // listHeaders sends the headers of a list page. Link (RFC 8288) names the next page,

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/bcrypt"
 
 	"storefront/internal/dbtest"
@@ -35,7 +36,9 @@ import (
 func TestMain(m *testing.M) {
 	// Passwords are hashed at bcrypt's cheapest in tests.
 	mysql.BcryptCost = bcrypt.MinCost
-	dbtest.Main(m)
+	// Servers and workers built without a logger write to slog's default: kept too.
+	slog.SetDefault(serverLog)
+	dbtest.Main(m, checkServerLog)
 }
 
 // now is the fixed "current time" of the API tests: Sunday 22 November 2026, 12:00 in
@@ -56,6 +59,10 @@ type apiEnv struct {
 	server        *web.Server
 	// keys counts the server's calls to authenticate a key and record its use.
 	keys *countingKeys
+	// metrics is the registry of the server's metrics.
+	metrics *prometheus.Registry
+	// notReady, when it holds an error, is what the server's readiness check answers.
+	notReady *atomic.Value
 }
 
 // countingKeys is the database's APIKeyService, counting its round trips.
@@ -87,15 +94,17 @@ func (c *testClock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.
 // with returns the environment reporting to the (sub)test t.
 func (e *apiEnv) with(t *testing.T) *apiEnv { c := *e; c.t = t; return &c }
 
-// discardLog is the log of the servers and workers the tests run: it writes nothing.
-var discardLog = slog.New(slog.DiscardHandler)
+// serverLog is the log of the servers and workers the tests run: every line is kept
+// (logs_test.go), and TestMain fails the package when any holds a secret.
+var serverLog = slog.New(slog.NewJSONHandler(&serverLines, nil))
 
-// newAPI seeds a fresh database and serves the API over it.
-func newAPI(t testing.TB, rateLimit int) *apiEnv {
+// newAPI seeds a fresh database and serves the API over it; options change the server
+// before its handler is built.
+func newAPI(t testing.TB, rateLimit int, options ...func(*web.Server)) *apiEnv {
 	t.Helper()
 	ctx := context.Background()
 	db := dbtest.New(t)
-	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}}
+	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}, notReady: &atomic.Value{}, metrics: prometheus.NewPedanticRegistry()}
 	db.Now = e.clock.now
 	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour)}, nil); err != nil {
 		t.Fatal(err)
@@ -111,15 +120,15 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 		t.Fatal(err)
 	}
 	e.smtp = smtptest.Start(t)
-	transport, err := mail.NewTransport(e.smtp.URL(), "shop@example.com", discardLog)
+	transport, err := mail.NewTransport(e.smtp.URL(), "shop@example.com", serverLog)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sender := mail.NewSender(mysql.NewOutbox(db), &mail.Composer{Purchases: mysql.NewPurchaseService(db), Storefronts: mysql.NewAccountService(db), BaseURL: "http://shop.test"}, transport, mail.SenderOptions{Now: e.clock.now})
 	// The program's workers: woken by the commits that queue their work, and polling.
 	workers := worker.NewGroup(
-		worker.New(mysql.WorkEmails, sender.Step, worker.Options{Poll: 20 * time.Millisecond, Log: discardLog}),
-		worker.New(mysql.WorkJobs, mysql.NewJobService(db).RunJobStep, worker.Options{Poll: 20 * time.Millisecond, Log: discardLog}),
+		worker.New(mysql.WorkEmails, sender.Step, worker.Options{Poll: 20 * time.Millisecond, Log: serverLog}),
+		worker.New(mysql.WorkJobs, mysql.NewJobService(db).RunJobStep, worker.Options{Poll: 20 * time.Millisecond, Log: serverLog}),
 	)
 	db.Wake = workers.Wake
 	workers.Start()
@@ -127,8 +136,16 @@ func newAPI(t testing.TB, rateLimit int) *apiEnv {
 	e.keys = &countingKeys{APIKeyService: mysql.NewAPIKeyService(db)}
 	s := &web.Server{Purchases: mysql.NewPurchaseService(db), Writer: mysql.NewPurchaseService(db), Subscribers: mysql.NewSubscriberService(db), Keys: e.keys, Accounts: mysql.NewAccountService(db), Users: mysql.NewUserService(db), Admin: mysql.NewAdminService(db), Webhooks: mysql.NewWebhookService(db), Overview: mysql.NewOverviewService(db), Views: mysql.NewSavedViewService(db), Jobs: mysql.NewJobService(db),
 		Customers: mysql.NewCustomerService(db), Activity: mysql.NewAccountActivityService(db), ExportBatch: exportBatch,
-		Logger: discardLog, BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
-		SignInStore: mysql.NewSignInStore(db)}
+		Logger: serverLog, BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
+		SignInStore: mysql.NewSignInStore(db), Metrics: web.NewMetrics(e.metrics), Ready: func(ctx context.Context) error {
+			if err, _ := e.notReady.Load().(error); err != nil {
+				return err
+			}
+			return db.Ready(ctx)
+		}}
+	for _, o := range options {
+		o(s)
+	}
 	e.server = s
 	e.handler = s.Handler()
 	hs := httptest.NewServer(e.handler)

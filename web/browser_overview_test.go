@@ -114,7 +114,7 @@ func TestBrowser_BulkReactivation(t *testing.T) {
 	tb.atViewports(t, "/purchases?status=ERR&status=RFD", func(t *testing.T, v viewport) {
 		// The first two visible boxes: the table's at desktop width, the cards' on phones.
 		eval[int](t, tb, `(() => { const boxes = [...document.querySelectorAll('input[form=bulk][name=id]')].filter(b => b.checkVisibility()); boxes.slice(0, 2).forEach(b => b.click()); return boxes.length; })()`)
-		ticked := eval[int](t, tb, `[...document.querySelectorAll('input[form=bulk][name=id]')].filter(b => b.checked).length`)
+		ticked := eval[int](t, tb, `[...document.querySelectorAll('input[form=bulk][name=id]')].filter(b => b.checked && b.checkVisibility()).length`)
 		if ticked != 2 {
 			t.Fatalf("%d boxes ticked, want 2", ticked)
 		}

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -67,20 +68,77 @@ func TestBrowser_Search(t *testing.T) {
 		axeCheck(t, tb, "#search")
 		axeCheck(t, tb, "#filters")
 	})
-	// The subscribers list: the box is sent with the search fields.
+	tb.checkConsole(t)
+}
+
+// TestBrowser_SearchSubscribers works the subscribers list's Search box by keyboard
+// alone at phone and desktop widths: suggestions of fields and statuses chosen with the
+// arrow keys and Enter, the fields and the address following the box, the box
+// following the fields, a field the search sets in a way it cannot show, and the API
+// request panel holding the same query.
+func TestBrowser_SearchSubscribers(t *testing.T) {
+	browser := startBrowser(t)
+	e := newAPI(t, 0)
+	tb := signedInTab(t, browser, e.url, "/storefronts/1/subscribers", e.newUser(1, "viewer"))
 	tb.atViewports(t, "/storefronts/1/subscribers", func(t *testing.T, v viewport) {
-		tb.do(t, "type a search", chromedp.SendKeys(byLabel("Search"), "status:active"))
-		tb.waitFor(t, "the list and the address to follow the box",
-			`location.search === '?q=status%3Aactive' && [...document.querySelectorAll('#results tbody tr')].length > 0 && [...document.querySelectorAll('#results tbody tr')].every(r => r.textContent.includes('Active'))`,
-			`location.search + ' ' + document.querySelector('#results').textContent.slice(0, 300)`)
-		if got := eval[string](t, tb, `document.activeElement && document.activeElement.id`); got != "f-q" {
-			t.Errorf("focus after the results: got %q, want the box", got)
+		tb.do(t, "type the start of a field", chromedp.SendKeys(byLabel("Search"), "sta"))
+		tb.waitFor(t, "the suggestions", `document.querySelector('#f-q').getAttribute('aria-expanded') === 'true' && document.querySelector('#q-opt-0')`,
+			`document.querySelector('#q-suggestions').outerHTML.slice(0, 400)`)
+		tb.do(t, "press the down arrow", chromedp.KeyEvent(kb.ArrowDown))
+		if got := eval[string](t, tb, `document.querySelector('#f-q').getAttribute('aria-activedescendant') + ' ' + document.querySelector('#q-opt-0').dataset.value`); got != "q-opt-0 status:" {
+			t.Errorf("after the down arrow: got %q, want status: active", got)
 		}
-		tb.do(t, "type a typo", chromedp.SendKeys(byLabel("Search"), " staus:x"))
-		tb.waitFor(t, "the message at the box", `document.querySelector('#f-q').getAttribute('aria-invalid') === 'true' && document.querySelector('#q-error').textContent.includes('staus')`,
-			`document.querySelector('#search-field').outerHTML.slice(0, 600)`)
-		tb.screenshot(t, "subscribers-search-error", v)
-		axeCheck(t, tb, "#filters")
+		tb.screenshot(t, "subscribers-search-suggestions", v)
+		axeCheck(t, tb, "#search")
+		tb.do(t, "press Enter", chromedp.KeyEvent(kb.Enter))
+		tb.waitFor(t, "the box to take the field", `document.querySelector('#f-q').value === 'status:' && document.querySelector('#f-q').getAttribute('aria-expanded') === 'false'`,
+			`document.querySelector('#f-q').value`)
+		tb.do(t, "type the start of a status", chromedp.SendKeys(byLabel("Search"), "tr"))
+		tb.waitFor(t, "the status suggestion", `[...document.querySelectorAll('#q-suggestions [role=option]')].some(o => o.dataset.value === 'status:TRIAL ')`,
+			`document.querySelector('#q-suggestions').outerHTML.slice(0, 400)`)
+		tb.do(t, "choose it by keyboard", chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.Enter))
+		tb.waitFor(t, "the fields, the list and the address to follow the box",
+			`location.search === '?q=status%3ATRIAL' && document.querySelector('#filters input[name=status][value=TRIAL]').checked &&
+				!document.querySelector('#filters input[name=status][value=ACTIVE]').checked && results().length > 0 && results().every(r => r.status === 'Trial')`,
+			`location.search + ' ' + document.querySelector('#filters').outerHTML.slice(0, 300)`)
+		if got := eval[string](t, tb, `document.activeElement && document.activeElement.id`); got != "f-q" {
+			t.Errorf("focus after the fields followed: got %q, want the box", got)
+		}
+		tb.do(t, "type again, then Escape", chromedp.SendKeys(byLabel("Search"), "ema"))
+		tb.waitFor(t, "the field suggestion", `document.querySelector('#f-q').getAttribute('aria-expanded') === 'true'`, `document.querySelector('#q-suggestions').outerHTML.slice(0, 300)`)
+		tb.do(t, "press Escape", chromedp.KeyEvent(kb.Escape))
+		if got := eval[string](t, tb, `document.querySelector('#f-q').getAttribute('aria-expanded') + ' ' + document.querySelector('#q-suggestions').hidden`); got != "false true" {
+			t.Errorf("after Escape: got %q, want the list closed", got)
+		}
+		eval[bool](t, tb, `(() => { const q = document.querySelector('#f-q'); q.value = 'status:TRIAL'; q.dispatchEvent(new Event('input', {bubbles: true})); return true; })()`)
+		time.Sleep(500 * time.Millisecond) // the box's delay: its request is on its way
+		tb.waitFor(t, "the search without the word typed", `location.search === '?q=status%3ATRIAL' && !document.querySelector('.htmx-request') && !document.querySelector('#filters input[name=q]')`,
+			`location.search + ' ' + document.querySelector('#filters').outerHTML.slice(0, 300)`)
+
+		// The box follows the fields.
+		tb.do(t, "tick Active", chromedp.Click(chromedp.JSPath(`document.querySelector('#filters input[name=status][value=ACTIVE]')`)))
+		tb.waitFor(t, "the box and the address to follow the fields",
+			`document.querySelector('#f-q').value === 'status:TRIAL,ACTIVE' && location.search === '?q=status%3ATRIAL%2CACTIVE'`,
+			`document.querySelector('#f-q').value + ' ' + location.search`)
+		tb.do(t, "type in Receiving service at", chromedp.SendKeys(byLabel("Receiving service at"), "today"))
+		tb.waitFor(t, "the box to say it as an instant",
+			`document.querySelector('#f-q').value === 'status:TRIAL,ACTIVE active:"today 00:00:00"' && new URL(location.href).searchParams.get('q') === document.querySelector('#f-q').value`,
+			`document.querySelector('#f-q').value + ' ' + location.search`)
+
+		// A whole day is the search's alone: the field says so.
+		eval[bool](t, tb, `(document.querySelector('#f-q').value = '', true)`)
+		tb.do(t, "type a search the field cannot show", chromedp.SendKeys(byLabel("Search"), "active:today"))
+		tb.waitFor(t, "the field to be set by the search",
+			`location.search === '?q=active%3Atoday' && document.querySelector('#f-receiving_at').disabled && text(document.querySelector('label[for=f-receiving_at]')).includes('(set by the search)') && !document.querySelector('#filters input[name=status]:checked')`,
+			`location.search + ' ' + document.querySelector('#filters').outerHTML.slice(0, 300)`)
+
+		// The API request panel holds the one query.
+		tb.do(t, "open API request", chromedp.Click(chromedp.CSS(`#api-request > summary`)))
+		tb.waitFor(t, "the query in the panel", `document.querySelector('#api-request').open && text(document.querySelector('#api-request-q')) === 'active:today' &&
+			text(document.querySelector('#api-request-dates')).startsWith('"today"=') && text(document.querySelector('#api-request-list')).includes('q=active%3Atoday')`,
+			`text(document.querySelector('#api-request'))`)
+		tb.screenshot(t, "subscribers-search", v)
+		tb.checkAxe(t, "the subscribers list")
 	})
 	tb.checkConsole(t)
 }

@@ -746,7 +746,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 			for (const v of [`+js(short)+`, `+js(long)+`]) { i.value = v; i.dispatchEvent(new Event('change', {bubbles: true})); }
 			return !!document.querySelector('.htmx-request'); })()`)
 		owner.waitFor(t, "the table searched by "+long,
-			`!document.querySelector('.htmx-request') && new URL(location.href).searchParams.get('email') === `+js(long)+
+			`!document.querySelector('.htmx-request') && new URL(location.href).searchParams.get('q') === `+js("email:"+long)+
 				` && results().length > 0 && results().every(r => r.email.toLowerCase().startsWith(`+js(long)+`))`,
 			`({href: location.href, swaps: window.__swaps, rows: results().slice(0, 5)})`)
 		got := eval[map[string]any](t, owner, `({marker: window.__marker ?? null, swaps: window.__swaps, entries: history.length - `+fmt.Sprint(before)+`})`)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/emersion/go-smtp"
 	"golang.org/x/net/html"
+
+	"storefront/web/openapi"
 )
 
 // busiestCustomer returns the address of account 1 with purchases in the most
@@ -347,6 +349,7 @@ func TestCustomerPage(t *testing.T) {
 			} `json:"lifetime_value"`
 		}
 		r.json(t, &c)
+		checkCustomerAnswer(t, r)
 		var got []string
 		for _, a := range c.LifetimeValue {
 			word := "purchases"
@@ -359,6 +362,9 @@ func TestCustomerPage(t *testing.T) {
 		if c.Email != email || c.Purchases != len(ps) || strings.Join(got, "|") != strings.Join(lifetime(ps, "ACT"), "|") {
 			t.Errorf("got %s", r.body)
 		}
+		for _, r := range []response{e.get("/api/v2/customers/nobody@example.invalid", e.ro), e.get("/api/v2/customers/"+url.PathEscape(email)+"?x=1", e.ro)} {
+			checkCustomerAnswer(t, r)
+		}
 		wantError(t, e.get("/api/v2/customers/nobody@example.invalid", e.ro), 404, "NOTFOUND", "not_found", "")
 		wantError(t, e.get("/api/v2/customers/"+url.PathEscape(email)+"?x=1", e.ro), 400, "INVALID", "unknown_parameter", "x")
 	})
@@ -367,6 +373,7 @@ func TestCustomerPage(t *testing.T) {
 		if _, err := e.db.Exec("UPDATE purchases SET buyer_email = 'someone@else.test' WHERE account_id = 2 AND buyer_email = ?", email); err != nil {
 			t.Fatal(err)
 		}
+		e.rebuild()
 		if r := owner2.get(path, false); r.status != http.StatusNotFound || strings.Contains(string(r.body), "refund asked by phone") {
 			t.Errorf("page: got %d, want 404", r.status)
 		}
@@ -381,8 +388,22 @@ func TestCustomerPage(t *testing.T) {
 			t.Errorf("the purchases list links no customer")
 		}
 		pp := parsePage(t, viewer.get(fmt.Sprintf("/purchases/%d", ps[0].id), false))
-		if len(pp.all(hasAttr("href", "/customers/"+url.PathEscape(ps[0].email)))) == 0 {
-			t.Errorf("the purchase page does not link its buyer's e-mail")
+		for _, field := range []string{"buyer_email", "buyer_firstname", "buyer_lastname"} {
+			f := pp.all(hasAttr("data-field", field))
+			if len(f) != 1 || f[0].FirstChild == nil {
+				t.Fatalf("the purchase page has no %s", field)
+			}
+			var a *html.Node
+			for c := f[0].FirstChild; c != nil; c = c.NextSibling {
+				if c.Data == "a" {
+					a = c
+				}
+			}
+			if a == nil {
+				t.Errorf("the purchase page's %s is no link", field)
+			} else if href, _ := attr(a, "href"); href != "/customers/"+url.PathEscape(ps[0].email) {
+				t.Errorf("the purchase page does not link its buyer's %s to the customer's page", field)
+			}
 		}
 		// The subscriber records of the address: their pages link the customer's.
 		var sub, sf int64
@@ -395,4 +416,179 @@ func TestCustomerPage(t *testing.T) {
 			t.Errorf("the subscriber page does not link its e-mail to the customer's page")
 		}
 	})
+}
+
+// customerAddresses are addresses whose characters mean something in a URL or are not
+// ASCII; each must reach its customer's page and the API through its links.
+var customerAddresses = []string{
+	"a/b@example.com", "a/../b@example.com", "50%off@example.com", "what?@example.com", "hash#tag@example.com",
+	"plus+tag@example.com", "with space@example.com", "zoë.ünï@exämple.com",
+}
+
+// TestCustomerPage_Addresses: an address with "/", "%", "?", "#", "+", a space or
+// letters beyond ASCII opens its customer's page from the link the purchase page gives
+// it, answers the API at its percent-encoded path, and takes a note.
+func TestCustomerPage_Addresses(t *testing.T) {
+	e := newAPI(t, 0)
+	staff := e.signIn(1, "staff")
+	ids := e.ids("SELECT id FROM purchases WHERE account_id = 1 ORDER BY id LIMIT ?", len(customerAddresses))
+	for i, addr := range customerAddresses {
+		if _, err := e.db.Exec("UPDATE purchases SET buyer_email = ? WHERE account_id = 1 AND id = ?", addr, ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.rebuild()
+	for i, addr := range customerAddresses {
+		t.Run(addr, func(t *testing.T) {
+			pp := parsePage(t, staff.get(fmt.Sprintf("/purchases/%d", ids[i]), false))
+			var link string
+			for _, a := range pp.all(func(n *html.Node) bool {
+				v, _ := attr(n, "href")
+				return n.Data == "a" && strings.HasPrefix(v, "/customers/")
+			}) {
+				if text(a) == addr {
+					link, _ = attr(a, "href")
+				}
+			}
+			if want := "/customers/" + url.PathEscape(addr); link != want {
+				t.Fatalf("the purchase page links its buyer's address to %q, want %q", link, want)
+			}
+			p := parsePage(t, staff.get(link, false))
+			if h := p.all(func(n *html.Node) bool { return n.Data == "h1" }); len(h) != 1 || text(h[0]) != addr {
+				t.Fatalf("heading: got %v, want %s", h, addr)
+			}
+			if rows := p.all(hasAttr("href", fmt.Sprintf("/purchases/%d", ids[i]))); len(rows) == 0 {
+				t.Errorf("the page does not list purchase %d", ids[i])
+			}
+			r := e.get("/api/v2/customers/"+url.PathEscape(addr), e.ro)
+			var c struct {
+				Email     string `json:"email"`
+				Purchases int    `json:"purchases"`
+			}
+			if r.status != 200 {
+				t.Fatalf("API: got %d %s", r.status, r.body)
+			}
+			r.json(t, &c)
+			checkCustomerAnswer(t, r)
+			if c.Email != addr || c.Purchases != 1 {
+				t.Errorf("API: got %s", r.body)
+			}
+			n := staff.post(link+"/notes", url.Values{"body": {"note on " + addr}, "back": {link}})
+			if n.status != http.StatusSeeOther || n.header.Get("Location") != link+"#notes" {
+				t.Fatalf("note: got %d to %q", n.status, n.header.Get("Location"))
+			}
+			if !strings.Contains(string(staff.get(link, false).body), html.EscapeString("note on "+addr)) {
+				t.Errorf("the page lacks the note")
+			}
+		})
+	}
+	// A path that stops inside an address names another customer, or none.
+	if r := staff.get("/customers/a", false); r.status != http.StatusNotFound {
+		t.Errorf("/customers/a: got %d, want 404", r.status)
+	}
+	wantError(t, e.get("/api/v2/customers/a", e.ro), 404, "NOTFOUND", "not_found", "")
+}
+
+// TestCustomerPage_Older: the activity, e-mails and notes of a customer show the newest
+// 100 each, and "Older" reaches every older one, as a page and as htmx's swap of the
+// list alone; a bad page is a 400.
+func TestCustomerPage_Older(t *testing.T) {
+	e := newAPI(t, 0)
+	staff := e.signIn(1, "staff")
+	email, ps := busiestCustomer(t, e)
+	const n = 230
+	for i := range n {
+		for _, q := range []string{
+			`INSERT INTO purchase_activity (account_id, purchase_id, buyer_email, actor, action, details, created_at)
+				VALUES (1, ?, ?, 'tests', 'reactivated', '{"to":"x@example.com"}', NOW())`,
+			`INSERT INTO email_outbox (account_id, kind, purchase_id, to_address, subject, body, status, attempts, created_at, next_attempt_at)
+				VALUES (1, 'purchase_ready', ?, ?, 'Your purchase', 'b', 'sent', 1, NOW(), NOW())`,
+			`INSERT INTO notes (account_id, customer_email, author_id, author, body, created_at) VALUES (1, ?, 1, 'a@x.test', CONCAT('note ', ?), NOW())`,
+		} {
+			args := []any{ps[i%len(ps)].id, email}
+			if strings.Contains(q, "INTO notes") {
+				args = []any{email, i}
+			}
+			if _, err := e.db.Exec(q, args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	path := "/customers/" + url.PathEscape(email)
+	for _, l := range []struct{ id string }{{"activity"}, {"emails"}, {"notes"}} {
+		t.Run(l.id, func(t *testing.T) {
+			seen := map[string]bool{}
+			count := func(sec *html.Node) []string {
+				var out []string
+				var walk func(*html.Node)
+				walk = func(x *html.Node) {
+					if x.Type == html.ElementNode && x.Data == "li" {
+						out = append(out, blockText(x))
+					}
+					for c := x.FirstChild; c != nil; c = c.NextSibling {
+						walk(c)
+					}
+				}
+				walk(sec)
+				return out
+			}
+			// Whole pages, as a link without script opens them.
+			next, pages, total := path, 0, 0
+			for next != "" && pages < 10 {
+				p := parsePage(t, staff.get(next, false))
+				sec := p.byID(l.id)
+				if sec == nil {
+					t.Fatalf("%s: no #%s", next, l.id)
+				}
+				items := count(sec)
+				if len(items) > 100 {
+					t.Fatalf("%s: %d entries, want at most 100", next, len(items))
+				}
+				for _, it := range items {
+					seen[it] = true
+				}
+				total += len(items)
+				pages++
+				next = ""
+				if o := p.all(hasAttr("data-older", l.id)); len(o) == 1 {
+					next, _ = attr(o[0], "href")
+					next = strings.TrimSuffix(next, "#"+l.id)
+				}
+			}
+			if pages != 3 {
+				t.Errorf("%d pages of %d entries, want 3", pages, n)
+			}
+			if total != n || (l.id == "notes" && len(seen) != n) {
+				t.Errorf("%d entries (%d distinct) reached, want %d", total, len(seen), n)
+			}
+			// htmx: the list alone, its older page in place.
+			p := parsePage(t, staff.get(path, false))
+			older, _ := attr(p.all(hasAttr("data-older", l.id))[0], "hx-get")
+			req, _ := http.NewRequest("GET", e.url+older, nil)
+			req.Header.Set("HX-Request", "true")
+			req.Header.Set("HX-Target", l.id)
+			r := staff.do(req)
+			frag := parsePage(t, r)
+			if r.status != 200 || frag.byID(l.id) == nil || frag.byID("purchases") != nil || len(count(frag.byID(l.id))) != 100 {
+				t.Errorf("htmx older %s: got %d %.300s", l.id, r.status, r.body)
+			}
+			if len(frag.all(hasAttr("data-newest", l.id))) != 1 {
+				t.Errorf("htmx older %s: no way back to the newest", l.id)
+			}
+			if r := staff.get(path+"?"+l.id+"=abc", false); r.status != http.StatusBadRequest {
+				t.Errorf("a bad page: got %d, want 400", r.status)
+			}
+		})
+	}
+}
+
+// checkCustomerAnswer fails the test when an answer of GET /api/v2/customers/{email}
+// breaks the OpenAPI document (checkAnswer).
+func checkCustomerAnswer(t *testing.T, r response) {
+	t.Helper()
+	doc, err := openapi.Parse(openapi.Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnswer(t, doc, "GET", "/customers/{email}", r)
 }

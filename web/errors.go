@@ -9,6 +9,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
+	"storefront/internal/filter"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -100,6 +101,9 @@ func (s *Server) fail(c *gin.Context, err error) {
 		c.Header("Retry-After", "5")
 	}
 	if isAPI(c.Request.URL.Path) {
+		// An error lists nothing: it names no search, even one it had read.
+		c.Writer.Header().Del(filter.HeaderQuery)
+		c.Writer.Header().Del(filter.HeaderDates)
 		if code == shop.EUnauthenticated {
 			c.Header("WWW-Authenticate", `Basic realm="storefront"`)
 		}

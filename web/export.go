@@ -3,6 +3,7 @@ package web
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -83,8 +84,8 @@ func dashboardPurchaseQuery(q url.Values) url.Values {
 }
 
 // purchaseViewAsAPI returns the purchases page's current view (its query as the page
-// reads it) as CSV links of the dashboard and as the API calls that return it.
-func (s *Server) purchaseViewAsAPI(acct *shop.Account, shown url.Values, res templates.PurchaseResults) (templates.ExportLinks, templates.APIRequest) {
+// reads it) as the Export CSV menu and the API calls that answer it.
+func (s *Server) purchaseViewAsAPI(acct *shop.Account, shown url.Values, now time.Time, loc *time.Location) (templates.ExportLinks, templates.APIRequest) {
 	q := dashboardPurchaseQuery(shown)
 	lines := cloneValues(q)
 	lines.Set("rows", filter.RowsLineItems)
@@ -94,20 +95,39 @@ func (s *Server) purchaseViewAsAPI(acct *shop.Account, shown url.Values, res tem
 	}
 	list := cloneValues(q)
 	list.Set("per_page", strconv.Itoa(dashboardPageSize))
+	_, sr, _ := filter.PurchaseSearch(list, acct.ID, now, loc)
+	return x, s.apiRequest(acct, "purchases", "purchases", list, q, sr)
+}
+
+// subscriberViewAsAPI returns a storefront's subscribers list's current view (its one
+// query as q, newest first) as the Export CSV menu and the API calls that answer it.
+func (s *Server) subscriberViewAsAPI(acct *shop.Account, sf *shop.Storefront, shown url.Values, now time.Time, loc *time.Location) (templates.ExportLinks, templates.APIRequest) {
+	listURL := subscribersURL(sf.ID)
+	x := url.Values{}
+	if v := shown.Get("q"); v != "" {
+		x.Set("q", v)
+	}
+	links := templates.ExportLinks{{URL: cleanURL(listURL+".csv", x), Label: "One row per subscriber", Rows: "subscribers"}}
+	q := cloneValues(x)
+	q.Set("order", "desc")
+	list := cloneValues(q)
+	list.Set("per_page", strconv.Itoa(dashboardPageSize))
+	_, sr, _ := filter.SubscribersSearch(list, acct.ID, sf.ID, now, loc)
+	return links, s.apiRequest(acct, strings.TrimPrefix(listURL, "/"), "subscribers", list, q, sr)
+}
+
+// apiRequest is the API request panel of a list: the curl commands of the list at
+// resource (and of its CSV file) with the list's and the file's parameters, and what the
+// search meant as the answer's headers say it (docs/API.md#search).
+func (s *Server) apiRequest(acct *shop.Account, resource, rows string, list, file url.Values, sr filter.Search) templates.APIRequest {
 	curl := "curl -u " + acct.APIUsername + ":$STOREFRONT_KEY '" + s.BaseURL + "/api/v2/"
-	a := templates.APIRequest{
-		List: curl + "purchases?" + list.Encode() + "'",
-		CSV:  curl + "purchases.csv?" + q.Encode() + "' -OJ",
+	return templates.APIRequest{
+		List:  curl + resource + "?" + list.Encode() + "'",
+		CSV:   curl + resource + ".csv?" + file.Encode() + "' -OJ",
+		Rows:  rows,
+		Query: sr.Query,
+		Dates: sr.Dates,
 	}
-	for _, d := range []struct {
-		name string
-		hint templates.Hint
-	}{{"date_min", res.DateMinHint}, {"date_max", res.DateMaxHint}} {
-		if d.hint.Text != "" && !d.hint.Error {
-			a.Dates = append(a.Dates, templates.Hint{Text: d.name + ": " + d.hint.Text})
-		}
-	}
-	return x, a
 }
 
 // exportPurchasesPage answers GET /purchases.csv: the rows the purchases page with the

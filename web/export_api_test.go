@@ -568,7 +568,7 @@ func TestExportPurchases_Disconnect(t *testing.T) {
 	e := newAPI(t, 0)
 	exp := &stallingExport{PurchaseService: mysql.NewPurchaseService(e.db), first: make(chan struct{}), done: make(chan error, 1)}
 	s := &web.Server{Purchases: exp, Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db), Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db),
-		Activity: mysql.NewAccountActivityService(e.db), ExportBatch: 10, Now: e.clock.now, Logger: discardLog}
+		Activity: mysql.NewAccountActivityService(e.db), ExportBatch: 10, Now: e.clock.now, Logger: serverLog}
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	client := &http.Client{Transport: &http.Transport{}}
@@ -641,7 +641,7 @@ func (s slowExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilter, 
 func TestExportPurchases_OutlastsServerTimeouts(t *testing.T) {
 	e := newAPI(t, 0)
 	s := &web.Server{Purchases: slowExport{mysql.NewPurchaseService(e.db), 50 * time.Millisecond}, Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db),
-		Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), ExportBatch: 20, Now: e.clock.now, Logger: discardLog}
+		Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), ExportBatch: 20, Now: e.clock.now, Logger: serverLog}
 	hs := httptest.NewUnstartedServer(s.Handler())
 	hs.Config.ReadTimeout, hs.Config.WriteTimeout = 300*time.Millisecond, 300*time.Millisecond
 	hs.Start()

@@ -68,7 +68,7 @@ func TestDashboard_ExportCSV(t *testing.T) {
 	// The subscribers page's search.
 	body := string(u.get("/storefronts/1/subscribers?status=ACTIVE", false).body)
 	link := exportLink(t, body, "subscribers")
-	if link != "/storefronts/1/subscribers.csv?status=ACTIVE" {
+	if link != "/storefronts/1/subscribers.csv?q=status%3AACTIVE" {
 		t.Fatalf("got subscriber export link %q", link)
 	}
 	_, recs := readCSV(t, u.get(link, false).body)
@@ -87,7 +87,7 @@ func TestDashboard_ExportCSV(t *testing.T) {
 
 	// The owner sees the exports in the account's activity; a viewer may not.
 	page := string(e.signIn(1, "owner").get("/account/activity", false).body)
-	for _, want := range []string{"Subscribers CSV (storefront 1)", "status=ACTIVE", "Line items CSV", u.email} {
+	for _, want := range []string{"Subscribers CSV (storefront 1)", "q=status%3AACTIVE", "Line items CSV", u.email} {
 		if !strings.Contains(page, html.EscapeString(want)) {
 			t.Errorf("the activity page does not show %q", want)
 		}
@@ -140,9 +140,22 @@ func TestDashboard_APIRequest(t *testing.T) {
 	if csvCmd == nil || !strings.Contains(html.UnescapeString(csvCmd[1]), "/api/v2/purchases.csv?") {
 		t.Fatalf("no CSV command: %v", csvCmd)
 	}
-	if !strings.Contains(body, "date_min: -20 days → ") {
-		t.Error("the resolved date_min is not shown")
+	// The search as the API reads it, and its dates as the API's header gives them.
+	if got := codeText(body, "api-request-q"); got != `status:ACT created>="-20 days"` {
+		t.Errorf("q shown: got %q", got)
 	}
+	if got, want := codeText(body, "api-request-dates"), r.header.Get("Storefront-Query-Dates"); got != want || !strings.HasPrefix(got, `"-20 days"=2026-`) {
+		t.Errorf("dates shown: got %q, want the API's Storefront-Query-Dates %q", got, want)
+	}
+}
+
+// codeText is the text of the <code> element with the given id in a page.
+func codeText(body, id string) string {
+	m := regexp.MustCompile(`<code id="` + id + `"[^>]*>([^<]*)</code>`).FindStringSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
 }
 
 func must[T any](v T, err error) T {

@@ -121,6 +121,9 @@ func (s *Server) finishExport(c *gin.Context, st *csvStream, err error) error {
 		err = st.flush()
 	}
 	s.recordExport(c, st, err == nil)
+	if s.Metrics != nil {
+		s.Metrics.exportRows.WithLabelValues(st.job.what).Add(float64(st.rows))
+	}
 	if err == nil {
 		return nil
 	}

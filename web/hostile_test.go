@@ -693,9 +693,10 @@ func TestHostile_LiteralInput(t *testing.T) {
 
 	var productID, customerID, subscriberID, purchaseID, storefrontSub int64
 	var username string
-	if err := e.db.QueryRow(`SELECT p.id, p.customer_id, p.subscriber_id, (SELECT MIN(li.product_id) FROM line_items li WHERE li.purchase_id = p.id)
-		FROM purchases p WHERE p.account_id = 1 AND p.storefront_id = 1 AND p.customer_id IS NOT NULL AND p.subscriber_id IS NOT NULL
-		AND EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id) ORDER BY p.id LIMIT 1`).Scan(&purchaseID, &customerID, &subscriberID, &productID); err != nil {
+	if err := e.db.QueryRow(`SELECT p.id, p.customer_id, p.subscriber_id, MIN(li.product_id)
+		FROM purchases p JOIN line_items li ON li.account_id = p.account_id AND li.purchase_id = p.id
+		WHERE p.account_id = 1 AND p.storefront_id = 1 AND p.customer_id IS NOT NULL AND p.subscriber_id IS NOT NULL
+		GROUP BY p.id, p.customer_id, p.subscriber_id ORDER BY p.id LIMIT 1`).Scan(&purchaseID, &customerID, &subscriberID, &productID); err != nil {
 		t.Fatalf("the seed has no purchase with a customer, a subscriber and a line item: %v", err)
 	}
 	if err := e.db.QueryRow(`SELECT id, username FROM subscribers WHERE storefront_id = 1 ORDER BY id LIMIT 1`).Scan(&storefrontSub, &username); err != nil {

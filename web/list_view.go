@@ -118,6 +118,26 @@ func pageLinks(path string, q url.Values, kind byte, first, last shop.Cursor, ne
 	return older, newer
 }
 
+// viewParams are the purchases filters a saved view keeps; paging is left out.
+var viewParams = []string{"q", "status", "storefront_id", "product_id", "customer_email", "customer_first_name",
+	"customer_last_name", "date_min", "date_max", "total", "total_op", "ship", "order"}
+
+// viewQuery keeps the filters of a purchases query, blanks left out, in a stable order.
+func viewQuery(q url.Values) string {
+	out := url.Values{}
+	for _, k := range viewParams {
+		for _, v := range q[k] {
+			if v = strings.TrimSpace(v); v != "" {
+				out.Add(k, v)
+			}
+		}
+	}
+	if out.Get("total") == "" {
+		out.Del("total_op")
+	}
+	return out.Encode()
+}
+
 // cleanURL writes path?query with blank values left out, for the address bar.
 func cleanURL(path string, q url.Values) string {
 	v := url.Values{}

@@ -53,6 +53,7 @@ func (s *Server) login(c *gin.Context) error {
 		return err
 	}
 	if wait > 0 {
+		s.Metrics.count(signInRefused)
 		return refuse(shop.Errorf(shop.ERateLimited, "Too many failed sign-ins. Try again in %d seconds.", retryAfter(c, wait)))
 	}
 	if email == "" || password == "" {

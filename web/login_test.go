@@ -198,7 +198,7 @@ func TestDashboard_SignIn(t *testing.T) {
 		e := e.with(t)
 		// The same app with an https base URL, as behind a TLS proxy.
 		s := &web.Server{Purchases: mysql.NewPurchaseService(e.db), Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db), Accounts: mysql.NewAccountService(e.db), Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), Overview: mysql.NewOverviewService(e.db), Views: mysql.NewSavedViewService(e.db), Jobs: mysql.NewJobService(e.db),
-			Logger: discardLog, BaseURL: "https://shop.test", Now: e.clock.now}
+			Logger: serverLog, BaseURL: "https://shop.test", Now: e.clock.now}
 		hs := httptest.NewServer(s.Handler())
 		defer hs.Close()
 		form := url.Values{"email": {e.newUser(1, "staff")}, "password": {dashPassword}}

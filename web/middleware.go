@@ -115,6 +115,7 @@ func (s *Server) apiGate(c *gin.Context) {
 		c.Header("RateLimit-Reset", strconv.Itoa(d.reset))
 		if !d.ok {
 			c.Header("Retry-After", strconv.Itoa(d.retryAfter))
+			s.Metrics.count(rateLimited)
 			s.abort(c, shop.Errorf(shop.ERateLimited, "Too many requests: this key may make %d a minute. Try again in %d s.", d.limit, d.retryAfter))
 			return
 		}

@@ -70,7 +70,7 @@ func overviewCharts(cells []shop.PurchaseCell, currencies []string, r overviewRa
 			cur, len(starts), unit, label(first), formatMoney(peak, cur), peakAt)
 		out = append(out, ch)
 	}
-	ch := templates.Chart{ID: "chart-purchases", Title: fmt.Sprintf("Purchases per %s", unit), Unit: "Purchases", BarClass: "fill-emerald-500"}
+	ch := templates.Chart{ID: "chart-purchases", Title: fmt.Sprintf("Purchases per %s", unit), Unit: "Purchases", BarClass: "fill-emerald-500", Whole: true}
 	var peak int64
 	peakAt := ""
 	for i, d := range starts {

@@ -178,7 +178,7 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 
 	v.Range = templates.FormatTime(r.from, loc) + " – " + templates.FormatTime(r.before, loc)
 	v.Previous = templates.FormatTime(r.prevFrom, loc) + " – " + templates.FormatTime(r.prevBefore, loc)
-	link := func(extra url.Values) string { return overviewLink("/purchases", r, loc, extra) }
+	link := func(extra url.Values) string { return overviewLink(r, loc, extra) }
 
 	currencies := currencySet(a.revenue, b.revenue)
 	revenue := templates.Figure{Heading: "Revenue", Explain: "The totals of active (ACT) purchases created in the range, by currency.",
@@ -203,16 +203,16 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	refunds.Trend = flip(refunds.Trend)
 
 	// Subscriber figures link to the subscribers list (a storefront's, or every
-	// storefront's) of what they count: New subscribers the service terms that began in
-	// the range, Churned those that ended in it (until now), by the list's service-term
-	// dates; Active subscribers those whose term holds the end of the range (now, when
-	// it ends later).
-	subsURL := func(q url.Values) string {
+	// storefront's) of what they count, as one search: New subscribers the service terms
+	// that began in the range, Churned those that ended in it (until now), by the list's
+	// service-term dates; Active subscribers those whose term holds the end of the range
+	// (now, when it ends later), an instant (active:"… 00:00:00" at midnight).
+	subsURL := func(fields url.Values) string {
 		u := allSubscribersURL
 		if r.storefront != 0 {
 			u = subscribersURL(r.storefront)
 		}
-		return u + "?" + q.Encode()
+		return searchLink(u, search.Subscribers, subscriberBoxFields(now, loc), fields)
 	}
 	endsBefore := r.before
 	if now.Before(endsBefore) {
@@ -259,8 +259,9 @@ func (s *Server) fillOverview(c *gin.Context, v *templates.OverviewView, r overv
 	return nil
 }
 
-// overviewLink is a list's address for the range (and storefront) with more filters.
-func overviewLink(path string, r overviewRange, loc *time.Location, extra url.Values) string {
+// overviewLink is the purchases list's address for the range (and storefront) with
+// more filters.
+func overviewLink(r overviewRange, loc *time.Location, extra url.Values) string {
 	q := url.Values{}
 	q.Set("date_min", linkTime(r.from, loc))
 	q.Set("date_max", linkTime(r.before, loc))
@@ -270,12 +271,15 @@ func overviewLink(path string, r overviewRange, loc *time.Location, extra url.Va
 	for k, vs := range extra {
 		q[k] = vs
 	}
-	if path == "/purchases" {
-		// The purchases list takes the selection as one search, the form its address
-		// has once the page is used; extra's q (a currency) narrows it further.
-		if box, err := combineQuery(search.Purchases, purchaseBoxFields, q); err == nil {
-			return path + "?" + url.Values{"q": {box.Query}}.Encode()
-		}
+	return searchLink("/purchases", search.Purchases, purchaseBoxFields, q)
+}
+
+// searchLink is a list's address for its fields and q as one search, the form its
+// address has once the page is used (extra's q narrows the fields further); the fields
+// as they are should they not read as one.
+func searchLink(path string, kind search.Kind, fields []boxField, q url.Values) string {
+	if box, err := combineQuery(kind, fields, q); err == nil {
+		return path + "?" + url.Values{"q": {box.Query}}.Encode()
 	}
 	return path + "?" + q.Encode()
 }

@@ -52,6 +52,7 @@ func (s *Server) changePassword(c *gin.Context) error {
 		return err
 	}
 	if wait > 0 {
+		s.Metrics.count(signInRefused)
 		errs["current_password"] = fmt.Sprintf("Too many wrong passwords. Try again in %d seconds.", retryAfter(c, wait))
 		return refuse(shop.ERateLimited)
 	}

@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"storefront/internal/dbtest"
 	"storefront/internal/mysql"
 )
 
@@ -194,9 +196,7 @@ func (e *apiEnv) exec(query string, args ...any) {
 // changed directly.
 func (e *apiEnv) rebuild() {
 	e.t.Helper()
-	if err := mysql.RebuildDerived(context.Background(), e.db.DB); err != nil {
-		e.t.Fatal(err)
-	}
+	dbtest.EachShard(e.t, e.db.DB, func(db *sql.DB) error { return mysql.RebuildDerived(context.Background(), db) })
 }
 
 // ids answers a query of ids.

@@ -95,13 +95,16 @@ func purchaseDetail(p *shop.Purchase, sf *shop.Storefront, loc *time.Location) t
 		boolField("Marketing opt-in", "marketing_optin", p.MarketingOptin),
 	}
 
-	buyerEmail := optField("E-mail", "buyer_email", p.BuyerEmail)
-	buyerEmail.URL = templates.CustomerURL(deref(p.BuyerEmail))
+	// The buyer's address and names lead to the customer's page.
+	customer := templates.CustomerURL(deref(p.BuyerEmail))
 	d.Buyer = []templates.Field{
-		buyerEmail,
+		optField("E-mail", "buyer_email", p.BuyerEmail),
 		optField("First name", "buyer_firstname", p.BuyerFirstname),
 		optField("Last name", "buyer_lastname", p.BuyerLastname),
 		wideField(optField("Notes from the customer", "customer_notes", p.CustomerNotes)),
+	}
+	for i := range 3 {
+		d.Buyer[i].URL = customer
 	}
 	if cu := p.Customer; cu != nil {
 		d.Customer = []templates.Field{

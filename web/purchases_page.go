@@ -46,7 +46,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 		box.Order = ""
 	}
 	_, ferr := filter.Purchases(q, acct.ID, now, loc)
-	if ferr == nil || shop.ErrorParam(ferr) == search.Param {
+	if ferr == nil || searchError(ferr) {
 		if qb, err := combineQuery(search.Purchases, purchaseBoxFields, q); err != nil {
 			box.Error = shop.ErrorMessage(err)
 		} else {
@@ -124,7 +124,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 		if err := s.fillPurchaseResults(c, &res, f, pushed, backwards, loc); err != nil {
 			return err
 		}
-		res.Export, res.API = s.purchaseViewAsAPI(acct, pushed, res)
+		res.Export, res.API = s.purchaseViewAsAPI(acct, pushed, now, loc)
 		res.Bulk = bulkBar(c, pushed, res.Count)
 		return nil
 	}, show)

@@ -18,7 +18,7 @@ import (
 func (e *apiEnv) purchaseWithStatus(status string, skip map[int64]bool) int64 {
 	e.t.Helper()
 	id := e.pick(`SELECT p.id FROM purchases p WHERE p.account_id = 1 AND p.customer_id IS NOT NULL
-		AND (SELECT COUNT(*) FROM line_items li WHERE li.purchase_id = p.id) >= 2 ORDER BY p.id DESC LIMIT 200`, skip)
+		AND p.id IN (SELECT li.purchase_id FROM line_items li WHERE li.account_id = 1 GROUP BY li.purchase_id HAVING COUNT(*) >= 2) ORDER BY p.id DESC LIMIT 200`, skip)
 	if id == 0 {
 		e.t.Fatal("no purchase left to use")
 	}

@@ -186,6 +186,7 @@ func (s *Server) revalidate(c *gin.Context, key string, accountID int64) (notMod
 	}
 	conditional := c.GetHeader("If-None-Match") != ""
 	if kept == nil && !conditional {
+		s.Metrics.count(cacheMiss)
 		return false, nil, nil
 	}
 	v, err := s.versions.read(c.Request.Context(), accountID, s.Purchases.PurchasesVersion)
@@ -199,8 +200,10 @@ func (s *Server) revalidate(c *gin.Context, key string, accountID int64) (notMod
 		return true, nil, nil
 	}
 	if !current {
+		s.Metrics.count(cacheMiss)
 		return false, nil, nil
 	}
+	s.Metrics.count(cacheHit)
 	return false, kept, nil
 }
 

@@ -42,7 +42,7 @@ func TestAPI_ValidatedCache(t *testing.T) {
 	counts := &countingPurchases{PurchaseService: mysql.NewPurchaseService(e.db)}
 	s2 := &web.Server{Purchases: counts, Writer: mysql.NewPurchaseService(e.db), Subscribers: mysql.NewSubscriberService(e.db), Keys: mysql.NewAPIKeyService(e.db),
 		Accounts: mysql.NewAccountService(e.db), Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db),
-		Logger: discardLog, BaseURL: "http://shop.test", Now: e.clock.now}
+		Logger: serverLog, BaseURL: "http://shop.test", Now: e.clock.now}
 	hs := httptest.NewServer(s2.Handler())
 	t.Cleanup(hs.Close)
 	e2 := *e

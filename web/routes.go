@@ -20,16 +20,18 @@ func (s *Server) routes(r *gin.Engine) {
 	api.Group("/purchases").GET("", h(s.listPurchases)).GET("/:id", h(s.getPurchase)).POST("/:id/reactivate", h(s.reactivate))
 	api.Group("/storefronts/:storefront_id/subscribers").
 		GET("", h(s.listSubscribers)).GET("/verify", h(s.verifySubscriber)).GET("/:id", h(s.getSubscriber))
-	api.GET("/customers/:email", h(s.getCustomer))
+	// A customer's address may hold "/" (%2F in a link): the rest of the path is the address.
+	api.GET("/customers/*email", h(s.getCustomer))
 
 	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	r.GET("/readyz", s.readyz)
 	r.GET("/static/*path", h(staticFiles()))
 	r.GET("/favicon.ico", favicon)
 	r.GET("/login", h(s.loginPage)).POST("/login", h(s.login)).POST("/logout", h(s.logout))
 
 	d := r.Group("/", s.requireUser)
 	d.GET("/", h(s.overviewPage))
-	d.GET("/docs/api", h(s.apiDocs)).GET(templates.SearchHelpURL, h(s.searchHelp)).GET("/subscribers", h(s.subscribersHome)).GET(allSubscribersURL, h(s.allSubscribersPage)).
+	d.GET("/docs/api", h(s.apiDocs)).GET(templates.SearchHelpURL, h(s.searchHelp)).GET("/subscribers", h(s.subscribersHome)).GET(allSubscribersURL, h(s.allSubscribersPage)).GET(subscriberSuggestURL, h(s.subscriberSuggestions)).
 		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage))
 	d.Group("/purchases").GET("", h(s.purchasesPage)).GET("/:id", h(s.purchasePage)).
 		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", s.requireReactivator, h(s.reactivatePurchase)).
@@ -38,7 +40,9 @@ func (s *Server) routes(r *gin.Engine) {
 		GET("/suggest", h(s.purchaseSuggestions)).
 		POST("/views", h(s.saveView)).POST("/views/:view/rename", h(s.renameView)).
 		POST("/views/:view/move", h(s.moveView)).POST("/views/:view/delete", h(s.deleteView))
-	d.Group("/customers").GET("/:email", h(s.customerPage)).POST("/:email/notes", h(s.addCustomerNote))
+	// The rest of the path is the address (it may hold "/"); a note is posted to the
+	// address followed by /notes.
+	d.Group("/customers").GET("/*email", h(s.customerPage)).POST("/*email", h(s.addCustomerNote))
 	d.POST("/notes/:id/delete", h(s.deleteNote))
 	d.Group("/jobs").GET("", h(s.jobsPage)).POST("", h(s.createJob)).GET("/:job", h(s.jobPage)).
 		GET("/:job/progress", h(s.jobProgress)).POST("/:job/cancel", h(s.cancelJob))

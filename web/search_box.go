@@ -4,8 +4,10 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"storefront/internal/search"
+	"storefront/internal/shop"
 )
 
 // The search box and the filter fields of a dashboard list are two views of one query
@@ -156,6 +158,53 @@ func dateField(param string, f search.Field, op search.Op) boxField {
 	}
 }
 
+// wholeDayTime is what makes a whole-day date text the instant it starts: strtotime()
+// reads a time of day after any text that names none (docs/SEARCH.md#dates).
+const wholeDayTime = " 00:00:00"
+
+// instantField is a date field that names an instant: receiving_at ↔ active:"text".
+// The language reads a date written without a time of day as its whole day, the field
+// as the instant it starts: such a text goes into the query with wholeDayTime
+// appended, and comes back without it. A whole day in the query is not the field's to
+// show.
+func instantField(param string, f search.Field, now time.Time, loc *time.Location) boxField {
+	wholeDay := func(text string) (time.Time, bool) {
+		sp, err := search.ResolveDate(text, now, loc)
+		return sp.From, err == nil && sp.WholeDay
+	}
+	return boxField{param: param,
+		toQuery: func(q url.Values) string {
+			v := q.Get(param)
+			if v == "" {
+				return ""
+			}
+			if _, ok := wholeDay(v); ok {
+				v += wholeDayTime
+			}
+			return string(f) + ":" + quoteValue(v)
+		},
+		owns: ownsFields(f),
+		fill: func(n search.Node, out url.Values) bool {
+			c, not := clauseOf(n)
+			if c == nil || not || c.Field != f || c.Op != search.OpEq || out.Get(param) != "" {
+				return false
+			}
+			text := c.Values[0].Text
+			at, err := search.ResolveDate(text, now, loc)
+			if err != nil || at.WholeDay {
+				return false
+			}
+			if day, ok := strings.CutSuffix(text, wholeDayTime); ok {
+				if from, whole := wholeDay(day); whole && from.Equal(at.From) {
+					text = day
+				}
+			}
+			out.Set(param, text)
+			return true
+		},
+	}
+}
+
 // totalOps maps the Total select onto the language: ≠ is a negated equality.
 var totalOps = map[string]search.Op{"eq": search.OpEq, "ne": search.OpEq, "gt": search.OpGt, "lt": search.OpLt}
 
@@ -229,6 +278,20 @@ var purchaseBoxFields = []boxField{
 			return false
 		},
 	},
+}
+
+// subscriberBoxFields are the subscribers form's fields, in the order the box prints
+// them; the dates are read at now in loc.
+func subscriberBoxFields(now time.Time, loc *time.Location) []boxField {
+	return []boxField{
+		statusField("status"),
+		prefixField("email", search.FieldEmail),
+		dateField("started_min", search.FieldStarted, search.OpGe),
+		dateField("started_max", search.FieldStarted, search.OpLt),
+		dateField("ended_min", search.FieldEnded, search.OpGe),
+		dateField("ended_max", search.FieldEnded, search.OpLt),
+		instantField("receiving_at", search.FieldActive, now, loc),
+	}
 }
 
 // fieldsQuery prints the filled fields of a form as a query of the language: what the
@@ -366,3 +429,7 @@ func purchaseViewQuery(query string) string {
 	}
 	return viewQuery(out)
 }
+
+// searchError reports whether err is about the search box's query (parameter q) rather
+// than one of the filter fields.
+func searchError(err error) bool { return shop.ErrorParam(err) == search.Param }

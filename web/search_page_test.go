@@ -1,9 +1,12 @@
 package web_test
 
 import (
+	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -133,14 +136,87 @@ func TestDashboard_SubscribersPageSearch(t *testing.T) {
 	e := newAPI(t, 0)
 	u := e.signIn(1, "viewer")
 
-	t.Run("OK", func(t *testing.T) {
-		r := u.get("/storefronts/1/subscribers?q="+url.QueryEscape("status:active,trial"), false)
+	t.Run("BoxFillsFields", func(t *testing.T) {
+		r := u.get("/storefronts/1/subscribers?q="+url.QueryEscape("status:active,trial started>=-30days"), false)
 		body := string(r.body)
-		if r.status != 200 || !strings.Contains(body, `<label for="f-q"`) || !strings.Contains(body, `value="status:active,trial"`) {
+		if r.status != 200 || !strings.Contains(body, `<label for="f-q"`) {
 			t.Fatalf("got %d, want the page with its search box: %s", r.status, regexp.MustCompile(`(?s)role="alert".{0,400}`).FindString(body))
 		}
-		if !strings.Contains(body, `href="/docs/search"`) {
-			t.Error("no Search help link")
+		for _, want := range []string{`value="status:ACTIVE,TRIAL started&gt;=-30days"`, `href="/docs/search"`, `role="combobox"`, `hx-get="/subscribers/suggest"`,
+			`name="status" value="ACTIVE" checked`, `name="status" value="TRIAL" checked`, `name="started_min" value="-30days"`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the page has no %s", want)
+			}
+		}
+		if strings.Contains(body, `name="status" value="NEW" checked`) {
+			t.Error("a status the search does not name is ticked")
+		}
+	})
+
+	t.Run("FieldsUpdateBox", func(t *testing.T) {
+		r := u.getFrom("/storefronts/1/subscribers?status=ACTIVE&email=a&receiving_at=today&q="+url.QueryEscape("id>5"), "filters")
+		body := string(r.body)
+		want := `status:ACTIVE email:a active:"today 00:00:00" id>5`
+		if !strings.Contains(body, `id="search-field" hx-swap-oob="true"`) || !strings.Contains(body, `value="`+html.EscapeString(want)+`"`) {
+			t.Errorf("the box does not show the fields' query %s: %.600s", want, body)
+		}
+		if got := r.header.Get("HX-Push-Url"); got != "/storefronts/1/subscribers?q="+url.QueryEscape(want) {
+			t.Errorf("HX-Push-Url: got %q", got)
+		}
+		if strings.Contains(body, `id="filters"`) {
+			t.Error("the fields are sent back to the fields that changed")
+		}
+	})
+
+	t.Run("BoxUpdatesFields", func(t *testing.T) {
+		r := u.getFrom("/storefronts/1/subscribers?q="+url.QueryEscape(`status:trial email:zo active:"today 00:00:00" -status:new`), "search")
+		body := string(r.body)
+		for _, want := range []string{`id="filters" action="/storefronts/1/subscribers" method="get" role="search" aria-label="Filter subscribers" hx-swap-oob="true"`,
+			`name="email" value="zo"`, `name="receiving_at" value="today"`, `<input type="hidden" name="q" value="status:TRIAL -status:NEW">`, "(set by the search)"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the fields do not follow the box: no %s", want)
+			}
+		}
+		// status:trial and -status:new both name the status: the boxes cannot show it.
+		if !regexp.MustCompile(`<fieldset[^>]*disabled`).MatchString(body) {
+			t.Error("the status boxes are not set by the search")
+		}
+	})
+
+	t.Run("SameRowsAsAPI", func(t *testing.T) {
+		for _, q := range []string{"status:active,trial OR email:a", "started>=-120days -status:closed"} {
+			page := u.get("/storefronts/1/subscribers?q="+url.QueryEscape(q), false)
+			body := string(page.body)
+			cmd := codeText(body, "api-request-list")
+			prefix := "curl -u demo:$STOREFRONT_KEY 'http://shop.test/api/v2/storefronts/1/subscribers?"
+			if !strings.HasPrefix(cmd, prefix) {
+				t.Fatalf("%s: API request %q, want %s…", q, cmd, prefix)
+			}
+			r := e.get("/api/v2/storefronts/1/subscribers?"+strings.TrimSuffix(strings.TrimPrefix(cmd, prefix), "'"), e.ro)
+			var api []struct{ ID int64 }
+			r.json(t, &api)
+			var want, got []string
+			for _, s := range api {
+				want = append(want, fmt.Sprintf("/storefronts/1/subscribers/%d", s.ID))
+			}
+			for _, row := range subscriberRows(t, page) {
+				got = append(got, row.href)
+			}
+			if len(got) == 0 || !slices.Equal(got, want) {
+				t.Errorf("%s: the page lists %v, the API call %v", q, got, want)
+			}
+			if codeText(body, "api-request-q") != r.header.Get("Storefront-Query") {
+				t.Errorf("%s: q shown %q, the API read %q", q, codeText(body, "api-request-q"), r.header.Get("Storefront-Query"))
+			}
+			if got, want := codeText(body, "api-request-dates"), r.header.Get("Storefront-Query-Dates"); got != want {
+				t.Errorf("%s: dates shown %q, the API's header %q", q, got, want)
+			}
+			if x := `href="/storefronts/1/subscribers.csv?` + html.EscapeString(url.Values{"q": {r.header.Get("Storefront-Query")}}.Encode()) + `"`; !strings.Contains(body, x) {
+				t.Errorf("%s: no Export CSV of the search (%s)", q, x)
+			}
+		}
+		if got := codeText(string(u.get("/storefronts/1/subscribers?started_min=-120+days", false).body), "api-request-dates"); !strings.HasPrefix(got, `"-120 days"=2026-07-`) {
+			t.Errorf("the date of a field: got %q, want it resolved", got)
 		}
 	})
 
@@ -153,6 +229,26 @@ func TestDashboard_SubscribersPageSearch(t *testing.T) {
 		}
 		if strings.Contains(body, "<table") {
 			t.Error("an unreadable search lists subscribers")
+		}
+	})
+
+	t.Run("Suggestions", func(t *testing.T) {
+		for _, tt := range []struct{ q, want string }{
+			{"sta", `data-value="status:"`},
+			{"act", `data-value="active:"`},
+			{"email:a status:active,tr", `data-value="email:a status:active,TRIAL "`},
+			{"-status:past", `data-value="-status:PAST_DUE "`},
+		} {
+			r := u.get("/subscribers/suggest?q="+url.QueryEscape(tt.q), true)
+			if r.status != 200 || !strings.Contains(string(r.body), `role="listbox"`) || !strings.Contains(string(r.body), tt.want) {
+				t.Errorf("%q: got %d %.400s, want %s", tt.q, r.status, r.body, tt.want)
+			}
+		}
+		// Purchase fields and statuses are not the subscribers'.
+		for _, q := range []string{"tot", "status:rf"} {
+			if r := u.get("/subscribers/suggest?q="+url.QueryEscape(q), true); strings.Contains(string(r.body), `role="option"`) {
+				t.Errorf("%q: got %.300s, want no suggestion", q, r.body)
+			}
 		}
 	})
 }

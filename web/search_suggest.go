@@ -15,13 +15,110 @@ import (
 // maxSuggestions is how many suggestions the box lists at most.
 const maxSuggestions = 8
 
-// purchaseSuggestions serves GET /purchases/suggest?q=: what the Search box may go on
-// with, as a listbox fragment. The word being typed (after the last blank) is completed:
-// a field name; a status, storefront or product (by name), or a keyword after a field;
-// or a saved view by name, which replaces the query with the view's.
+// subscriberSuggestURL is where the subscribers lists' Search box finds its suggestions.
+const subscriberSuggestURL = "/subscribers/suggest"
+
+// suggester adds the suggestions of a value after a field: part is the item being
+// typed (lower case), prefix what goes before it.
+type suggester func(field search.Field, prefix, part string, add func(value, label, kind string)) error
+
+// purchaseSuggestions serves GET /purchases/suggest?q=: what the purchases' Search box
+// may go on with. After a field it completes a status, a storefront or product (by
+// name, inserted as its id) or a keyword; it also offers the saved views by name.
 func (s *Server) purchaseSuggestions(c *gin.Context) error {
 	acct := currentAccount(c)
 	ctx := c.Request.Context()
+	values := func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
+		// A record by name or by the start of its id, inserted as its id.
+		named := func(id int64, name, kind string) {
+			if sid := strconv.FormatInt(id, 10); strings.Contains(strings.ToLower(name), part) || strings.HasPrefix(sid, part) {
+				add(prefix+sid+" ", sid+" · "+name, kind)
+			}
+		}
+		switch field {
+		case search.FieldStatus:
+			for _, st := range shop.PurchaseStatuses {
+				statusSuggestion(string(st), st.Label(), prefix, part, add)
+			}
+		case search.FieldStorefront:
+			sfs, err := s.Accounts.FindStorefronts(ctx, acct.ID)
+			if err != nil {
+				return err
+			}
+			for _, sf := range sfs {
+				named(sf.ID, sf.Name, "storefront")
+			}
+		case search.FieldProduct:
+			ps, err := s.Accounts.FindProducts(ctx, acct.ID)
+			if err != nil {
+				return err
+			}
+			for _, p := range ps {
+				named(p.ID, p.Name, "product")
+			}
+		case search.FieldShip:
+			keywordSuggestions("ship", []string{"yes", "no"}, prefix, part, add)
+		case search.FieldIs:
+			keywordSuggestions("is", []string{"unshipped", "shipped"}, prefix, part, add)
+		}
+		return nil
+	}
+	views := func(word string, add func(value, label, kind string)) error {
+		views, err := s.Views.FindSavedViews(ctx, acct.ID, currentUser(c).ID)
+		if err != nil {
+			return err
+		}
+		for _, v := range views {
+			if !strings.Contains(strings.ToLower(v.Name), word) {
+				continue
+			}
+			vq, _ := url.ParseQuery(purchaseViewQuery(v.Query))
+			if q := vq.Get("q"); q != "" {
+				add(q, "Saved view · "+v.Name, "view")
+			}
+		}
+		return nil
+	}
+	return suggest(c, search.Purchases, values, views)
+}
+
+// subscriberSuggestions serves GET /subscribers/suggest?q=: what the subscribers'
+// Search box may go on with: field names, and subscription statuses after status:.
+// Saved views are the purchases list's alone.
+func (s *Server) subscriberSuggestions(c *gin.Context) error {
+	values := func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
+		if field == search.FieldStatus {
+			for _, st := range shop.SubscriptionStatuses {
+				statusSuggestion(string(st), templates.SubscriptionStatusLabel(string(st)), prefix, part, add)
+			}
+		}
+		return nil
+	}
+	return suggest(c, search.Subscribers, values, nil)
+}
+
+// statusSuggestion offers a status whose code or label starts with part.
+func statusSuggestion(code, label, prefix, part string, add func(value, label, kind string)) {
+	if strings.HasPrefix(strings.ToLower(code), part) || strings.HasPrefix(strings.ToLower(label), part) {
+		add(prefix+code+" ", code+" · "+label, "status")
+	}
+}
+
+// keywordSuggestions offers the keywords of a field that start with part.
+func keywordSuggestions(field string, words []string, prefix, part string, add func(value, label, kind string)) {
+	for _, v := range words {
+		if strings.HasPrefix(v, part) {
+			add(prefix+v+" ", field+":"+v, "value")
+		}
+	}
+}
+
+// suggest answers a Search box's suggestions for the text typed so far (q), as a
+// listbox fragment. The word being typed (after the last blank or parenthesis) is
+// completed: a field name of the list's kind; after a field, what values names; or,
+// as the first word, a saved view by name (views, nil for none), which replaces the
+// query with the view's.
+func suggest(c *gin.Context, kind search.Kind, values suggester, views func(word string, add func(value, label, kind string)) error) error {
 	text := c.Query("q")
 	head, word := text, ""
 	if i := strings.LastIndexAny(text, " \t("); i >= 0 {
@@ -47,68 +144,18 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 			done, part = rest[:i+1], rest[i+1:]
 		}
 		prefix := head + neg + strings.ToLower(field) + ":" + done
-		part = strings.ToLower(part)
-		// A record by name or by the start of its id, inserted as its id.
-		named := func(id int64, name, kind string) {
-			if sid := strconv.FormatInt(id, 10); strings.Contains(strings.ToLower(name), part) || strings.HasPrefix(sid, part) {
-				add(prefix+sid+" ", sid+" · "+name, kind)
-			}
-		}
-		switch search.Field(strings.ToLower(field)) {
-		case search.FieldStatus:
-			for _, st := range shop.PurchaseStatuses {
-				if strings.HasPrefix(strings.ToLower(string(st)), part) || strings.HasPrefix(strings.ToLower(st.Label()), part) {
-					add(prefix+string(st)+" ", string(st)+" · "+st.Label(), "status")
-				}
-			}
-		case search.FieldStorefront:
-			sfs, err := s.Accounts.FindStorefronts(ctx, acct.ID)
-			if err != nil {
-				return err
-			}
-			for _, sf := range sfs {
-				named(sf.ID, sf.Name, "storefront")
-			}
-		case search.FieldProduct:
-			ps, err := s.Accounts.FindProducts(ctx, acct.ID)
-			if err != nil {
-				return err
-			}
-			for _, p := range ps {
-				named(p.ID, p.Name, "product")
-			}
-		case search.FieldShip:
-			for _, v := range []string{"yes", "no"} {
-				if strings.HasPrefix(v, part) {
-					add(prefix+v+" ", "ship:"+v, "value")
-				}
-			}
-		case search.FieldIs:
-			for _, v := range []string{"unshipped", "shipped"} {
-				if strings.HasPrefix(v, part) {
-					add(prefix+v+" ", "is:"+v, "value")
-				}
-			}
+		if err := values(search.Field(strings.ToLower(field)), prefix, strings.ToLower(part), add); err != nil {
+			return err
 		}
 	} else if word != "" && !strings.ContainsAny(word, "<>\"") {
-		for _, f := range search.Fields(search.Purchases) {
+		for _, f := range search.Fields(kind) {
 			if strings.HasPrefix(string(f.Name), lower) {
 				add(head+neg+string(f.Name)+":", string(f.Name)+":", "field")
 			}
 		}
-		if neg == "" && head == "" {
-			views, err := s.Views.FindSavedViews(ctx, acct.ID, currentUser(c).ID)
-			if err != nil {
+		if neg == "" && head == "" && views != nil {
+			if err := views(lower, add); err != nil {
 				return err
-			}
-			for _, v := range views {
-				if !strings.Contains(strings.ToLower(v.Name), lower) {
-					continue
-				}
-				vq, _ := url.ParseQuery(purchaseViewQuery(v.Query))
-				if q := vq.Get("q"); q != "" {
-					add(q, "Saved view · "+v.Name, "view")
-				}
 			}
 		}
 	}

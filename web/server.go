@@ -3,14 +3,17 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/sessions"
+	"go.opentelemetry.io/otel/trace"
 
 	"storefront/internal/shop"
 )
@@ -61,6 +64,15 @@ type Server struct {
 	// none.
 	ResponseCacheBytes int64
 
+	// Ready reports why the instance cannot serve (the database does not answer, its
+	// schema is not current); /readyz answers 503 with it. nil checks nothing.
+	Ready func(context.Context) error
+	// Tracer, when set, makes every request a span (trace.go); nil traces nothing.
+	Tracer trace.Tracer
+	// Metrics, when set, records the HTTP requests and what the handlers count
+	// (metrics.go); nil records nothing.
+	Metrics *Metrics
+
 	limiter *limiter
 	keys    *keyCache
 	answers *respCache
@@ -73,6 +85,7 @@ type Server struct {
 	zones      sync.Map
 	store      sessions.Store
 	throttle   loginThrottle
+	draining   atomic.Bool
 }
 
 func (s *Server) now() time.Time {
@@ -124,6 +137,10 @@ func (s *Server) engine() *gin.Engine {
 		s.answers = newRespCache(s.ResponseCacheBytes)
 	}
 	s.touched.now = s.now
+	if s.Metrics != nil && s.answers != nil {
+		answers := s.answers
+		s.Metrics.cacheBytes = func() float64 { return float64(answers.size.Load()) }
+	}
 	s.store = s.sessionStore()
 	s.throttle.now = s.now
 	s.throttle.store = s.SignInStore
@@ -135,7 +152,11 @@ func (s *Server) engine() *gin.Engine {
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.Use(requestID, securityHeaders, s.recovery, s.apiGate, s.loadUser)
+	r.Use(requestID, s.observe)
+	if s.Tracer != nil {
+		r.Use(s.traced)
+	}
+	r.Use(securityHeaders, s.recovery, s.apiGate, s.loadUser)
 	r.NoRoute(s.handle(s.noRoute))
 	r.NoMethod(s.handle(s.noMethod))
 

@@ -13,8 +13,8 @@ import (
 )
 
 // subscriberForm fills the search form with the values of the request.
-func subscriberForm(action string, q url.Values) templates.SubscriberFilterForm {
-	form := templates.SubscriberFilterForm{Action: action, Email: q.Get("email")}
+func subscriberForm(action string, q url.Values, locked map[string]bool) templates.SubscriberFilterForm {
+	form := templates.SubscriberFilterForm{Action: action, Email: q.Get("email"), Rest: q.Get("q"), Locked: locked}
 	chosen := chosenStatuses(q)
 	for _, st := range shop.SubscriptionStatuses {
 		form.Statuses = append(form.Statuses, templates.Check{Value: string(st), Label: templates.SubscriptionStatusLabel(string(st)), Checked: chosen[string(st)]})

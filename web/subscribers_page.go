@@ -16,10 +16,6 @@ import (
 	"storefront/templates"
 )
 
-// subscriberPurchasesShown is how many purchases the page of one subscriber lists;
-// beyond them it links to the purchases page filtered by the subscriber.
-const subscriberPurchasesShown = 50
-
 // subscribersHome sends the user to the subscribers of the account's first storefront,
 // keeping the search; with no storefront it shows the empty page.
 func (s *Server) subscribersHome(c *gin.Context) error {
@@ -83,7 +79,8 @@ var subscriberDates = []struct{ name, label, placeholder string }{
 }
 
 // subscribersList answers the subscribers list of one storefront, or of all of them
-// when sf is nil.
+// when sf is nil. The Search box and the fields are two views of one query, as on the
+// purchases list; the list is what that query selects, as the API's q would.
 func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*shop.Storefront) error {
 	acct := currentAccount(c)
 	now, loc := s.now(), s.zone(c)
@@ -92,26 +89,60 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 		listURL, title, name, sfID = subscribersURL(sf.ID), "Subscribers · "+sf.Name, sf.Name, sf.ID
 	}
 	q := c.Request.URL.Query()
-
+	trimFields(q)
+	fields := subscriberBoxFields(now, loc)
+	box := templates.SearchBox{Action: listURL, Suggest: subscriberSuggestURL, Label: "Search subscribers", Query: q.Get("q"),
+		Note: "Fields, OR, -negation and dates as the fields read them; the fields below show what they can."}
+	// A field that cannot be read is shown at its field, a q that cannot be read at the
+	// box; else the fields and the box become one query, which alone selects the rows.
+	var locked map[string]bool
+	shown, pushed := q, q
+	_, _, ferr := filter.SubscriberSearch(q, acct.ID, sfID, now, loc)
+	if ferr == nil || searchError(ferr) {
+		if qb, err := combineQuery(search.Subscribers, fields, q); err != nil {
+			box.Error = shop.ErrorMessage(err)
+		} else {
+			box.Query, locked = qb.Query, qb.Locked
+			shown = canonicalValues(q, fields, qb)
+			pushed = cloneValues(shown)
+			for _, f := range fields {
+				pushed.Del(f.param)
+			}
+			pushed.Del("q")
+			if qb.Query != "" {
+				pushed.Set("q", qb.Query)
+			}
+		}
+	}
 	var dates []templates.DateField
 	for _, d := range subscriberDates {
-		dates = append(dates, templates.DateField{Name: d.name, Label: d.label, Value: q.Get(d.name), Placeholder: d.placeholder,
-			Hint: dateHint(q.Get(d.name), now, loc)})
+		dates = append(dates, templates.DateField{Name: d.name, Label: d.label, Value: shown.Get(d.name), Placeholder: d.placeholder,
+			Hint: dateHint(shown.Get(d.name), now, loc)})
 	}
+	form := subscriberForm(listURL, shown, locked)
+	form.Dates = dates
 	res := templates.SubscriberResults{ClearURL: listURL}
-	box := templates.SearchBox{Action: listURL, Label: "Search subscribers", Query: q.Get("q"),
-		Note: "Fields, OR, -negation and dates; combined with the fields below (both must hold)."}
 	show := func(fragment bool) (templ.Component, error) {
 		if fragment {
-			c.Header("HX-Push-Url", cleanURL(listURL, q))
-			res.DateHints = dates
-			b := box
-			b.OOB = true
-			res.Search = &b
-			return templates.SubscriberResultsFragment(res), nil
+			c.Header("HX-Push-Url", cleanURL(listURL, pushed))
+			// As on the purchases list: the fields follow the box, the box the fields.
+			var oob []templ.Component
+			switch c.GetHeader("HX-Trigger") {
+			case "search":
+				if box.Error == "" {
+					oob = append(oob, templates.SubscriberFilters(form, true))
+				}
+				b := box
+				b.OOB = true
+				oob = append(oob, templates.SearchError(b))
+			default:
+				res.DateHints = dates
+				b := box
+				b.OOB = true
+				oob = append(oob, templates.SearchField(b))
+			}
+			return withOOB(templates.SubscriberResultsFragment(res), oob...), nil
 		}
-		form := subscriberForm(listURL, q)
-		form.Dates = dates
 		v := templates.SubscribersView{
 			Chrome:         s.chrome(c, title, "subscribers"),
 			StorefrontName: name,
@@ -127,26 +158,19 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 		}
 		return templates.Subscribers(v), nil
 	}
-	f, backwards, serr := filter.SubscriberSearch(q, acct.ID, sfID, now, loc)
-	if shop.ErrorParam(serr) == search.Param {
+	f, backwards, serr := filter.SubscriberSearch(pushed, acct.ID, sfID, now, loc)
+	if box.Error == "" && searchError(serr) {
 		box.Error = shop.ErrorMessage(serr)
 	}
 	return answerList(c, "subscribers", serr, &res.Error, func() error {
 		f.PerPage = dashboardPageSize
-		if err := s.fillSubscriberResults(c, &res, listURL, sfs, f, backwards, q); err != nil {
+		if err := s.fillSubscriberResults(c, &res, listURL, sfs, f, backwards, pushed); err != nil {
 			return err
 		}
 		if sf == nil {
-			return nil // the CSV export is a storefront's
+			return nil // the CSV export and the API's lists are a storefront's
 		}
-		// The Export CSV menu: the same search, every page of it.
-		x := url.Values{}
-		for k, vs := range q {
-			if k != "cursor" && k != "before" {
-				x[k] = vs
-			}
-		}
-		res.Export = templates.ExportLinks{{URL: cleanURL(listURL+".csv", x), Label: "One row per subscriber", Rows: "subscribers"}}
+		res.Export, res.API = s.subscriberViewAsAPI(acct, sf, pushed, now, loc)
 		return nil
 	}, show)
 }
@@ -188,6 +212,9 @@ func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.Subscriber
 // subscriberPage shows one subscriber: the entitlement (docs/API.md#entitlement), the
 // subscription, the activity and the purchases.
 func (s *Server) subscriberPage(c *gin.Context) error {
+	// purchasesShown is how many purchases the page lists; beyond them it links to the
+	// purchases page filtered by the subscriber.
+	const purchasesShown = 50
 	ctx := c.Request.Context()
 	sf, sfs, err := s.storefrontOf(c)
 	if err != nil {
@@ -207,7 +234,7 @@ func (s *Server) subscriberPage(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.Purchases.FindPurchases(ctx, shop.PurchaseFilter{AccountID: acct.ID, SubscriberID: id, Desc: true, PerPage: subscriberPurchasesShown})
+	page, err := s.Purchases.FindPurchases(ctx, shop.PurchaseFilter{AccountID: acct.ID, SubscriberID: id, Desc: true, PerPage: purchasesShown})
 	if err != nil {
 		return err
 	}

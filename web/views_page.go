@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -13,26 +12,6 @@ import (
 	"storefront/internal/shop"
 	"storefront/templates"
 )
-
-// viewParams are the purchases filters a saved view keeps; paging is left out.
-var viewParams = []string{"q", "status", "storefront_id", "product_id", "customer_email", "customer_first_name",
-	"customer_last_name", "date_min", "date_max", "total", "total_op", "ship", "order"}
-
-// viewQuery keeps the filters of a purchases query, blanks left out, in a stable order.
-func viewQuery(q url.Values) string {
-	out := url.Values{}
-	for _, k := range viewParams {
-		for _, v := range q[k] {
-			if v = strings.TrimSpace(v); v != "" {
-				out.Add(k, v)
-			}
-		}
-	}
-	if out.Get("total") == "" {
-		out.Del("total_op")
-	}
-	return out.Encode()
-}
 
 // savedViewsBar builds the tabs of the purchases page for the filters shown.
 func (s *Server) savedViewsBar(c *gin.Context, shown url.Values) (templates.SavedViewsBar, error) {

@@ -37,7 +37,7 @@ func webhookReceiver(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // allowed, and returns how many deliveries it made.
 func deliverDue(e *apiEnv) (int, error) {
 	d := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(e.db), webhook.Options{Now: e.clock.now, Guard: &webhook.Guard{AllowPrivate: true},
-		Log: discardLog})
+		Log: serverLog})
 	return d.DeliverDue(context.Background())
 }
 

@@ -43,6 +43,8 @@ Settings come from STOREFRONT_* environment variables (see README.md).
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The packages that log through slog's default write as the program's log does.
+	slog.SetDefault(newLogger(os.Getenv("STOREFRONT_LOG_FORMAT"), os.Stderr))
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
@@ -59,6 +61,16 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// newLogger writes log lines to w, as JSON objects when format is "json", else as
+// key=value text.
+func newLogger(format string, w io.Writer) *slog.Logger {
+	opt := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opt))
+	}
+	return slog.New(slog.NewTextHandler(w, opt))
 }
 
 // usageError is a mistake in the command line.
@@ -82,8 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return err
 	}
-	e := &env{cfg: cfg, stdin: stdin, stdout: stdout, stderr: stderr,
-		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	e := &env{cfg: cfg, stdin: stdin, stdout: stdout, stderr: stderr, log: newLogger(cfg.LogFormat, stderr)}
 	cmd := "serve"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]

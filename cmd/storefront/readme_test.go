@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 
 	"io"
 	"net"
@@ -38,40 +37,12 @@ func TestREADME(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	env := map[string]string{"STOREFRONT_DATA_DIR": t.TempDir(), "STOREFRONT_ADDR": addr}
-	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, &stderr)
-	}()
+	stderr, stop := startServe(t, env, 3*time.Minute)
 	defer func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("serve returned %v", err)
-			}
-		case <-time.After(60 * time.Second):
-			t.Error("serve did not stop within 60 s of its context ending")
+		if err := stop(); err != nil {
+			t.Errorf("serve returned %v", err)
 		}
 	}()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		res, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve stopped: %v\n%s", err, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not come up:\n%s", stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 	if out := stderr.String(); !strings.Contains(out, "demo login: owner@demo.test / storefront-demo") || !strings.Contains(out, vars["KEY"]) {
 		t.Fatalf("the start-up output lacks the demo login or key:\n%s", out)
 	}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
@@ -41,6 +43,13 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("listen on %s: %w", e.cfg.Addr, err)
 	}
 	defer ln.Close()
+	var metricsLn net.Listener
+	if e.cfg.MetricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", e.cfg.MetricsAddr); err != nil {
+			return fmt.Errorf("listen on %s (STOREFRONT_METRICS_ADDR): %w", e.cfg.MetricsAddr, err)
+		}
+		defer metricsLn.Close()
+	}
 
 	d, err := e.openDatabase(ctx)
 	if err != nil {
@@ -63,7 +72,12 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	purchases, accounts := mysql.NewPurchaseService(d.DB), mysql.NewAccountService(d.DB)
 	d.DB.WebhookGuard = e.webhookGuard()
-	workers, err := e.workers(d.DB, transport)
+	var reg *prometheus.Registry
+	var work *workMetrics
+	if metricsLn != nil {
+		reg, work = newRegistry()
+	}
+	workers, err := e.workers(d.DB, transport, work)
 	if err != nil {
 		return err
 	}
@@ -85,7 +99,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		// Failed sign-ins are counted in the database: the throttle holds across
 		// instances and restarts.
 		SignInStore: mysql.NewSignInStore(d.DB),
+		Ready:       d.DB.Ready,
 	}
+	var router *mysql.ReadRouter
 	if e.cfg.DSN != "" {
 		// A database named by STOREFRONT_DSN may serve several instances: a key's
 		// limit is kept in it, leased to each instance in batches (docs/SCALING.md).
@@ -96,9 +112,37 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		router := mysql.NewReadRouter(d.DB, replica, mysql.ReplicaOptions{Log: e.log})
+		router = mysql.NewReadRouter(d.DB, replica, mysql.ReplicaOptions{Log: e.log})
 		defer router.Close()
 		ws.Purchases, ws.Writer, ws.Subscribers = router, router, router
+	}
+	if metricsLn != nil {
+		reg.MustRegister(mysql.NewCollector(d.DB, router))
+		ws.Metrics = web.NewMetrics(reg)
+		msrv := &http.Server{Handler: metricsHandler(reg), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+		go func() {
+			if err := msrv.Serve(metricsLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				e.log.Error("metrics server", "err", err)
+			}
+		}()
+		defer msrv.Close()
+		e.log.Info("serving metrics", "url", "http://"+metricsLn.Addr().String()+"/metrics")
+	}
+	if e.cfg.OTLPEndpoint != "" {
+		tp, err := newTracerProvider(ctx, e.cfg.OTLPEndpoint)
+		if err != nil {
+			return fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %w", err)
+		}
+		// Runs last: the spans of the requests the shutdown let finish are sent too.
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(sctx); err != nil {
+				e.log.Warn("sending the last spans", "err", err)
+			}
+		}()
+		ws.Tracer = tp.Tracer("storefront")
+		e.log.Info("sending traces", "endpoint", e.cfg.OTLPEndpoint)
 	}
 	handler := ws.Handler()
 	// Runs after the HTTP server's shutdown below, before the database is closed.
@@ -111,7 +155,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
-	fmt.Fprintf(e.stderr, "storefront is serving the dashboard at %s/ and the API at %s/api/v2\n", e.cfg.BaseURL, e.cfg.BaseURL)
+	e.log.Info("storefront is serving", "dashboard", e.cfg.BaseURL+"/", "api", e.cfg.BaseURL+"/api/v2")
 	if d.server != nil {
 		fmt.Fprintf(e.stderr, "demo login: %s / %s   demo API key: %s\n", demoEmail, demoPassword, demoAPIKey)
 	}
@@ -122,7 +166,13 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	case <-ctx.Done():
 	}
-	fmt.Fprintln(e.stderr, "shutting down")
+	e.log.Info("shutting down", "drain_delay", e.cfg.DrainDelay)
+	// /readyz answers 503 from now on; requests are still answered for the drain delay,
+	// so that load balancers take this instance out before it stops listening.
+	ws.Drain()
+	if e.cfg.DrainDelay > 0 {
+		time.Sleep(e.cfg.DrainDelay)
+	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -18,14 +18,20 @@ const workerGrace = 30 * time.Second
 // workers returns the instance's background workers, one of each kind; every instance
 // runs all of them, and the database hands each piece of work to one (docs/SCALING.md).
 // A transaction that queues work wakes its worker when it commits (mysql.DB.Wake).
-func (e *env) workers(db *mysql.DB, transport mail.Transport) (*worker.Group, error) {
+// With metrics, the e-mails' and deliveries' outcomes are counted.
+func (e *env) workers(db *mysql.DB, transport mail.Transport, metrics *workMetrics) (*worker.Group, error) {
 	opt := worker.Options{Log: e.log}
 	// E-mails are written as they are sent, from the primary's data, with links to the
 	// public URL.
 	composer := &mail.Composer{Purchases: mysql.NewPurchaseService(db), Storefronts: mysql.NewAccountService(db), BaseURL: e.cfg.BaseURL}
-	sender := mail.NewSender(mysql.NewOutbox(db), composer, transport, mail.SenderOptions{Log: e.log})
+	var outbox mail.Outbox = mysql.NewOutbox(db)
+	var deliveries webhook.Store = mysql.NewWebhookDeliveryStore(db)
+	if metrics != nil {
+		outbox, deliveries = countedOutbox{outbox, metrics}, countedDeliveries{deliveries, metrics}
+	}
+	sender := mail.NewSender(outbox, composer, transport, mail.SenderOptions{Log: e.log})
 	// Webhook events are delivered from their outbox (docs/WEBHOOKS.md).
-	deliverer := webhook.NewDeliverer(mysql.NewWebhookDeliveryStore(db), webhook.Options{Log: e.log, Guard: db.WebhookGuard})
+	deliverer := webhook.NewDeliverer(deliveries, webhook.Options{Log: e.log, Guard: db.WebhookGuard})
 	sweepOpt := opt
 	sweepOpt.Poll = 5 * time.Minute
 	g := worker.NewGroup(

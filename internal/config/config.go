@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config holds every setting of README.md's Configuration table.
@@ -36,19 +37,40 @@ type Config struct {
 	// WebhookAllowPrivate lets webhook endpoints be on loopback, private, link-local
 	// and reserved addresses (STOREFRONT_WEBHOOK_ALLOW_PRIVATE=1).
 	WebhookAllowPrivate bool
+	// LogFormat is how log lines are written: "text" (for people) or "json".
+	LogFormat string
+	// MetricsAddr is where /metrics is served, apart from the public address; empty
+	// serves no metrics.
+	MetricsAddr string
+	// DrainDelay is how long, once told to stop, the server keeps answering (with
+	// /readyz at 503) before it stops taking requests, so that load balancers notice.
+	DrainDelay time.Duration
+	// OTLPEndpoint is the OpenTelemetry collector's base URL
+	// (OTEL_EXPORTER_OTLP_ENDPOINT) that request spans are sent to; empty traces nothing.
+	OTLPEndpoint string
 }
 
 // Load reads the configuration from getenv (os.Getenv in production) and validates it.
 func Load(getenv func(string) string) (Config, error) {
 	c := Config{
-		DSN:       getenv("STOREFRONT_DSN"),
-		ReadDSN:   getenv("STOREFRONT_READ_DSN"),
-		DataDir:   or(getenv("STOREFRONT_DATA_DIR"), "./.devdata"),
-		Addr:      or(getenv("STOREFRONT_ADDR"), "127.0.0.1:8080"),
-		BaseURL:   getenv("STOREFRONT_BASE_URL"),
-		SMTPURL:   getenv("STOREFRONT_SMTP_URL"),
-		MailFrom:  or(getenv("STOREFRONT_MAIL_FROM"), "no-reply@localhost"),
-		RateLimit: 600,
+		DSN:          getenv("STOREFRONT_DSN"),
+		ReadDSN:      getenv("STOREFRONT_READ_DSN"),
+		DataDir:      or(getenv("STOREFRONT_DATA_DIR"), "./.devdata"),
+		Addr:         or(getenv("STOREFRONT_ADDR"), "127.0.0.1:8080"),
+		BaseURL:      getenv("STOREFRONT_BASE_URL"),
+		SMTPURL:      getenv("STOREFRONT_SMTP_URL"),
+		MailFrom:     or(getenv("STOREFRONT_MAIL_FROM"), "no-reply@localhost"),
+		RateLimit:    600,
+		LogFormat:    or(getenv("STOREFRONT_LOG_FORMAT"), "text"),
+		MetricsAddr:  getenv("STOREFRONT_METRICS_ADDR"),
+		OTLPEndpoint: getenv("OTEL_EXPORTER_OTLP_ENDPOINT"),
+	}
+	if v := getenv("STOREFRONT_DRAIN_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > 5*time.Minute {
+			return c, fmt.Errorf("STOREFRONT_DRAIN_DELAY: %q is not a duration between 0s and 5m (e.g. 5s)", v)
+		}
+		c.DrainDelay = d
 	}
 	if v := getenv("STOREFRONT_RATE_LIMIT"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -91,6 +113,23 @@ func (c *Config) Finish() error {
 		u, err := url.Parse(c.SMTPURL)
 		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
 			return fmt.Errorf("STOREFRONT_SMTP_URL: %q is not smtp://user:pass@host:port", c.SMTPURL)
+		}
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("STOREFRONT_LOG_FORMAT: %q is neither text nor json", c.LogFormat)
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return fmt.Errorf("STOREFRONT_METRICS_ADDR: %q is not host:port", c.MetricsAddr)
+		}
+		if c.MetricsAddr == c.Addr {
+			return fmt.Errorf("STOREFRONT_METRICS_ADDR: %q is the public address; metrics are served apart from it", c.MetricsAddr)
+		}
+	}
+	if c.OTLPEndpoint != "" {
+		u, err := url.Parse(c.OTLPEndpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %q is not an http(s) URL", c.OTLPEndpoint)
 		}
 	}
 	if c.ReadDSN != "" && c.DSN == "" {

@@ -30,8 +30,14 @@ var (
 
 // Main runs the package's tests and stops the private server, if one was started.
 // Call it from TestMain.
-func Main(m *testing.M) {
+func Main(m *testing.M, checks ...func() error) {
 	code := m.Run()
+	for _, check := range checks {
+		if err := check(); err != nil && code == 0 {
+			fmt.Fprintln(os.Stderr, "FAIL:", err)
+			code = 1
+		}
+	}
 	if server != nil {
 		_ = server.Stop()
 		_ = os.RemoveAll(server.Dir)
@@ -66,10 +72,14 @@ func ServerDSN(t testing.TB) string {
 }
 
 // DSN creates a fresh, migrated database and returns its DSN. The database is
-// dropped when the test ends.
+// dropped when the test ends. Through a vtgate (STOREFRONT_TEST_VITESS=1) it empties
+// the migrated keyspaces instead (vitess.go).
 func DSN(t testing.TB) string {
 	t.Helper()
 	base := ServerDSN(t)
+	if Vitess() {
+		return vitessDSN(t, base)
+	}
 	cfg, err := gomysql.ParseDSN(base)
 	if err != nil {
 		t.Fatalf("STOREFRONT_TEST_DSN: %v", err)

@@ -60,11 +60,27 @@ type recorder struct {
 	seen map[string]bool
 }
 
+// requestKey is the context key of AsRequest's origin.
+type requestKey struct{}
+
+// AsRequest returns a context whose statements are recorded as request statements of
+// the given origin, wherever they are sent from: for a test that sends, outside any
+// handler, the statements the server would send while serving a request (the
+// enumerated statement shapes of the list planners).
+func AsRequest(ctx context.Context, origin string) context.Context {
+	return context.WithValue(ctx, requestKey{}, origin)
+}
+
 // record writes query once per kind and origin. Statements that the test itself sends
-// (its fixtures, outside any handler or program goroutine) and schema migrations are
-// left out.
-func (r *recorder) record(query string, args []driver.NamedValue) {
-	kind, origin := classify()
+// (its fixtures, outside any handler or program goroutine, unless sent with an
+// AsRequest context) and schema migrations are left out.
+func (r *recorder) record(ctx context.Context, query string, args []driver.NamedValue) {
+	kind, origin := "request", ""
+	if o, ok := ctx.Value(requestKey{}).(string); ok {
+		origin = o
+	} else {
+		kind, origin = classify()
+	}
 	if kind == "" {
 		return
 	}
@@ -230,7 +246,7 @@ func (c *recConn) PrepareContext(ctx context.Context, query string) (driver.Stmt
 func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	r, err := c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
 	if err != driver.ErrSkip {
-		c.rec.record(query, args)
+		c.rec.record(ctx, query, args)
 	}
 	return r, err
 }
@@ -238,7 +254,7 @@ func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.N
 func (c *recConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	r, err := c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
 	if err != driver.ErrSkip {
-		c.rec.record(query, args)
+		c.rec.record(ctx, query, args)
 	}
 	return r, err
 }
@@ -262,12 +278,12 @@ type recStmt struct {
 }
 
 func (s *recStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	s.rec.record(s.query, args)
+	s.rec.record(ctx, s.query, args)
 	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
 func (s *recStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	s.rec.record(s.query, args)
+	s.rec.record(ctx, s.query, args)
 	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 }
 

@@ -184,13 +184,14 @@ func (s *SubscriberService) FindSubscriberActivity(ctx context.Context, accountI
 		accountID, subscriberID, storefrontID)
 }
 
-// addActivity records one entry of a purchase's timeline.
-func addActivity(ctx context.Context, tx *Tx, accountID, purchaseID int64, actor, action, details string, at time.Time) error {
+// addActivity records one entry of a purchase's timeline, with the purchase's buyer
+// address (null for none), by which the customer page reads it.
+func addActivity(ctx context.Context, tx *Tx, accountID, purchaseID int64, buyerEmail sql.NullString, actor, action, details string, at time.Time) error {
 	if len(actor) > 255 {
 		actor = actor[:255]
 	}
-	_, err := tx.ExecContext(ctx, "INSERT INTO purchase_activity (account_id, purchase_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-		accountID, purchaseID, actor, action, details, at)
+	_, err := tx.ExecContext(ctx, "INSERT INTO purchase_activity (account_id, purchase_id, buyer_email, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		accountID, purchaseID, buyerEmail, actor, action, details, at)
 	return translate(err)
 }
 

@@ -83,7 +83,7 @@ func bandBounds(b int) (lo, hi string) {
 // (dates aside): the filters whose pages the total bands serve.
 func bandable(f shop.PurchaseFilter) bool {
 	return f.IDs == nil && len(f.Where) == 0 && len(f.Any) == 0 && f.CustomerID == 0 && f.SubscriberID == 0 && f.ProductID == 0 &&
-		f.EmailPrefix == "" && f.FirstPrefix == "" && f.LastPrefix == "" && len(f.Statuses) <= 1 &&
+		f.EmailPrefix == "" && f.FirstPrefix == "" && f.LastPrefix == "" && f.Domain == "" && len(f.Statuses) <= 1 &&
 		f.StorefrontID == 0 && f.Unshipped == nil && f.Total != "" &&
 		(f.TotalOp == shop.TotalGt || f.TotalOp == shop.TotalLt)
 }

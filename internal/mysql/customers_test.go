@@ -2,6 +2,7 @@ package mysql_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/big"
 	"slices"
@@ -128,7 +129,27 @@ func TestCustomerService_FindCustomerPurchases(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	page, err := s.FindCustomerPurchases(ctx, 2, "zoe@example.com", nil, 10)
+	// Read from their documents, or from their rows when a document is missing: the
+	// purchases as the one read path reads them.
+	if _, err := db.ExecContext(ctx, "DELETE FROM purchase_documents WHERE account_id = 1 AND purchase_id = ?", want[0]); err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.FindCustomerPurchases(ctx, 1, "zoe@example.com", nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range page.Purchases {
+		rows, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(p)
+		b, _ := json.Marshal(rows)
+		if string(a) != string(b) || p.AccountID != 1 {
+			t.Errorf("purchase %d (account %d): got %s, want %s", p.ID, p.AccountID, a, b)
+		}
+	}
+	page, err = s.FindCustomerPurchases(ctx, 2, "zoe@example.com", nil, 10)
 	if err != nil || len(page.Purchases) != 0 {
 		t.Errorf("another account: got %v, %v; want none", page, err)
 	}
@@ -163,9 +184,9 @@ func TestCustomerService_Notes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		notes, err := s.FindCustomerNotes(ctx, 1, "zoe@example.com")
-		if err != nil {
-			t.Fatal(err)
+		notes, next, err := s.FindCustomerNotes(ctx, 1, "zoe@example.com", 0, 100)
+		if err != nil || next != 0 {
+			t.Fatal(next, err)
 		}
 		if len(notes) != 2 || notes[0].ID != n2.ID || notes[1].Body != "<b>called</b> about a refund" || notes[1].Author != "s@x.test" {
 			t.Errorf("got %+v", notes)
@@ -188,7 +209,7 @@ func TestCustomerService_Notes(t *testing.T) {
 		if _, err := s.DeleteNote(ctx, owner, n2.ID); err != nil {
 			t.Errorf("owner: %v", err)
 		}
-		if notes, _ := s.FindCustomerNotes(ctx, 1, "zoe@example.com"); len(notes) != 0 {
+		if notes, _, _ := s.FindCustomerNotes(ctx, 1, "zoe@example.com", 0, 100); len(notes) != 0 {
 			t.Errorf("after delete: got %+v", notes)
 		}
 	})
@@ -221,4 +242,105 @@ func otherAccountPurchase(f fixture) int64 {
 		}
 	}
 	return 0
+}
+
+// TestCustomerService_Pages: a customer's notes, activity and e-mails are paged newest
+// first, each page after the last entry of the one before, so that every entry is
+// reached once; another address's and another account's are never in them.
+func TestCustomerService_Pages(t *testing.T) {
+	db, f := loadFixture(t)
+	ctx := context.Background()
+	s := mysql.NewCustomerService(db)
+	id, err := mysql.NewAdminService(db).CreateUser(ctx, 1, "s@x.test", shop.RoleStaff, "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	staff := &shop.User{ID: id, AccountID: 1, Email: "s@x.test", Role: shop.RoleStaff}
+	var pid int64
+	for _, p := range f.purchases {
+		if p.AccountID == 1 && *p.BuyerEmail == "zoe@example.com" {
+			pid = p.ID
+		}
+	}
+	var notes, acts, mails []int64
+	for i := range 7 {
+		n := shop.Note{CustomerEmail: "zoe@example.com", Body: "note"}
+		if i%2 == 1 {
+			n = shop.Note{PurchaseID: pid, Body: "purchase note"}
+		}
+		added, err := s.AddNote(ctx, staff, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes = append([]int64{added.ID}, notes...)
+		res, err := db.ExecContext(ctx, `INSERT INTO purchase_activity (account_id, purchase_id, buyer_email, actor, action, details, created_at)
+			VALUES (1, ?, 'Zoe@Example.com', 'test', 'reactivated', '{}', NOW())`, pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := res.LastInsertId()
+		acts = append([]int64{a}, acts...)
+		res, err = db.ExecContext(ctx, `INSERT INTO email_outbox (account_id, kind, purchase_id, to_address, subject, body, status, attempts, created_at, next_attempt_at)
+			VALUES (1, 'purchase_ready', ?, 'zoe@example.com', 's', 'b', 'sent', 1, NOW(), NOW())`, pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := res.LastInsertId()
+		mails = append([]int64{m}, mails...)
+	}
+	// Look-alikes that are other customers: another address, another account.
+	for _, q := range []string{
+		`INSERT INTO purchase_activity (account_id, purchase_id, buyer_email, actor, action, details, created_at) VALUES (1, ?, 'zoe@example.com ', 'test', 'reactivated', '{}', NOW())`,
+		`INSERT INTO email_outbox (account_id, kind, purchase_id, to_address, subject, body, status, attempts, created_at, next_attempt_at) VALUES (2, 'purchase_ready', ?, 'zoe@example.com', 's', 'b', 'sent', 1, NOW(), NOW())`,
+	} {
+		if _, err := db.ExecContext(ctx, q, pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walk := func(what string, page func(before int64) ([]int64, int64, error), want []int64) {
+		t.Helper()
+		var got []int64
+		before := int64(0)
+		for range 10 {
+			ids, next, err := page(before)
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if len(ids) > 3 {
+				t.Fatalf("%s: %d entries in a page of 3", what, len(ids))
+			}
+			got = append(got, ids...)
+			if next == 0 {
+				break
+			}
+			before = next
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: got %v, want %v", what, got, want)
+		}
+	}
+	walk("notes", func(before int64) ([]int64, int64, error) {
+		ns, next, err := s.FindCustomerNotes(ctx, 1, "ZOË@example.com", before, 3)
+		var ids []int64
+		for _, n := range ns {
+			ids = append(ids, n.ID)
+		}
+		return ids, next, err
+	}, notes)
+	walk("activity", func(before int64) ([]int64, int64, error) {
+		as, next, err := s.FindCustomerActivity(ctx, 1, "zoe@example.com", before, 3)
+		var ids []int64
+		for _, a := range as {
+			ids = append(ids, a.ID)
+		}
+		return ids, next, err
+	}, acts)
+	walk("e-mails", func(before int64) ([]int64, int64, error) {
+		ms, next, err := s.FindCustomerEmails(ctx, 1, "zoe@example.com", before, 3)
+		var ids []int64
+		for _, m := range ms {
+			ids = append(ids, m.ID)
+		}
+		return ids, next, err
+	}, mails)
 }

@@ -115,11 +115,7 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 		return "", nil, err
 	}
 	head := pageHead(f, pl)
-	if pl.path == pathTotalBands || len(f.Where) > 0 {
-		// The ids come from a UNION of ranges, or are checked with a search's subqueries,
-		// which Vitess's planner cannot join ON TRUE to the head (it would need a hash
-		// join): here the ids lead and the head's one row is joined to each, so an empty
-		// page has no row, and headQuery answers for it.
+	if idsLead(f, pl) {
 		headSQL, headArgs, err := headQuery(f, pl)
 		if err != nil {
 			return "", nil, err
@@ -137,22 +133,38 @@ func documentPageQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, er
 		LeftJoin("purchase_documents d ON d.account_id = ? AND d.purchase_id = t.id", f.AccountID).ToSql()
 }
 
+// idsLead reports whether a page's statement reads its ids first and joins the head's
+// one row to each (documentPageQuery), so that an empty page has no row and headQuery
+// answers for it: when the ids come from a UNION of ranges, or are checked with a
+// search's subqueries or with correlated probes of a path table (a product with another
+// path, a second prefix), which Vitess's planner cannot join ON TRUE to the head (it
+// would need a hash join: "can't use [true] with hash joins").
+func idsLead(f shop.PurchaseFilter, pl plan) bool {
+	return pl.path == pathTotalBands || pl.path == pathUnion || len(f.Where) > 0 || planSelect(f, pl.path).probes
+}
+
 // pageHead is the one row of a page's head: the account's purchases version and, when
 // counted, the size of the filtered set (-1 when not).
 func pageHead(f shop.PurchaseFilter, pl plan) sq.SelectBuilder {
 	head := sq.Select().Column(sq.Expr("("+versionQuery+") AS version", f.AccountID))
 	if f.IncludeCount {
-		head = head.Column(planSelect(f, pl.path, "COUNT(*)").sel.Prefix("(").Suffix(") AS total"))
+		count, args, err := countQuery(f, pl, 0)
+		if err != nil {
+			return head.Column(errSqlizer{err})
+		}
+		head = head.Column(sq.Expr("("+count+") AS total", args...))
 	} else {
 		head = head.Column("-1 AS total")
 	}
 	return head
 }
 
-// headQuery builds the statement of pageHead alone: the one row of an empty page on
-// the bands, whose page statement has no row then (documentPageQuery).
+// headQuery builds the statement of pageHead alone: the one row of an empty page whose
+// ids lead (documentPageQuery), which has no row then. The head is a derived table, as
+// in the page's statement: its count's correlated probes as a scalar subquery of a
+// statement without a table are a shape Vitess's planner sends to every shard.
 func headQuery(f shop.PurchaseFilter, pl plan) (string, []any, error) {
-	return pageHead(f, pl).ToSql()
+	return sq.Select("v.version", "v.total").FromSelect(pageHead(f, pl), "v").ToSql()
 }
 
 // documentQuery builds the statement of one purchase's document: a primary-key read,
@@ -169,9 +181,6 @@ func documentQuery(accountID, id int64) (string, []any, error) {
 // straight into buf, framed as the JSON array the API answers.
 func (s *PurchaseService) FindPurchaseDocuments(ctx context.Context, f shop.PurchaseFilter, buf []byte) (*shop.DocumentPage, error) {
 	db := s.db
-	if len(f.Any) > 0 {
-		return findUnionDocumentPage(ctx, db.DB, f, buf)
-	}
 	return findDocumentPage(ctx, db.DB, db.bandEdges(), f, buf)
 }
 

@@ -2,8 +2,10 @@ package mysql_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,5 +164,84 @@ func TestFindPurchaseDocuments_Missing(t *testing.T) {
 	}
 	if _, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, 999999999, nil); shop.ErrorCode(err) != shop.ENotFound {
 		t.Errorf("an unknown purchase: got %v, want not found", err)
+	}
+}
+
+// TestFindPurchaseDocuments_ProbedFilters reads the API's pages of filters whose ids
+// are checked with correlated probes of a path table (two name prefixes, a product
+// with a customer or an e-mail prefix), whose statement reads the ids first
+// (idsLead): each page holds the matches in list order with the count and the
+// account's purchases version, and an empty page answers them too (headQuery).
+func TestFindPurchaseDocuments_ProbedFilters(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 300, Subscribers: 20, Seed: 11}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		first, last, email string
+		customer, product  int64
+		version            int64
+	)
+	// A purchase with a product, both names and a customer who bought more than once.
+	if err := db.QueryRow(`SELECT LEFT(p.buyer_firstname, 2), LEFT(p.buyer_lastname, 1), LEFT(p.buyer_email, 1), p.customer_id, pp.product_id
+		FROM purchases p JOIN purchase_products pp ON pp.account_id = p.account_id AND pp.purchase_id = p.id
+		WHERE p.account_id = 1 AND CHAR_LENGTH(p.buyer_firstname) >= 2 AND p.buyer_lastname <> ''
+		AND (SELECT COUNT(*) FROM purchases c WHERE c.account_id = 1 AND c.customer_id = p.customer_id) > 1
+		ORDER BY p.id LIMIT 1`).Scan(&first, &last, &email, &customer, &product); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow("SELECT version FROM purchase_versions WHERE account_id = 1").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	like := func(s string) string { return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s) + "%" }
+	onProduct := "EXISTS (SELECT 1 FROM purchase_products pp WHERE pp.account_id = 1 AND pp.product_id = ? AND pp.purchase_id = p.id)"
+	svc := mysql.NewPurchaseService(db)
+	for _, tc := range []struct {
+		name  string
+		f     shop.PurchaseFilter
+		where string
+		args  []any
+	}{
+		{"first and last name", shop.PurchaseFilter{FirstPrefix: first, LastPrefix: last},
+			"p.buyer_firstname LIKE ? AND p.buyer_lastname LIKE ?", []any{like(first), like(last)}},
+		{"product and customer", shop.PurchaseFilter{ProductID: product, CustomerID: customer},
+			onProduct + " AND p.customer_id = ?", []any{product, customer}},
+		{"product and e-mail", shop.PurchaseFilter{ProductID: product, EmailPrefix: email},
+			onProduct + " AND p.buyer_email LIKE ?", []any{product, like(email)}},
+		{"no match", shop.PurchaseFilter{FirstPrefix: first, LastPrefix: "\u00a7"},
+			"p.buyer_firstname LIKE ? AND p.buyer_lastname LIKE ?", []any{like(first), like("\u00a7")}},
+	} {
+		for _, desc := range []bool{false, true} {
+			order := " ORDER BY p.created_at, p.id"
+			if desc {
+				order = " ORDER BY p.created_at DESC, p.id DESC"
+			}
+			want := dbtest.Query(t, db.DB, func(rows *sql.Rows) (int64, error) {
+				var id int64
+				return id, rows.Scan(&id)
+			}, "SELECT p.id FROM purchases p WHERE p.account_id = 1 AND "+tc.where+order, tc.args...)
+			if tc.name != "no match" && len(want) < 2 {
+				t.Fatalf("%s: %d matches; the fixture should give a page of several", tc.name, len(want))
+			}
+			f := tc.f
+			f.AccountID, f.Desc, f.IncludeCount, f.PerPage = 1, desc, true, 3
+			page, err := svc.FindPurchaseDocuments(ctx, f, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			var docs []struct{ ID int64 }
+			if err := json.Unmarshal(page.Body, &docs); err != nil {
+				t.Fatalf("%s: %q: %v", tc.name, page.Body, err)
+			}
+			var got []int64
+			for _, d := range docs {
+				got = append(got, d.ID)
+			}
+			if !slices.Equal(got, want[:min(3, len(want))]) || page.Total != int64(len(want)) || page.Version != version {
+				t.Errorf("%s, desc=%v: ids %v, count %d, version %d; want %v, %d, %d",
+					tc.name, desc, got, page.Total, page.Version, want[:min(3, len(want))], len(want), version)
+			}
+		}
 	}
 }

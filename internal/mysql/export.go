@@ -48,9 +48,6 @@ func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, line
 		batch = shop.ExportBatch
 	}
 	f.Page, f.After, f.IncludeCount, f.PerPage = 0, nil, false, 0
-	if len(f.Any) > 0 {
-		return exportUnion(ctx, q, f, batch, lines, fn)
-	}
 	path, err := planPurchases(ctx, q, f)
 	if err != nil {
 		return err
@@ -160,17 +157,10 @@ func walkExportIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, path p
 // items by line_items_purchase, in list order and each purchase's recorded order. It
 // returns the purchases, the cursor after the last, and whether there are more.
 func exportFirstBatch(ctx context.Context, q queryer, f shop.PurchaseFilter, path plan, n int, lines shop.ExportLines) (ps []*shop.Purchase, last shop.Cursor, more bool, err error) {
-	ids, args, err := purchaseListQuery(f, n, path)
+	query, args, err := exportFirstQuery(f, path, n, lines)
 	if err != nil {
 		return nil, last, false, err
 	}
-	cols := append(append([]string{"k.id", "k.created_at"}, exportColumns...), "li.id")
-	cols = append(cols, exportJoinedLineItemColumns[lines]...)
-	query := "SELECT " + strings.Join(cols, ", ") + " FROM (" + ids + ") k" +
-		" STRAIGHT_JOIN purchases p FORCE INDEX (PRIMARY) ON p.id = k.id" +
-		" LEFT JOIN line_items li FORCE INDEX (line_items_purchase) ON li.purchase_id = p.id AND li.account_id = p.account_id" +
-		" WHERE p.account_id = ? ORDER BY " + orderBy("k.created_at", "k.id", f.Desc) + ", li.id"
-	args = append(args, f.AccountID)
 	b := newExportReader(f.AccountID, n, lines)
 	var (
 		c       shop.Cursor
@@ -209,6 +199,21 @@ func exportFirstBatch(ctx context.Context, q queryer, f shop.PurchaseFilter, pat
 		ps[i] = &b.ps[i]
 	}
 	return ps, last, more, nil
+}
+
+// exportFirstQuery builds the statement of exportFirstBatch.
+func exportFirstQuery(f shop.PurchaseFilter, path plan, n int, lines shop.ExportLines) (string, []any, error) {
+	ids, args, err := purchaseListQuery(f, n, path)
+	if err != nil {
+		return "", nil, err
+	}
+	cols := append(append([]string{"k.id", "k.created_at"}, exportColumns...), "li.id")
+	cols = append(cols, exportJoinedLineItemColumns[lines]...)
+	query := "SELECT " + strings.Join(cols, ", ") + " FROM (" + ids + ") k" +
+		" STRAIGHT_JOIN purchases p FORCE INDEX (PRIMARY) ON p.id = k.id" +
+		" LEFT JOIN line_items li FORCE INDEX (line_items_purchase) ON li.purchase_id = p.id AND li.account_id = p.account_id" +
+		" WHERE p.account_id = ? ORDER BY " + orderBy("k.created_at", "k.id", f.Desc) + ", li.id"
+	return query, append(args, f.AccountID), nil
 }
 
 // exportColumns are the purchase columns of the export, in the order exportRows scans

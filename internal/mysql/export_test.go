@@ -134,7 +134,7 @@ func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
 
 // prefixMismatches rebuilds in Go, from the purchases' rows, the prefix rows each
 // should have (its first 1 to 3 characters of e-mail, first and last name, as runes,
-// and the initials of its names)
+// the initials of its names and its e-mail's domain)
 // and lists those missing, different or extra in purchase_prefixes.
 func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 	type key struct {
@@ -164,6 +164,12 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 			// The initials: both names' first characters, when both have one.
 			if first, last := []rune(vals[1].String), []rune(vals[2].String); len(first) > 0 && len(last) > 0 {
 				want[key{account, id, 4, 2, string(first[:1]) + string(last[:1]), created.UTC().Format(time.DateTime)}] = row{"", storefront}
+			}
+			// The domain: the e-mail's text after its last "@", up to 63 characters, with
+			// the whole e-mail.
+			if e := vals[0]; e.Valid && strings.Contains(e.String, "@") {
+				domain := []rune(e.String[strings.LastIndex(e.String, "@")+1:])
+				want[key{account, id, 5, 0, string(domain[:min(len(domain), 63)]), created.UTC().Format(time.DateTime)}] = row{e.String, storefront}
 			}
 			return nil
 		})
@@ -247,7 +253,7 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 		pl.sortOwn = rest == "sorted"
 	} else {
 		for pl.path = pathList; pl.path.String() != path; pl.path++ {
-			if pl.path >= pathMarkEmail { // the last path
+			if int(pl.path) >= len(pathNames)-1 {
 				return nil, fmt.Errorf("no path %q", path)
 			}
 		}
@@ -282,6 +288,9 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 
 // BackfillPrefixes runs migration 00033's backfill of the prefix rows.
 func (db *DB) BackfillPrefixes(ctx context.Context) error { return backfillPrefixes(ctx, db.DB) }
+
+// BackfillDomains runs migration 00131's backfill of the domains' prefix rows.
+func (db *DB) BackfillDomains(ctx context.Context) error { return backfillDomains(ctx, db.DB) }
 
 // ExportDense runs fn with the export's density rule set to dense (every batch read as
 // ranges of the primary keys) or not (every batch read by its id list).

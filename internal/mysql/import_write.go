@@ -291,6 +291,20 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	if err := t.followAccount(ctx, "UPDATE purchase_activity a JOIN purchases p ON p.id = a.purchase_id SET a.account_id = p.account_id WHERE a.purchase_id IN ", movedAccount); err != nil {
 		return fmt.Errorf("move purchase activity: %w", err)
 	}
+	if err := t.followAccount(ctx, "UPDATE notes n JOIN purchases p ON p.id = n.purchase_id SET n.account_id = p.account_id WHERE n.purchase_id IN ", movedAccount); err != nil {
+		return fmt.Errorf("move purchase notes: %w", err)
+	}
+	// The buyer address on the timelines and notes of replaced purchases, which the
+	// batch may have changed (the customer page reads them by it).
+	replaced := map[int64][]int64{}
+	for id := range found.purchases {
+		replaced[newAccount[id]] = append(replaced[newAccount[id]], id)
+	}
+	for account, ids := range replaced {
+		if err := syncBuyerEmails(ctx, t.tx, account, ids); err != nil {
+			return err
+		}
+	}
 	if err := t.rollups.add(ctx, t.tx, roll, b.Purchases, w.facts); err != nil {
 		return err
 	}

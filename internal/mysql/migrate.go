@@ -66,10 +66,10 @@ func (db *DB) migrations() (*goose.Provider, error) {
 		goose.NewGoMigration(33, &goose.GoFunc{RunDB: backfillPrefixes}, noop),
 		// Every existing purchase gets its initials' prefix row (the first letters of
 		// its first and last names together), as 33 did the others.
-		goose.NewGoMigration(103, &goose.GoFunc{RunDB: backfillInitials}, &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
-			_, err := sqlDB.ExecContext(ctx, "DELETE FROM purchase_prefixes WHERE field = 4")
-			return err
-		}}),
+		goose.NewGoMigration(103, &goose.GoFunc{RunDB: backfillInitials}, undoPrefixField(prefixInitials)),
+		// After 00130 widened the prefix: every existing purchase gets its domain's
+		// prefix row, as 33 did the others.
+		goose.NewGoMigration(131, &goose.GoFunc{RunDB: backfillDomains}, undoPrefixField(prefixDomain)),
 		// After 00141 made the table: every existing purchase gets its pairs' rows, as
 		// 33 did the prefix rows.
 		goose.NewGoMigration(142, &goose.GoFunc{RunDB: backfillPairs}, noop),
@@ -99,4 +99,33 @@ func (db *DB) migrations() (*goose.Provider, error) {
 		return nil, fmt.Errorf("migrations: %w", err)
 	}
 	return p, nil
+}
+
+// undoPrefixField is the down of a migration that wrote one prefix field's rows for
+// every purchase: those rows, of every account.
+func undoPrefixField(field prefixField) *goose.GoFunc {
+	return &goose.GoFunc{RunDB: func(ctx context.Context, sqlDB *sql.DB) error {
+		_, err := sqlDB.ExecContext(ctx, "DELETE FROM purchase_prefixes WHERE field = ?", int(field))
+		return err
+	}}
+}
+
+// Ready reports why the database cannot serve requests: it does not answer, or its
+// schema is behind (or ahead of) the migrations this program carries. nil means ready.
+func (db *DB) Ready(ctx context.Context) error {
+	if err := db.PingContext(ctx); err != nil {
+		return fmt.Errorf("database does not answer: %w", translate(err))
+	}
+	p, err := db.migrations()
+	if err != nil {
+		return err
+	}
+	current, target, err := p.GetVersions(ctx)
+	if err != nil {
+		return fmt.Errorf("schema version unreadable: %w", translate(err))
+	}
+	if current != target {
+		return fmt.Errorf("schema at version %d, this program needs %d: run storefront migrate", current, target)
+	}
+	return nil
 }

@@ -514,15 +514,18 @@ func (s *OverviewService) SubscriberFigures(ctx context.Context, q shop.FigureQu
 	if endsBefore.Before(q.From) {
 		endsBefore = q.From
 	}
-	started, ended, err := s.db.termsBefore(ctx, q, []time.Time{q.From, q.Before, endsBefore})
+	// Receiving service at the end is being in a term [start, end) there, as
+	// shop.Entitle decides: every term started at or before it, less those ended at or
+	// before it; the terms' times are whole seconds, so those before the next second.
+	atEnd := endsBefore.Truncate(time.Second).Add(time.Second)
+	started, ended, err := s.db.termsBefore(ctx, q, []time.Time{q.From, q.Before, endsBefore, atEnd})
 	if err != nil {
 		return nil, err
 	}
 	return &shop.SubscriberFigures{
-		Started: started[1] - started[0],
-		Ended:   ended[2] - ended[0],
-		// Receiving service at the end: every term started before it, less those ended.
-		ActiveAtEnd: started[2] - ended[2],
+		Started:     started[1] - started[0],
+		Ended:       ended[2] - ended[0],
+		ActiveAtEnd: started[3] - ended[3],
 	}, nil
 }
 

@@ -49,6 +49,12 @@ const (
 	// those initials together (purchase_prefixes, field 4), each entry checked on its
 	// own prefix.
 	pathPrefixInitials
+	// A domain (a search's domain:): the ordered range of the domain's rows
+	// (purchase_prefixes, field 5), each entry checked on its stored e-mail.
+	pathPrefixDomain
+	// A union (a search's OR, shop.PurchaseFilter.Any): each branch read on its own
+	// path, merged in list order (unionListQuery).
+	pathUnion
 	// A mark (ship=1, or one status other than ACT) with a product, or with an e-mail
 	// prefix: the ordered range of the purchases with that mark and that product, or
 	// that prefix's first characters (purchase_pairs, pairs.go).
@@ -74,6 +80,8 @@ type plan struct {
 	beyond     int
 	// edge is the edge of the bands' plans as read or remembered, nil on other paths.
 	edge *bandEdge
+	// union holds the plan of each branch of a union (pathUnion), in order.
+	union []plan
 }
 
 // sortLimit is the most matches of a total comparison that are read and sorted rather
@@ -97,21 +105,27 @@ var pathIndexes = map[accessPath]string{
 	pathPrefixLast:     "PRIMARY",
 	pathTotalBands:     "purchases_account_band_created",
 	pathPrefixInitials: "PRIMARY",
+	pathPrefixDomain:   "PRIMARY",
 	pathMarkProduct:    "PRIMARY", // of purchase_pairs
 	pathMarkEmail:      "PRIMARY",
 }
 
-func (p accessPath) String() string {
-	return [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
-		"total range", "walk (total)",
-		"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "product mark", "email mark"}[p]
-}
+// pathNames names every access path, in the order of their values: the paths are the
+// values from 0 to len(pathNames)-1 (the statement shapes' enumeration, docs/SCALING.md,
+// reads them from here).
+var pathNames = [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
+	"total range", "walk (total)",
+	"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "domain", "union",
+	"product mark", "email mark"}
+
+func (p accessPath) String() string { return pathNames[p] }
 
 // prefixPaths maps each prefix field to its ordered path.
 var prefixPaths = map[prefixField]accessPath{
-	prefixEmail: pathPrefixEmail,
-	prefixFirst: pathPrefixFirst,
-	prefixLast:  pathPrefixLast,
+	prefixEmail:  pathPrefixEmail,
+	prefixFirst:  pathPrefixFirst,
+	prefixLast:   pathPrefixLast,
+	prefixDomain: pathPrefixDomain,
 }
 
 // rangePaths lists the filter's conditions whose matches may be read from an index of
@@ -139,13 +153,14 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //   - Else the first ordered path the filter has, in this order: product, a prefix (the
 //     initials of both names when the filter is one letter of each and no e-mail;
 //     else the longest first; one longer than maxPrefixLen walks the range of its
-//     first characters), one status, storefront, unshipped; the remaining conditions
-//     filter as its range is walked. Two of these together walk the first one's range
-//     and check the other on each entry: on the entry itself for a storefront with a
-//     prefix, by a primary-key probe of its path for a product or a prefix (for a
-//     product with a prefix MariaDB makes the probe a semi-join and drives it from
-//     whichever range it estimates the shorter), else on the purchase's row. ACT and
-//     ship=0 have no pairs: most purchases have them, so their check rarely fails.
+//     first characters), a domain, one status, storefront, unshipped; the remaining
+//     conditions filter as its range is walked. Two of these together walk the first
+//     one's range and check the other on each entry: on the entry itself for a
+//     storefront with a prefix, by a primary-key probe of its path for a product or a
+//     prefix (for a product with a prefix MariaDB makes the probe a semi-join and
+//     drives it from whichever range it estimates the shorter), else on the
+//     purchase's row. ACT and ship=0 have no pairs: most purchases have them, so their
+//     check rarely fails.
 //   - Else the list order is walked: a dense total comparison is checked on the
 //     entries of a covering index; with no condition left, the list is the path.
 //
@@ -235,10 +250,8 @@ func rangeCondition(f shop.PurchaseFilter, p accessPath) sq.Sqlizer {
 // rangeCount builds the statement that counts the matches of a range path's condition
 // alone, from its index, up to sortLimit+1.
 func rangeCount(f shop.PurchaseFilter, p accessPath) (string, []any, error) {
-	inner, args, err := sq.Select("1").From("purchases p FORCE INDEX (" + pathIndexes[p] + ")").
-		Where(sq.And{sq.Eq{"p.account_id": f.AccountID}, rangeCondition(f, p)}).
-		Limit(sortLimit + 1).ToSql()
-	return "SELECT COUNT(*) FROM (" + inner + ") t", args, err
+	return countUpTo(sq.Select("1").From("purchases p FORCE INDEX ("+pathIndexes[p]+")").
+		Where(sq.And{sq.Eq{"p.account_id": f.AccountID}, rangeCondition(f, p)}), sortLimit)
 }
 
 // planPurchases chooses the access path of the filter: for a total comparison alone,
@@ -246,6 +259,9 @@ func rangeCount(f shop.PurchaseFilter, p accessPath) (string, []any, error) {
 // range conditions from their indexes (at most sortLimit+1 entries each) when the rule
 // needs them.
 func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
+	if len(f.Any) > 0 {
+		return planUnion(ctx, q, f)
+	}
 	if bandable(f) {
 		return planBands(ctx, q, f)
 	}
@@ -271,10 +287,12 @@ func planPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan,
 }
 
 // planned is a SELECT on the plan's tables with its conditions, and the columns of the
-// list order on the table it walks.
+// list order on the table it walks; probes tells that its rows are checked with
+// correlated subqueries (EXISTS probes of a path table by primary key).
 type planned struct {
 	sel              sq.SelectBuilder
 	createdAt, idCol string
+	probes           bool
 }
 
 // planSelect builds the SELECT of cols for the filter on the path, without order,
@@ -293,7 +311,7 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 		rest.ProductID = 0
 		return leadSelect(f, rest, "purchase_products pp", "pp",
 			sq.And{sq.Eq{"pp.account_id": f.AccountID}, sq.Eq{"pp.product_id": f.ProductID}}, cols)
-	case pathPrefixEmail, pathPrefixFirst, pathPrefixLast:
+	case pathPrefixEmail, pathPrefixFirst, pathPrefixLast, pathPrefixDomain:
 		rest := f
 		var pp prefixPath
 		switch path {
@@ -301,12 +319,14 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 			pp, rest.EmailPrefix = newPrefixPath(prefixEmail, f.EmailPrefix), ""
 		case pathPrefixFirst:
 			pp, rest.FirstPrefix = newPrefixPath(prefixFirst, f.FirstPrefix), ""
+		case pathPrefixDomain:
+			pp, rest.Domain = newPrefixPath(prefixDomain, f.Domain), ""
 		default:
 			pp, rest.LastPrefix = newPrefixPath(prefixLast, f.LastPrefix), ""
 		}
 		where := sq.And{
 			sq.Eq{"x.account_id": f.AccountID}, sq.Eq{"x.field": int(pp.field)}, sq.Eq{"x.prefix_len": pp.length},
-			sq.Eq{"x.prefix": pp.prefix}, sq.Expr("x.value LIKE ?", pp.like),
+			sq.Eq{"x.prefix": pp.prefix}, pp.check("x"),
 		}
 		if rest.StorefrontID != 0 { // held by the prefix row
 			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
@@ -334,7 +354,8 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 	if idx, ok := pathIndexes[path]; ok {
 		from += " FORCE INDEX (" + idx + ")"
 	}
-	return planned{sq.Select(cols...).From(from).Where(purchaseConditions(f)), "p.created_at", "p.id"}
+	// purchaseConditions probes the product's path for a product.
+	return planned{sq.Select(cols...).From(from).Where(purchaseConditions(f)), "p.created_at", "p.id", f.ProductID != 0}
 }
 
 // pairRange is the range of purchase_pairs (alias pr) that a pairs' path reads: the
@@ -380,6 +401,7 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 		where = append(where, sq.Expr(a+".created_at < ?", clampTime(*f.CreatedBefore)))
 	}
 	rest.CreatedFrom, rest.CreatedBefore = nil, nil
+	probes := rest.ProductID != 0 || len(prefixFilters(rest)) > 0
 	same := a + ".account_id AND %[1]s.created_at = " + a + ".created_at AND %[1]s.purchase_id = " + a + ".purchase_id"
 	if rest.ProductID != 0 {
 		where = append(where, sq.Expr(fmt.Sprintf("EXISTS (SELECT 1 FROM purchase_products pp2 WHERE pp2.account_id = "+same+
@@ -390,17 +412,17 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 		pp := newPrefixPath(pf.field, pf.text)
 		y := fmt.Sprintf("y%d", i)
 		where = append(where, sq.Expr(fmt.Sprintf("EXISTS (SELECT 1 FROM purchase_prefixes %[1]s WHERE %[1]s.account_id = "+same+
-			" AND %[1]s.field = ? AND %[1]s.prefix_len = ? AND %[1]s.prefix = ? AND %[1]s.value LIKE ?)", y),
-			int(pp.field), pp.length, pp.prefix, pp.like))
+			" AND %[1]s.field = ? AND %[1]s.prefix_len = ? AND %[1]s.prefix = ? AND ?)", y),
+			int(pp.field), pp.length, pp.prefix, pp.check(y)))
 	}
-	rest.EmailPrefix, rest.FirstPrefix, rest.LastPrefix = "", "", ""
+	rest.EmailPrefix, rest.FirstPrefix, rest.LastPrefix, rest.Domain = "", "", "", ""
 	others := purchaseConditions(rest)
 	sel := sq.Select(cols...).From(table + " FORCE INDEX (PRIMARY)")
 	if len(others) > 1 { // more than the account
 		sel = sel.Options("STRAIGHT_JOIN").Join("purchases p ON p.account_id = " + a + ".account_id AND p.id = " + a + ".purchase_id")
 		where = append(where, others...)
 	}
-	return planned{sel.Where(where), a + ".created_at", a + ".purchase_id"}
+	return planned{sel.Where(where), a + ".created_at", a + ".purchase_id", probes}
 }
 
 // purchaseListQuery builds the statement that selects the ids (and creation times) of
@@ -409,6 +431,9 @@ func leadSelect(f, rest shop.PurchaseFilter, table, a string, where sq.And, cols
 func purchaseListQuery(f shop.PurchaseFilter, n int, p plan) (string, []any, error) {
 	if p.path == pathTotalBands {
 		return bandsListQuery(f, n, p)
+	}
+	if p.path == pathUnion {
+		return unionListQuery(f, n, p)
 	}
 	pl := planSelect(f, p.path)
 	sel := pl.sel.Columns(pl.idCol+" AS id", pl.createdAt+" AS created_at")

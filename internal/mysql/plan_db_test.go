@@ -2,6 +2,7 @@ package mysql_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"storefront/internal/dbtest"
@@ -61,6 +62,13 @@ func TestPlans_BoundedReads(t *testing.T) {
 		one("SELECT COUNT(*) FROM purchases WHERE account_id = 1")/100).Scan(&total1pc); err != nil {
 		t.Fatal(err)
 	}
+	var rareDomain, denseDomain string
+	for dst, order := range map[*string]string{&rareDomain: "ASC", &denseDomain: "DESC"} {
+		if err := db.QueryRow(`SELECT SUBSTRING_INDEX(buyer_email, '@', -1) d FROM purchases WHERE account_id = 1 AND buyer_email LIKE '%@%'
+			GROUP BY d ORDER BY COUNT(*) ` + order + `, d LIMIT 1`).Scan(dst); err != nil {
+			t.Fatal(err)
+		}
+	}
 	rareLongRange := one("SELECT COUNT(*) FROM purchases WHERE account_id = 1 AND buyer_email LIKE ?", string([]rune(rareLong)[:3])+"%")
 	yes := true
 
@@ -89,6 +97,13 @@ func TestPlans_BoundedReads(t *testing.T) {
 		// A longer prefix walks the range of its first three characters.
 		{"rare long e-mail prefix", shop.PurchaseFilter{EmailPrefix: rareLong}, "email prefix", float64(rareLongRange)},
 		{"e-mail prefix in a storefront", shop.PurchaseFilter{EmailPrefix: denseLetter, StorefrontID: storefront, Desc: true}, "email prefix", 2 * page},
+		// A domain reads its own ordered range (purchase_prefixes, field 5).
+		{"rarest domain", shop.PurchaseFilter{Domain: rareDomain}, "domain", page},
+		{"commonest domain", shop.PurchaseFilter{Domain: strings.ToUpper(denseDomain), Desc: true}, "domain", page},
+		// A union (a search's OR, a bare word) reads a page's worth of each branch's
+		// ordered range, and merges them.
+		{"union of two dense prefixes", shop.PurchaseFilter{Desc: true, Any: []shop.PurchaseFilter{
+			{EmailPrefix: denseLetter}, {LastPrefix: denseLast}, {IDs: []int64{1}}}}, "union", 4 * page},
 		// A total comparison alone reads its bands' ordered ranges and the matches of
 		// the band it falls in, not the list order (which passes over every purchase
 		// when fewer than a page match).

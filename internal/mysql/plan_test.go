@@ -69,6 +69,10 @@ func TestChoosePath(t *testing.T) {
 		{"total unequal walks", shop.PurchaseFilter{Total: "900", TotalOp: shop.TotalNe}, nil, pathWalkTotal},
 		{"long total range with a prefix", shop.PurchaseFilter{Total: "1", TotalOp: shop.TotalGt, LastPrefix: "smi"}, many, pathPrefixLast},
 		{"id list", shop.PurchaseFilter{IDs: []int64{1, 2}, CustomerID: 4}, nil, pathIDs},
+		{"domain", shop.PurchaseFilter{Domain: "acme.io"}, nil, pathPrefixDomain},
+		{"domain leads a status and a storefront", shop.PurchaseFilter{Domain: "acme.io", Statuses: []shop.PurchaseStatus{"RFD"}, StorefrontID: 2}, nil, pathPrefixDomain},
+		{"a prefix leads a domain", shop.PurchaseFilter{Domain: "acme.io", FirstPrefix: "b"}, nil, pathPrefixFirst},
+		{"product leads a domain", shop.PurchaseFilter{Domain: "acme.io", ProductID: 9}, nil, pathProduct},
 		{"exactly the total limit is sorted", shop.PurchaseFilter{Total: "1", TotalOp: shop.TotalLt}, map[accessPath]int64{pathTotalRange: sortLimit}, pathTotalRange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,9 +6,12 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	sq "github.com/Masterminds/squirrel"
 
 	"storefront/internal/shop"
 )
@@ -33,14 +36,24 @@ const (
 	// filter of one letter of each (the densest combination there is: walking one
 	// letter's range and probing the other's passed over eight entries a match).
 	prefixInitials prefixField = 4
+	// prefixDomain holds one row per purchase whose e-mail has an "@": its prefix is
+	// the e-mail's domain (the text after its last "@"), at most maxDomainLen
+	// characters of it, at prefix_len 0, with the whole e-mail as its value.
+	prefixDomain prefixField = 5
 )
 
 // maxPrefixLen is the longest prefix with rows of its own. A longer filter walks the
 // range of its first maxPrefixLen characters and checks the whole prefix on each entry.
 const maxPrefixLen = 3
 
+// maxDomainLen is the longest domain a domain row holds whole (the column's width, the
+// longest label DNS allows). A longer domain's row holds its first maxDomainLen
+// characters; its filter walks that range and checks the whole domain on each entry.
+const maxDomainLen = 63
+
 // prefixKinds is a derived table of every (field, prefix_len) pair; initialsKinds of
-// the initials' alone (the backfill of migration 00103).
+// the initials' alone (the backfill of migration 00103), domainKinds of the domain's
+// (00131).
 var (
 	prefixKinds = func() string {
 		var parts []string
@@ -49,25 +62,43 @@ var (
 				parts = append(parts, fmt.Sprintf("SELECT %d AS field, %d AS prefix_len", f, n))
 			}
 		}
-		parts = append(parts, fmt.Sprintf("SELECT %d AS field, 2 AS prefix_len", prefixInitials))
+		parts = append(parts, fmt.Sprintf("SELECT %d AS field, 2 AS prefix_len", prefixInitials),
+			fmt.Sprintf("SELECT %d AS field, 0 AS prefix_len", prefixDomain))
 		return "(" + strings.Join(parts, " UNION ALL ") + ")"
 	}()
 	initialsKinds = fmt.Sprintf("(SELECT %d AS field, 2 AS prefix_len)", prefixInitials)
+	domainKinds   = fmt.Sprintf("(SELECT %d AS field, 0 AS prefix_len)", prefixDomain)
 )
 
 // prefixValue is the purchases column of the field k.field, for a join of purchases p
-// with prefixKinds k; the initials' row keeps no value (its filter checks its prefix).
-const prefixValue = "CASE k.field WHEN 1 THEN p.buyer_email WHEN 2 THEN p.buyer_firstname WHEN 3 THEN p.buyer_lastname ELSE '' END"
+// with prefixKinds k; the initials' row keeps no value (its filter checks its prefix),
+// the domain's the e-mail.
+const prefixValue = "CASE k.field WHEN 1 THEN p.buyer_email WHEN 2 THEN p.buyer_firstname WHEN 3 THEN p.buyer_lastname WHEN 5 THEN p.buyer_email ELSE '' END"
+
+// domainOf is the domain of the e-mail in col: the text after its last "@"
+// (SUBSTRING_INDEX finds the "@" byte for byte, as strings.LastIndexByte does; the
+// collation's LIKE would take a full-width "＠" for one).
+func domainOf(col string) string { return "SUBSTRING_INDEX(" + col + ", '@', -1)" }
+
+// hasDomain is the condition that the e-mail in col has an "@": its domain is shorter
+// than the whole (NULL, false, for a missing e-mail).
+func hasDomain(col string) string {
+	return "CHAR_LENGTH(" + domainOf(col) + ") < CHAR_LENGTH(" + col + ")"
+}
 
 // prefixOf is the prefix of the row of kind k: the value's first k.prefix_len
-// characters, or for the initials the first name's first character and the last
-// name's.
-const prefixOf = "CASE k.field WHEN 4 THEN CONCAT(LEFT(p.buyer_firstname, 1), LEFT(p.buyer_lastname, 1)) ELSE LEFT(" + prefixValue + ", k.prefix_len) END"
+// characters, for the initials the first name's first character and the last name's,
+// and for the domain its first maxDomainLen characters.
+var prefixOf = "CASE k.field WHEN 4 THEN CONCAT(LEFT(p.buyer_firstname, 1), LEFT(p.buyer_lastname, 1)) " +
+	"WHEN 5 THEN LEFT(" + domainOf("p.buyer_email") + ", " + strconv.Itoa(maxDomainLen) + ") " +
+	"ELSE LEFT(" + prefixValue + ", k.prefix_len) END"
 
 // prefixHas tells whether a purchase has a row of kind k: a value of at least
 // k.prefix_len characters (no LIKE pattern of as many literal characters matches a
-// shorter one), or for the initials both names of at least one.
-const prefixHas = "CASE k.field WHEN 4 THEN CHAR_LENGTH(p.buyer_firstname) >= 1 AND CHAR_LENGTH(p.buyer_lastname) >= 1 ELSE CHAR_LENGTH(" + prefixValue + ") >= k.prefix_len END"
+// shorter one), for the initials both names of at least one, for the domain an e-mail
+// with an "@".
+var prefixHas = "CASE k.field WHEN 4 THEN CHAR_LENGTH(p.buyer_firstname) >= 1 AND CHAR_LENGTH(p.buyer_lastname) >= 1 " +
+	"WHEN 5 THEN " + hasDomain("p.buyer_email") + " ELSE CHAR_LENGTH(" + prefixValue + ") >= k.prefix_len END"
 
 // prefixRowsInsert writes the prefix rows of purchases p of one account: the format's
 // arguments are the kinds (prefixKinds), the IN list of ids, "" or " IGNORE",
@@ -154,8 +185,9 @@ type prefixRow struct {
 // prefixRows appends the prefix rows of a purchase to rows, as prefixRowsInsert derives
 // them from its row: for each of e-mail, first and last name, one row per length n of
 // 1 to maxPrefixLen that the value has, its first n characters (LEFT counts the
-// characters of utf8mb4: the runes of valid UTF-8) with the whole value; and with both
-// names the initials' row, without a value. A missing value (NULL) has no rows.
+// characters of utf8mb4: the runes of valid UTF-8) with the whole value; with both
+// names the initials' row, without a value; and with an "@" in the e-mail the domain's
+// row, with the e-mail. A missing value (NULL) has no rows.
 func prefixRows(rows []prefixRow, p *shop.Purchase) []prefixRow {
 	at := p.CreatedAt.UTC()
 	for i, v := range []*string{p.BuyerEmail, p.BuyerFirstname, p.BuyerLastname} {
@@ -175,7 +207,25 @@ func prefixRows(rows []prefixRow, p *shop.Purchase) []prefixRow {
 		rows = append(rows, prefixRow{field: int(prefixInitials), n: 2, prefix: f + l, order: strings.ToLower(f + l),
 			at: at, id: p.ID, storefront: p.StorefrontID})
 	}
+	if e := p.BuyerEmail; e != nil {
+		if i := strings.LastIndexByte(*e, '@'); i >= 0 {
+			d := firstRunes((*e)[i+1:], maxDomainLen)
+			rows = append(rows, prefixRow{field: int(prefixDomain), n: 0, prefix: d, value: *e, order: strings.ToLower(d),
+				at: at, id: p.ID, storefront: p.StorefrontID})
+		}
+	}
 	return rows
+}
+
+// firstRunes returns the first n characters of s (all of it when shorter), as LEFT
+// counts them.
+func firstRunes(s string, n int) string {
+	cut := 0
+	for i := 0; i < n && cut < len(s); i++ {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+	}
+	return s[:cut]
 }
 
 // firstRune returns the first character of *s, "" for nil or "".
@@ -214,6 +264,12 @@ func backfillInitials(ctx context.Context, sqlDB *sql.DB) error {
 	return backfillPrefixKinds(ctx, sqlDB, initialsKinds)
 }
 
+// backfillDomains writes the domain's rows of every purchase (migration 00131), as
+// backfillPrefixes does every row.
+func backfillDomains(ctx context.Context, sqlDB *sql.DB) error {
+	return backfillPrefixKinds(ctx, sqlDB, domainKinds)
+}
+
 // backfillPrefixKinds writes the prefix rows of the given kinds of every purchase.
 func backfillPrefixKinds(ctx context.Context, sqlDB *sql.DB, kinds string) error {
 	return eachPurchaseBatch(ctx, sqlDB, func(ctx context.Context, tx *sql.Tx, account int64, ids []int64) error {
@@ -223,7 +279,8 @@ func backfillPrefixKinds(ctx context.Context, sqlDB *sql.DB, kinds string) error
 
 // prefixPath is the ordered path of one prefix filter: the range of its first
 // characters (at most maxPrefixLen) in purchase_prefixes, on which the filter's own
-// LIKE is checked against the stored value.
+// LIKE is checked against the stored value; or of a domain filter: the range of its
+// first maxDomainLen characters, on which the stored e-mail's domain is checked.
 type prefixPath struct {
 	field  prefixField
 	length int
@@ -231,20 +288,35 @@ type prefixPath struct {
 	like   string
 }
 
-// newPrefixPath returns the path of a prefix filter's text.
+// newPrefixPath returns the path of a prefix (or domain) filter's text.
 func newPrefixPath(field prefixField, text string) prefixPath {
-	n := min(utf8.RuneCountInString(text), maxPrefixLen)
-	cut := 0
-	for i := 0; i < n; i++ {
-		_, size := utf8.DecodeRuneInString(text[cut:])
-		cut += size
+	if field == prefixDomain {
+		return prefixPath{field: field, length: 0, prefix: firstRunes(text, maxDomainLen), like: escapeLike(text)}
 	}
-	return prefixPath{field: field, length: n, prefix: text[:cut], like: escapeLike(text) + "%"}
+	n := min(utf8.RuneCountInString(text), maxPrefixLen)
+	return prefixPath{field: field, length: n, prefix: firstRunes(text, n), like: escapeLike(text) + "%"}
+}
+
+// check is the filter's own LIKE on the value stored in the purchase_prefixes row of
+// alias a: the prefix on the value, the domain on the stored e-mail's domain.
+func (pp prefixPath) check(a string) sq.Sqlizer {
+	value := a + ".value"
+	if pp.field == prefixDomain {
+		value = domainOf(value)
+	}
+	return sq.Expr(value+" LIKE ?", pp.like)
+}
+
+// domainCondition is a domain filter's condition on the e-mail column col of a
+// purchase's row: it has an "@", and the text after its last one is the domain, as
+// LIKE compares (character by character, ignoring case and accents, no wildcards).
+func domainCondition(col, domain string) sq.Sqlizer {
+	return sq.Expr(hasDomain(col)+" AND "+domainOf(col)+" LIKE ?", escapeLike(domain))
 }
 
 // prefixFilters returns the prefix filters of f with their fields, longest first (the
 // longer a prefix, the fewer purchases it usually matches), then e-mail, last name,
-// first name.
+// first name; and after them the domain filter, whose path is read the same way.
 func prefixFilters(f shop.PurchaseFilter) []struct {
 	field prefixField
 	text  string
@@ -264,6 +336,9 @@ func prefixFilters(f shop.PurchaseFilter) []struct {
 		for j := i; j > 0 && utf8.RuneCountInString(out[j].text) > utf8.RuneCountInString(out[j-1].text); j-- {
 			out[j], out[j-1] = out[j-1], out[j]
 		}
+	}
+	if f.Domain != "" {
+		out = append(out, pf{prefixDomain, f.Domain})
 	}
 	return out
 }

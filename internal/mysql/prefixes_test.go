@@ -14,6 +14,7 @@ import (
 	"storefront/internal/dbtest"
 	"storefront/internal/importer"
 	"storefront/internal/mysql"
+	"storefront/internal/search"
 	"storefront/internal/shop"
 )
 
@@ -220,14 +221,19 @@ func importPrefixValues(t *testing.T, db *mysql.DB) {
 }
 
 // TestStorePrefixes_SameRows writes the prefix rows of purchases with the values above
-// from the purchases as read (StorePrefixes, the seeder's way) and checks that they are
-// byte for byte those the database derives from their rows (LEFT on utf8mb4).
+// and the domain e-mails below from the purchases as read (StorePrefixes, the seeder's
+// way) and checks that they are byte for byte those the database derives from their
+// rows (LEFT and SUBSTRING_INDEX on utf8mb4).
 func TestStorePrefixes_SameRows(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
 	importPrefixValues(t, db)
+	importDomainEmails(t, db)
 	var ids []int64
 	for id := int64(1001); id < 1001+3*int64(len(prefixValues)); id++ {
+		ids = append(ids, id)
+	}
+	for id := int64(2001); id < 2001+2*int64(len(domainEmails)); id++ {
 		ids = append(ids, id)
 	}
 	last := ids[len(ids)-1]
@@ -280,19 +286,27 @@ func TestStorePrefixes_SameRows(t *testing.T) {
 }
 
 // TestPrefixPaths_Backfill deletes prefix rows and has migration 00033's backfill
-// write them again.
+// write them again, and migration 00131's the domains' rows.
 func TestPrefixPaths_Backfill(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
 	importFile(t, db, importFixturePath)
-	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_prefixes WHERE purchase_id = 1 OR field = 3")
-	if bad, _ := db.DerivedMismatches(ctx); len(bad) == 0 {
-		t.Fatal("no mismatch after deleting prefix rows")
+	for _, step := range []struct {
+		what, deleted string
+		backfill      func(context.Context) error
+	}{
+		{"the domains' backfill", "field = 5", db.BackfillDomains},
+		{"the backfill", "purchase_id = 1 OR field = 3", db.BackfillPrefixes},
+	} {
+		dbtest.MustExec(t, db.DB, "DELETE FROM purchase_prefixes WHERE "+step.deleted)
+		if bad, _ := db.DerivedMismatches(ctx); len(bad) == 0 {
+			t.Fatalf("no mismatch after deleting the prefix rows of %s", step.deleted)
+		}
+		if err := step.backfill(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkDerived(t, db, step.what)
 	}
-	if err := db.BackfillPrefixes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	checkDerived(t, db, "the backfill")
 	if err := mysql.RebuildDerived(ctx, db.DB); err != nil {
 		t.Fatal(err)
 	}
@@ -332,4 +346,178 @@ func naiveIDs(t *testing.T, db *mysql.DB, query string, args ...any) []int64 {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// domainEmails are buyer e-mails chosen where the domain's path could answer otherwise
+// than the text after the e-mail's last "@": letter case and accents, two "@", a
+// full-width "＠" (which the collation's LIKE takes for "@"), blanks around the domain,
+// the LIKE wildcards and the escape character, an empty domain, no "@", and domains
+// longer than the 63 characters a row holds, two of them alike in those 63.
+var domainEmails = func() []*string {
+	long := strings.Repeat("a", 60)
+	out := []*string{
+		ptr("ann@acme.io"), ptr("bob@ACME.IO"), ptr("cé@Acme.Io"), ptr("x@y@acme.io"), ptr("acme.io@other.org"),
+		ptr("a＠acme.io"), ptr("b@x＠acme.io"), ptr("c@acme.io "), ptr("d@ acme.io"), ptr("e@acmé.io"),
+		ptr("f@ac_e.io"), ptr("g@ac%e.io"), ptr(`i@ac\e.io`), ptr("h@acxe.io"), ptr("j@"), ptr("noat"), ptr(""), nil,
+		ptr("k@" + long + ".example.org"), ptr("l@" + long + ".example.net"), ptr("m@" + strings.ToUpper(long) + ".EXAMPLE.ORG"),
+		ptr("n@sub.acme.io"), ptr("o@acme.io.evil"), ptr("p@ACME.io"), ptr("q@李.cn"), ptr("r@😀.io"),
+	}
+	return out
+}()
+
+// importDomainEmails imports purchases 2001.. of account 1, two of each of the e-mails
+// above, some created at the same second.
+func importDomainEmails(t *testing.T, db *mysql.DB) {
+	t.Helper()
+	fx := readImportFixture(t)
+	var purchases []any
+	for i, e := range domainEmails {
+		for shift := range 2 {
+			id := int64(2001 + 2*i + shift)
+			p := importObject(t, fx.Purchases[3])
+			p["id"] = id
+			p["transactions"] = []any{}
+			p["salt"] = fmt.Sprintf("domain%d", id)
+			p["created_at"] = 1700100000 + (id/3)*60
+			p["buyer_email"] = jsonValue(e, "")
+			purchases = append(purchases, p)
+		}
+	}
+	doc, err := json.Marshal(map[string]any{"purchases": purchases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importer.Run(context.Background(), db, strings.NewReader(string(doc)), nil); err != nil {
+		t.Fatal(err)
+	}
+	checkDerived(t, db, "the import of the domain e-mails")
+}
+
+// domainMatch is the meaning of domain:d for an e-mail (search.Cond.MatchPurchase): the
+// text after its last "@" equals d, ignoring case and accents.
+func domainMatch(email *string, d string) bool {
+	if email == nil {
+		return false
+	}
+	i := strings.LastIndexByte(*email, '@')
+	return i >= 0 && search.EqualFold((*email)[i+1:], d)
+}
+
+// TestDomainPath_Match imports purchases with the e-mails above and checks, for every
+// domain they hold (in upper and lower case, and shortened or lengthened), that the
+// domain's ordered path (purchase_prefixes, field 5), the list order walked with the
+// domain checked on the rows, and the API's read path all answer, in list order both
+// ways and a few at a time by cursor, exactly the purchases whose e-mail's text after
+// its last "@" is the domain; with a storefront and with a prefix of the e-mail too.
+func TestDomainPath_Match(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	importFile(t, db, importFixturePath)
+	importDomainEmails(t, db)
+
+	seen := map[string]bool{}
+	var domains []string
+	for _, e := range domainEmails {
+		if e == nil || !strings.Contains(*e, "@") {
+			continue
+		}
+		d := (*e)[strings.LastIndexByte(*e, '@')+1:]
+		for _, v := range []string{d, strings.ToUpper(d), strings.ToLower(d), strings.TrimSpace(d), d + "x", strings.TrimSuffix(d, "o")} {
+			if v != "" && !seen[v] {
+				seen[v] = true
+				domains = append(domains, v)
+			}
+		}
+	}
+	domains = append(domains, "acme", "_", "%", "ac__.io", "acme.io@", "y@acme.io")
+	all := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 ORDER BY created_at, id")
+	emails := map[int64]*string{}
+	rows, err := db.Query("SELECT id, buyer_email FROM purchases WHERE account_id = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var e sql.NullString
+		if err := rows.Scan(&id, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Valid {
+			emails[id] = &e.String
+		}
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for _, d := range domains {
+		var want []int64
+		for _, id := range all {
+			if domainMatch(emails[id], d) {
+				want = append(want, id)
+			}
+		}
+		matched += len(want)
+		for _, desc := range []bool{true, false} {
+			if desc {
+				slices.Reverse(want)
+			}
+			f := shop.PurchaseFilter{AccountID: 1, Desc: desc, Domain: d}
+			for _, path := range []string{"domain", "list"} {
+				got, err := db.PathIDs(ctx, f, path, 3)
+				if err != nil {
+					t.Fatalf("domain %q on %s: %v", d, path, err)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("domain %q (desc %v) on %s: got %v, want %v", d, desc, path, got, want)
+				}
+			}
+			f.PerPage = 100
+			page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, p := range page.Purchases {
+				got = append(got, p.ID)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("FindPurchases domain %q (desc %v): got %v, want %v", d, desc, got, want)
+			}
+			if desc {
+				slices.Reverse(want)
+			}
+		}
+	}
+	// A domain in one storefront (checked on the row), and with an e-mail prefix (which
+	// leads, the domain probed on its own row), newest first.
+	for _, d := range domains[:12] {
+		for _, f := range []shop.PurchaseFilter{
+			{AccountID: 1, Desc: true, Domain: d, StorefrontID: 10},
+			{AccountID: 1, Desc: true, Domain: d, EmailPrefix: "a"},
+		} {
+			var want []int64
+			for i := len(all) - 1; i >= 0; i-- {
+				id := all[i]
+				e := emails[id]
+				if domainMatch(e, d) && (f.EmailPrefix == "" || search.HasPrefixFold(*e, f.EmailPrefix)) {
+					want = append(want, id)
+				}
+			}
+			path := "domain"
+			if f.EmailPrefix != "" {
+				path = "email prefix"
+			}
+			got, err := db.PathIDs(ctx, f, path, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%+v on %s: got %v, want %v", f, path, got, want)
+			}
+		}
+	}
+	if matched < 40 {
+		t.Errorf("the domains matched %d purchases in all; the test data do not exercise the path", matched)
+	}
 }

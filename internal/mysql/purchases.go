@@ -129,6 +129,9 @@ func purchaseConditions(f shop.PurchaseFilter) sq.And {
 	if f.LastPrefix != "" {
 		where = append(where, sq.Expr("p.buyer_lastname LIKE ?", escapeLike(f.LastPrefix)+"%"))
 	}
+	if f.Domain != "" {
+		where = append(where, domainCondition("p.buyer_email", f.Domain))
+	}
 	if f.CreatedFrom != nil {
 		where = append(where, sq.Expr("p.created_at >= ?", clampTime(*f.CreatedFrom)))
 	}
@@ -182,21 +185,12 @@ func (db *DB) findPurchases(ctx context.Context, q queryer, f shop.PurchaseFilte
 // of them in list order with their creation times (the cursor of the next page), and
 // the size of the filtered set into total when asked for.
 func pageIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, n int, total *int64) ([]shop.Cursor, error) {
-	if len(f.Any) > 0 {
-		if f.IncludeCount {
-			var err error
-			if *total, err = unionCount(ctx, q, f, 0); err != nil {
-				return nil, err
-			}
-		}
-		return unionIDs(ctx, q, f, n)
-	}
 	path, err := planPurchases(ctx, q, f)
 	if err != nil {
 		return nil, err
 	}
 	if f.IncludeCount {
-		query, args, err := planSelect(f, path.path, "COUNT(*)").sel.ToSql()
+		query, args, err := countQuery(f, path, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -330,32 +324,50 @@ func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilt
 		if path, err = planSliver(ctx, db, f, opt.bands); err != nil {
 			return nil, list, page, err
 		}
-	} else if bandable(f) {
-		build := []func(shop.PurchaseFilter) (string, []any, error){edgeStatement}
-		if path.counted {
-			build = append(build, sliverStatement)
-		}
-		for _, b := range build {
-			var s Statement
-			if s.Query, s.Args, err = b(f); err != nil {
-				return nil, list, page, err
-			}
-			plan = append(plan, s)
-		}
-	} else if needsCounts(f) {
-		for _, p := range rangePaths(f) {
-			var s Statement
-			if s.Query, s.Args, err = rangeCount(f, p); err != nil {
-				return nil, list, page, err
-			}
-			plan = append(plan, s)
-		}
+	} else if plan, err = planStatements(f, path); err != nil {
+		return nil, list, page, err
 	}
 	if list.Query, list.Args, err = purchaseListQuery(f, n, path); err != nil {
 		return nil, list, page, err
 	}
 	page.Query, page.Args, err = documentPageQuery(f, n, path)
 	return plan, list, page, err
+}
+
+// planStatements returns the statements planPurchases sends to plan the filter's
+// path: the bands' edge (and the own band's count when the plan counted it), the
+// counts of a range path, each branch's of a union.
+func planStatements(f shop.PurchaseFilter, path plan) ([]Statement, error) {
+	var build []func(shop.PurchaseFilter) (string, []any, error)
+	switch {
+	case path.path == pathUnion:
+		var out []Statement
+		for i, b := range f.Any {
+			s, err := planStatements(branch(f, b, pageNeed(f)), path.union[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s...)
+		}
+		return out, nil
+	case bandable(f):
+		build = append(build, edgeStatement)
+		if path.counted {
+			build = append(build, sliverStatement)
+		}
+	case needsCounts(f):
+		for _, p := range rangePaths(f) {
+			build = append(build, func(f shop.PurchaseFilter) (string, []any, error) { return rangeCount(f, p) })
+		}
+	}
+	out := make([]Statement, len(build))
+	for i, b := range build {
+		var err error
+		if out[i].Query, out[i].Args, err = b(f); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // PurchaseDocumentStatement returns the one statement GET /purchases/{id} sends
@@ -555,27 +567,28 @@ func loadPurchaseCollections(ctx context.Context, q queryer, ps []*shop.Purchase
 // that stays cheap on large data ("10,000+"). capped is true when there are more.
 func (s *PurchaseService) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
 	db := s.db
-	if len(f.Any) > 0 {
-		if n, err = unionCount(ctx, db.DB, f, limit); err != nil || n <= limit {
-			return n, false, err
-		}
-		return limit, true, nil
-	}
 	path, err := planPurchases(ctx, db.DB, f)
 	if err != nil {
 		return 0, false, err
 	}
-	inner, args, err := planSelect(f, path.path, "1").sel.Limit(uint64(limit + 1)).ToSql()
+	query, args, err := countQuery(f, path, limit)
 	if err != nil {
 		return 0, false, err
 	}
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+inner+") t", args...).Scan(&n); err != nil {
+	if err := db.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 		return 0, false, translate(err)
 	}
 	if n > limit {
 		return limit, true, nil
 	}
 	return n, false, nil
+}
+
+// countUpTo builds the statement that counts the rows of sel (a SELECT of "1"), up to
+// limit+1 of them.
+func countUpTo(sel sq.SelectBuilder, limit int64) (string, []any, error) {
+	inner, args, err := sel.Limit(uint64(limit + 1)).ToSql()
+	return "SELECT COUNT(*) FROM (" + inner + ") t", args, err
 }
 
 // FindProducts returns the products of the account's storefronts, by name.

@@ -252,7 +252,7 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *Tx, req shop.ReactivateReq
 	}
 
 	details, _ := json.Marshal(map[string]any{"to": to, "refulfill": req.Refulfill, "keys_generated": res.KeysGenerated, "from_status": status})
-	if err := addActivity(ctx, tx, req.AccountID, req.PurchaseID, req.Actor, "reactivated", string(details), now); err != nil {
+	if err := addActivity(ctx, tx, req.AccountID, req.PurchaseID, p.buyerEmail, req.Actor, "reactivated", string(details), now); err != nil {
 		return nil, err
 	}
 
@@ -273,7 +273,7 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *Tx, req shop.ReactivateReq
 		return nil, err
 	}
 	details, _ = json.Marshal(map[string]any{"to": to, "kind": shop.EmailPurchaseReady})
-	if err := addActivity(ctx, tx, req.AccountID, req.PurchaseID, "system", "email_queued", string(details), now); err != nil {
+	if err := addActivity(ctx, tx, req.AccountID, req.PurchaseID, p.buyerEmail, "system", "email_queued", string(details), now); err != nil {
 		return nil, err
 	}
 	// Last: the account's API answers change with this commit (versions.go).

@@ -120,6 +120,26 @@ func (r *ReadRouter) Close() error {
 	return r.replica.Close()
 }
 
+// ReplicaUp reports whether reads go to the replica now (its breaker is closed).
+func (r *ReadRouter) ReplicaUp() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.up
+}
+
+// ReplicaBehind returns how many of the primary's transactions the replica has not
+// applied yet (by their GTIDs, summed over the replication domains).
+func (r *ReadRouter) ReplicaBehind(ctx context.Context) (uint64, error) {
+	var primary, applied string
+	if err := r.primary.QueryRowContext(ctx, "SELECT @@gtid_binlog_pos").Scan(&primary); err != nil {
+		return 0, translate(err)
+	}
+	if err := r.replica.QueryRowContext(ctx, "SELECT @@gtid_slave_pos").Scan(&applied); err != nil {
+		return 0, translate(err)
+	}
+	return parseGTIDPos(applied).behind(parseGTIDPos(primary)), nil
+}
+
 // check asks the replica how far it has applied the primary's binlog; an answer closes
 // the breaker, no answer opens it.
 func (r *ReadRouter) check(ctx context.Context) {
@@ -384,6 +404,17 @@ func (p gtidPos) covers(want gtidPos) bool {
 }
 
 // merge returns the later of p and q in each domain.
+// behind counts the transactions of primary that p has not reached.
+func (p gtidPos) behind(primary gtidPos) uint64 {
+	var n uint64
+	for domain, g := range primary {
+		if have := p[domain].seq; g.seq > have {
+			n += g.seq - have
+		}
+	}
+	return n
+}
+
 func (p gtidPos) merge(q gtidPos) gtidPos {
 	out := make(gtidPos, len(p)+len(q))
 	for d, g := range p {

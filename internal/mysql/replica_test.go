@@ -27,4 +27,15 @@ func TestGTIDPos(t *testing.T) {
 	if got := parseGTIDPos("0-1-9,1-2-4").merge(parseGTIDPos("0-3-7,2-1-1")).String(); got != "0-1-9,1-2-4,2-1-1" {
 		t.Fatalf("merge: got %q, want %q", got, "0-1-9,1-2-4,2-1-1")
 	}
+	for _, tc := range []struct {
+		applied, primary string
+		behind           uint64
+	}{
+		{"0-1-57", "0-1-57", 0}, {"0-1-50", "0-1-57", 7}, {"0-1-60", "0-1-57", 0},
+		{"0-1-50", "0-1-57,1-2-3", 10}, {"", "0-1-4", 4}, {"0-1-4", "", 0},
+	} {
+		if got := parseGTIDPos(tc.applied).behind(parseGTIDPos(tc.primary)); got != tc.behind {
+			t.Errorf("%q behind %q: got %d, want %d", tc.applied, tc.primary, got, tc.behind)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+	"strings"
 	"time"
 
 	"storefront/internal/shop"
@@ -36,10 +37,18 @@ type productKey struct {
 	product int64
 }
 
-// sums is a change to one rollup row.
+// customerKey is one row of customer_rollups within an account.
+type customerKey struct {
+	email    string
+	currency string
+	status   shop.PurchaseStatus
+}
+
+// sums is a change to one rollup row; toShip only in customer_rollups.
 type sums struct {
-	n     int64
-	total *big.Rat
+	n      int64
+	total  *big.Rat
+	toShip int64
 }
 
 // purchaseFact is what one purchase counts for in the rollups.
@@ -51,6 +60,10 @@ type purchaseFact struct {
 	total      *big.Rat
 	// items holds the sum of the line items' totals by product.
 	items map[int64]*big.Rat
+	// email is the buyer's address, nil for none; toShip tells that goods are still to
+	// ship (the column to_ship).
+	email  *string
+	toShip bool
 }
 
 // rollupDelta gathers the changes one transaction makes to one account's rollups.
@@ -59,6 +72,7 @@ type rollupDelta struct {
 	loc       *time.Location
 	purchases map[rollupKey]*sums
 	products  map[productKey]*sums
+	customers map[customerKey]*sums
 	// tablesOf90 writes only the rollup tables that exist at migration 90, for its
 	// rebuild: not purchase_rollups_monthly (00110, filled from the days by 00111) nor
 	// purchase_rollups_weekly (00112, filled by 00113).
@@ -66,7 +80,7 @@ type rollupDelta struct {
 }
 
 func newRollupDelta(account int64, loc *time.Location) *rollupDelta {
-	return &rollupDelta{account: account, loc: loc, purchases: map[rollupKey]*sums{}, products: map[productKey]*sums{}}
+	return &rollupDelta{account: account, loc: loc, purchases: map[rollupKey]*sums{}, products: map[productKey]*sums{}, customers: map[customerKey]*sums{}}
 }
 
 // byMonth sums rows of a day's key by the month of the day (its first day).
@@ -114,6 +128,13 @@ func (d *rollupDelta) add(f *purchaseFact, sign int64) {
 	bump(d.purchases, k, sign, f.total)
 	for product, total := range f.items {
 		bump(d.products, productKey{k, product}, sign, total)
+	}
+	if f.email != nil {
+		c := customerKey{email: *f.email, currency: f.currency, status: f.status}
+		bump(d.customers, c, sign, f.total)
+		if f.toShip {
+			d.customers[c].toShip += sign
+		}
 	}
 }
 
@@ -188,7 +209,31 @@ func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
 		add, productRows(months)); err != nil {
 		return fmt.Errorf("monthly product rollups: %w", err)
 	}
+	if d.tablesOf90 {
+		return nil
+	}
+	var args []any
+	for _, k := range slices.SortedFunc(maps.Keys(d.customers), cmpCustomerKey) {
+		s := d.customers[k]
+		if s.n == 0 && s.total.Sign() == 0 && s.toShip == 0 {
+			continue
+		}
+		args = append(args, d.account, k.email, k.currency, string(k.status), s.n, s.total.FloatString(4), s.toShip)
+	}
+	if err := upsertChunks(ctx, q, "INSERT INTO customer_rollups (account_id, email, currency, status, purchases, total, to_ship)", 7,
+		add+", to_ship = to_ship + VALUES(to_ship)", args); err != nil {
+		return fmt.Errorf("customer rollups: %w", err)
+	}
 	return nil
+}
+
+// cmpCustomerKey orders customer_rollups rows about as its primary key does (email,
+// currency, status): the address by its lower case, as the key's collation ignores
+// case, so that writers of one customer's rows lock them in one order (two spellings
+// of one row stand side by side).
+func cmpCustomerKey(a, b customerKey) int {
+	return cmp.Or(cmp.Compare(strings.ToLower(a.email), strings.ToLower(b.email)),
+		cmp.Compare(a.currency, b.currency), cmp.Compare(a.status, b.status), cmp.Compare(a.email, b.email))
 }
 
 // cmpPurchaseKey orders purchase_rollups rows as its primary key does, and those of
@@ -235,14 +280,14 @@ func readPurchaseFacts(ctx context.Context, q queryer, account int64, ids []int6
 	for start := 0; start < len(ids); start += 10000 {
 		list, args := inList(ids[start:min(start+10000, len(ids))])
 		args = append([]any{account}, args...)
-		err := eachRow(ctx, q, "SELECT id, storefront_id, currency, created_at, status, total FROM purchases WHERE account_id = ? AND id IN "+list, args,
+		err := eachRow(ctx, q, "SELECT id, storefront_id, currency, created_at, status, total, buyer_email, to_ship FROM purchases WHERE account_id = ? AND id IN "+list, args,
 			func(rows *sql.Rows) error {
 				var (
 					id    int64
 					f     purchaseFact
 					total string
 				)
-				if err := rows.Scan(&id, &f.storefront, &f.currency, &f.created, &f.status, &total); err != nil {
+				if err := rows.Scan(&id, &f.storefront, &f.currency, &f.created, &f.status, &total, &f.email, &f.toShip); err != nil {
 					return err
 				}
 				var err error
@@ -295,7 +340,8 @@ func factOf(p *shop.Purchase) (*purchaseFact, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &purchaseFact{storefront: p.StorefrontID, currency: p.Currency, created: p.CreatedAt.Time, status: p.Status, total: total, items: map[int64]*big.Rat{}}
+	f := &purchaseFact{storefront: p.StorefrontID, currency: p.Currency, created: p.CreatedAt.Time, status: p.Status, total: total, items: map[int64]*big.Rat{},
+		email: p.BuyerEmail, toShip: p.TangiblesToShip != nil && *p.TangiblesToShip > 0}
 	for _, li := range p.LineItems {
 		t, err := decimal(string(li.Total))
 		if err != nil {

@@ -40,6 +40,7 @@ func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
 			created: time.Date(2026, time.Month(1+r.IntN(3)), 1+r.IntN(28), 12, 0, 0, 0, time.UTC),
 			status:  statuses[r.IntN(len(statuses))], total: big.NewRat(int64(1+r.IntN(900)), 1),
 			items: map[int64]*big.Rat{int64(1 + r.IntN(5)): big.NewRat(3, 1), int64(6 + r.IntN(5)): big.NewRat(4, 1)},
+			email: &[]string{"amy@x.test", "Bob@x.test", "bob@x.test", "carl@x.test", "Zoe@x.test"}[r.IntN(5)], toShip: r.IntN(2) == 0,
 		}
 		d.add(f, 1)
 	}
@@ -47,8 +48,8 @@ func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
 	if err := d.apply(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.stmts) != 5 {
-		t.Fatalf("got %d statements, want 5 (purchases, their months and weeks, products, their months)", len(rec.stmts))
+	if len(rec.stmts) != 6 {
+		t.Fatalf("got %d statements, want 6 (purchases, their months and weeks, products, their months, customers)", len(rec.stmts))
 	}
 	// The primary key's columns (after the account) in each statement's VALUES rows.
 	for i, tc := range []struct {
@@ -60,12 +61,13 @@ func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
 		{"purchase_rollups_weekly", []int{1, 2, 3, 4}},    // week, storefront, currency, status
 		{"product_rollups", []int{1, 2, 3, 4, 5}},         // status, day, storefront, currency, product
 		{"product_rollups_monthly", []int{1, 2, 3, 4, 5}}, // status, month, storefront, currency, product
+		{"customer_rollups", []int{1, 2, 3}},              // email (its case ignored by the key), currency, status
 	} {
 		if !strings.Contains(rec.stmts[i], "INSERT INTO "+tc.table+" ") {
 			t.Fatalf("statement %d: got %.60s, want the insert into %s", i, rec.stmts[i], tc.table)
 		}
 		width := 7
-		if i > 2 {
+		if i > 2 && i < 5 {
 			width = 8
 		}
 		var keys []string
@@ -76,7 +78,7 @@ func TestRollupDelta_WritesInKeyOrder(t *testing.T) {
 				if n, ok := v.(int64); ok {
 					v = fmt.Sprintf("%012d", n) // numbers compare as numbers
 				}
-				parts = append(parts, fmt.Sprint(v))
+				parts = append(parts, strings.ToLower(fmt.Sprint(v)))
 			}
 			keys = append(keys, strings.Join(parts, "|"))
 		}

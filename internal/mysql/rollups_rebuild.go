@@ -46,7 +46,7 @@ func rebuildAccountRollups(ctx context.Context, tx *Tx, account int64, tablesOf9
 	}
 	tables := []string{"purchase_rollups", "product_rollups", "product_rollups_monthly", "subscriber_terms", "subscriber_rollups"}
 	if !tablesOf90 {
-		tables = append(tables, "purchase_rollups_monthly", "purchase_rollups_weekly")
+		tables = append(tables, "purchase_rollups_monthly", "purchase_rollups_weekly", "customer_rollups")
 	}
 	for _, table := range tables {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE account_id = ?", account); err != nil {
@@ -57,14 +57,14 @@ func rebuildAccountRollups(ctx context.Context, tx *Tx, account int64, tablesOf9
 	d.tablesOf90 = tablesOf90
 	// The purchases' own figures, then their line items': two streams, so that neither
 	// holds the whole account in memory.
-	err = eachRow(ctx, tx, "SELECT storefront_id, currency, created_at, status, total FROM purchases WHERE account_id = ?", []any{account},
+	err = eachRow(ctx, tx, "SELECT storefront_id, currency, created_at, status, total, buyer_email, to_ship FROM purchases WHERE account_id = ?", []any{account},
 		func(rows *sql.Rows) error {
 			var (
 				f     purchaseFact
 				total string
 				err   error
 			)
-			if err := rows.Scan(&f.storefront, &f.currency, &f.created, &f.status, &total); err != nil {
+			if err := rows.Scan(&f.storefront, &f.currency, &f.created, &f.status, &total, &f.email, &f.toShip); err != nil {
 				return err
 			}
 			if f.total, err = decimal(total); err != nil {
@@ -101,6 +101,11 @@ func rebuildAccountRollups(ctx context.Context, tx *Tx, account int64, tablesOf9
 	}
 	if err := d.apply(ctx, tx); err != nil {
 		return err
+	}
+	if !tablesOf90 {
+		if err := syncBuyerEmails(ctx, tx, account, nil); err != nil {
+			return err
+		}
 	}
 	return syncSubscriberTerms(ctx, tx, account, nil)
 }

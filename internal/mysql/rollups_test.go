@@ -185,10 +185,43 @@ func diffMaps(t *testing.T, after, what string, got, want map[string]string) {
 	}
 }
 
+// customerRollups reads customer_rollups (stored) or sums the purchases' rows as it
+// should hold them: by account, address as its key compares (the weights of
+// utf8mb4_unicode_nopad_ci), currency and status, "purchases/to ship total".
+func customerRollups(t *testing.T, db *sql.DB, stored bool) map[string]string {
+	t.Helper()
+	const key = "CONCAT_WS('|', account_id, HEX(WEIGHT_STRING(%s COLLATE utf8mb4_unicode_nopad_ci)), currency, status)"
+	if stored {
+		return rollupRows(t, db, "SELECT "+fmt.Sprintf(key, "email")+", CONCAT(purchases, '/', to_ship), total FROM customer_rollups WHERE purchases <> 0 OR to_ship <> 0 OR total <> 0")
+	}
+	return rollupRows(t, db, "SELECT "+fmt.Sprintf(key, "buyer_email")+", CONCAT(COUNT(*), '/', SUM(to_ship)), SUM(total) FROM purchases WHERE buyer_email IS NOT NULL GROUP BY 1")
+}
+
+// checkBuyerEmails fails the test when an entry of a purchase's timeline or a note on
+// a purchase does not carry the purchase's buyer address.
+func checkBuyerEmails(t *testing.T, db *sql.DB, after string) {
+	t.Helper()
+	for what, q := range map[string]string{
+		"purchase_activity": "SELECT COUNT(*) FROM purchase_activity a JOIN purchases p ON p.account_id = a.account_id AND p.id = a.purchase_id WHERE NOT (BINARY a.buyer_email <=> BINARY p.buyer_email)",
+		"notes":             "SELECT COUNT(*) FROM notes n JOIN purchases p ON p.account_id = n.account_id AND p.id = n.purchase_id WHERE NOT (BINARY n.customer_email <=> BINARY p.buyer_email)",
+	} {
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("after %s: %d rows of %s without their purchase's buyer address", after, n, what)
+		}
+	}
+}
+
 // checkRollups fails the test when the rollups differ from the figures computed from
 // the rows, or from what a rebuild from scratch writes.
 func checkRollups(t *testing.T, db *mysql.DB, after string) {
 	t.Helper()
+	wc := customerRollups(t, db.DB, false)
+	diffMaps(t, after, "customer_rollups", customerRollups(t, db.DB, true), wc)
+	checkBuyerEmails(t, db.DB, after)
 	gp, gpr, gs := storedRollups(t, db.DB)
 	wp, wpr, ws := rollupsFromRows(t, db.DB)
 	if len(wp) == 0 {
@@ -210,6 +243,8 @@ func checkRollups(t *testing.T, db *mysql.DB, after string) {
 	diffMaps(t, after+" and a rebuild", "product_rollups", rpr, wpr)
 	diffMaps(t, after+" and a rebuild", "product_rollups_monthly", monthlyRows(t, db.DB), byMonth(wpr, 2))
 	diffMaps(t, after+" and a rebuild", "subscriber_rollups", rs, ws)
+	diffMaps(t, after+" and a rebuild", "customer_rollups", customerRollups(t, db.DB, true), wc)
+	checkBuyerEmails(t, db.DB, after+" and a rebuild")
 }
 
 func TestRollups_EqualRows(t *testing.T) {
@@ -259,6 +294,27 @@ func TestRollups_EqualRows(t *testing.T) {
 		}
 		checkRollups(t, db, fmt.Sprintf("reactivating purchase %d", id))
 	}
+
+	// A re-import that gives purchase 4, now with a timeline and a note, a buyer address
+	// and goods to ship: its customer's rollup, timeline and note follow.
+	if _, err := db.ExecContext(ctx, "INSERT INTO notes (account_id, purchase_id, author_id, author, body, created_at) VALUES (1, 4, 1, 'a@x.test', 'n', NOW())"); err != nil {
+		t.Fatal(err)
+	}
+	var p4 map[string]any
+	if err := json.Unmarshal(full.Purchases[3], &p4); err != nil {
+		t.Fatal(err)
+	}
+	p4["buyer_email"] = "New@Example.com"
+	p4["requires_shipping"], p4["tangibles_to_ship"] = true, 3
+	doc, _ = json.Marshal(map[string]any{"purchases": []any{p4}})
+	if _, err := importer.Run(ctx, db, strings.NewReader(string(doc)), nil); err != nil {
+		t.Fatal(err)
+	}
+	var e sql.NullString
+	if err := db.QueryRowContext(ctx, "SELECT MAX(buyer_email) FROM purchase_activity WHERE account_id = 1 AND purchase_id = 4").Scan(&e); err != nil || e.String != "New@Example.com" {
+		t.Fatalf("purchase 4's timeline: got %v, %v", e, err)
+	}
+	checkRollups(t, db, "a re-import that changes a purchase's buyer address")
 
 	// The past-due sweeper ends a subscription's term.
 	db.Now = func() time.Time { return time.Now().AddDate(5, 0, 0) }
@@ -549,11 +605,9 @@ func subscriberFiguresFromRows(t *testing.T, db *sql.DB, account, storefront int
 		if stop != nil && in(*stop, from, end) {
 			f.Ended++
 		}
-		if start.Before(end) {
+		// Receiving service at the end: its term [start, stop) holds it.
+		if !start.After(end) && (stop == nil || stop.After(end)) {
 			f.ActiveAtEnd++
-		}
-		if stop != nil && stop.Before(end) {
-			f.ActiveAtEnd--
 		}
 	}
 	if err := rows.Err(); err != nil {

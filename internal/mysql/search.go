@@ -2,9 +2,9 @@ package mysql
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"slices"
+	"strconv"
+	"strings"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -15,7 +15,7 @@ import (
 // residual checks a conjunction's filter fields cannot express, checked on the
 // purchase's (the subscriber's) row of the conjunction's path, and the unions of
 // several conjunctions (shop.PurchaseFilter.Any), each run on its own path and merged
-// in list order.
+// in list order in one statement.
 
 // negatable is a condition's SQL as its complement when not is set: NULL (a missing
 // value) makes the condition false, so its negation true.
@@ -140,11 +140,11 @@ func purchaseCondition(accountID int64, c shop.Cond) sq.Sqlizer {
 	case shop.CondName:
 		s = sq.Or{prefixes("p.buyer_firstname", c.Texts), prefixes("p.buyer_lastname", c.Texts)}
 	case shop.CondDomain:
-		// Ends with "@" and the domain, character by character under the collation: a
-		// domain holds no "@", so that "@" is the e-mail's last.
+		// The text after the e-mail's last "@" is the domain, character by character
+		// under the collation (domainCondition, as the domain's path checks it).
 		var cs []sq.Sqlizer
 		for _, t := range c.Texts {
-			cs = append(cs, sq.Expr("p.buyer_email LIKE ?", "%@"+escapeLike(t)))
+			cs = append(cs, domainCondition("p.buyer_email", t))
 		}
 		s = anyOf(cs)
 	case shop.CondCurrency:
@@ -247,7 +247,7 @@ func searchConditions(where []shop.Cond, cond func(shop.Cond) sq.Sqlizer) sq.And
 }
 
 // branch is one conjunction of a union, as its own filter with the union's order and
-// paging: its n+1 rows after the cursor are read on its own path.
+// paging: its first need rows after the cursor are read on its own path.
 func branch(f, b shop.PurchaseFilter, need int) shop.PurchaseFilter {
 	b.AccountID, b.Any = f.AccountID, nil
 	b.Desc, b.After, b.Page, b.IncludeCount = f.Desc, f.After, 0, false
@@ -255,149 +255,78 @@ func branch(f, b shop.PurchaseFilter, need int) shop.PurchaseFilter {
 	return b
 }
 
-// unionIDs reads the rows of a union's page (f.Any): each branch's first rows after the
-// cursor on its own planned path, as many as the page and those before it (offset
-// paging) need, merged in list order without repeating a purchase that several
-// branches hold; then the page's n+1 of them.
-func unionIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, n int) ([]shop.Cursor, error) {
-	skip := int(pageOffset(f, n))
-	need := skip + n + 1
-	var all []shop.Cursor
+// planUnion plans a union (f.Any): each branch on its own path (planPurchases), as the
+// union's page reads it (unionListQuery).
+func planUnion(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
+	pl := plan{path: pathUnion}
 	for _, b := range f.Any {
-		bf := branch(f, b, need)
-		pl, err := planPurchases(ctx, q, bf)
+		bp, err := planPurchases(ctx, q, branch(f, b, pageNeed(f)))
 		if err != nil {
-			return nil, err
+			return plan{}, err
 		}
-		query, args, err := purchaseListQuery(bf, need-1, pl)
-		if err != nil {
-			return nil, err
-		}
-		err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-			var c shop.Cursor
-			if err := rows.Scan(&c.ID, &c.CreatedAt); err != nil {
-				return err
-			}
-			all = append(all, c)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+		pl.union = append(pl.union, bp)
 	}
-	slices.SortFunc(all, func(a, b shop.Cursor) int {
-		switch {
-		case a.ID == b.ID:
-			return 0
-		case before(a, b, f.Desc):
-			return -1
-		}
-		return 1
-	})
-	all = slices.CompactFunc(all, func(a, b shop.Cursor) bool { return a.ID == b.ID })
-	if skip >= len(all) {
-		return nil, nil
-	}
-	return all[skip:min(len(all), need)], nil
+	return pl, nil
 }
 
-// unionCondition is the union's condition on purchases p: any branch's.
-func unionCondition(f shop.PurchaseFilter) sq.Sqlizer {
-	var or sq.Or
-	for _, b := range f.Any {
-		b.AccountID = f.AccountID
-		or = append(or, purchaseConditions(b))
-	}
-	return sq.And{sq.Eq{"p.account_id": f.AccountID}, or}
-}
-
-// unionCount counts a union's purchases (each once), up to limit+1 when limit > 0.
-func unionCount(ctx context.Context, q queryer, f shop.PurchaseFilter, limit int64) (int64, error) {
+// unionListQuery builds the ids statement of a union's page (f.Any, planned by
+// planUnion): each branch's first rows after the cursor on its own path, as many as
+// the page and those before it (offset paging) need, merged in list order by UNION,
+// which keeps once a purchase that several branches hold; then the page's n+1 of them.
+// A page reads at most that many entries of each branch's path, first page and deep
+// cursor alike; a page by number reads those before it too, as OFFSET does on one
+// path.
+func unionListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error) {
+	skip := pageOffset(f, n)
+	need := int(skip) + n + 1
 	var (
-		query string
+		parts []string
 		args  []any
-		err   error
 	)
-	if limit > 0 {
-		var inner string
-		inner, args, err = sq.Select("1").From("purchases p").Where(unionCondition(f)).Limit(uint64(limit + 1)).ToSql()
-		query = "SELECT COUNT(*) FROM (" + inner + ") t"
-	} else {
-		query, args, err = sq.Select("COUNT(DISTINCT p.id)").From("purchases p").Where(unionCondition(f)).ToSql()
-	}
-	if err != nil {
-		return 0, err
-	}
-	var total int64
-	if err := q.QueryRowContext(ctx, query, args...).Scan(&total); err != nil {
-		return 0, translate(err)
-	}
-	return total, nil
-}
-
-// idsFilter is the filter of a union page's purchases by their ids, read by primary
-// key in list order.
-func idsFilter(f shop.PurchaseFilter, cs []shop.Cursor, n int) shop.PurchaseFilter {
-	ids := make([]int64, len(cs))
-	for i, c := range cs {
-		ids[i] = c.ID
-	}
-	return shop.PurchaseFilter{AccountID: f.AccountID, IDs: ids, Desc: f.Desc, PerPage: n}
-}
-
-// findUnionDocumentPage reads a union's page of documents: its ids (unionIDs), then
-// their documents by primary key, all in one read-only transaction so that the
-// version, the count and the page are one snapshot.
-func findUnionDocumentPage(ctx context.Context, db *sql.DB, f shop.PurchaseFilter, buf []byte) (*shop.DocumentPage, error) {
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, translate(err)
-	}
-	defer tx.Rollback()
-	n := perPage(f.PerPage)
-	cs, err := unionIDs(ctx, tx, f, n)
-	if err != nil {
-		return nil, err
-	}
-	page, _, err := readDocumentPage(ctx, tx, idsFilter(f, cs, n), plan{path: pathIDs}, buf)
-	if err != nil {
-		return nil, err
-	}
-	if f.IncludeCount {
-		if page.Total, err = unionCount(ctx, tx, f, 0); err != nil {
-			return nil, err
-		}
-	}
-	return page, tx.Commit()
-}
-
-// exportUnion calls fn with every purchase of a union, a batch of n at a time, in list
-// order, as its pages hold them.
-func exportUnion(ctx context.Context, q queryer, f shop.PurchaseFilter, n int, lines shop.ExportLines, fn func([]*shop.Purchase) error) error {
-	f.Page, f.After = 0, nil
-	for {
-		cs, err := unionIDs(ctx, q, f, n)
+	for i, b := range f.Any {
+		query, a, err := purchaseListQuery(branch(f, b, need), need-1, pl.union[i])
 		if err != nil {
-			return err
+			return "", nil, err
 		}
-		more := len(cs) > n
-		cs = cs[:min(len(cs), n)]
-		if len(cs) > 0 {
-			ps, err := exportRows(ctx, q, f.AccountID, idsFilter(f, cs, n).IDs, lines)
-			if err != nil {
-				return err
-			}
-			if err := fn(ps); err != nil {
-				return err
-			}
-		}
-		if !more {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		last := cs[len(cs)-1]
-		f.After = &last
+		parts, args = append(parts, "("+query+")"), append(args, a...)
 	}
+	query := "SELECT u.id, u.created_at FROM (" + strings.Join(parts, " UNION ") + ") u ORDER BY " +
+		orderBy("u.created_at", "u.id", f.Desc) + " LIMIT " + strconv.Itoa(n+1)
+	if skip > 0 {
+		query += " OFFSET " + strconv.FormatUint(skip, 10)
+	}
+	return query, args, nil
+}
+
+// countQuery builds the statement that counts the filter's purchases on its plan, up
+// to limit+1 of them when limit > 0. A union counts the ids its branches' paths hold,
+// each once (UNION), each branch read up to limit+1 entries: when one holds more, so
+// does the union.
+func countQuery(f shop.PurchaseFilter, pl plan, limit int64) (string, []any, error) {
+	capped := func(sel sq.SelectBuilder) sq.SelectBuilder {
+		if limit > 0 {
+			return sel.Limit(uint64(limit + 1))
+		}
+		return sel
+	}
+	if pl.path != pathUnion {
+		if limit <= 0 {
+			return planSelect(f, pl.path, "COUNT(*)").sel.ToSql()
+		}
+		return countUpTo(planSelect(f, pl.path, "1").sel, limit)
+	}
+	var (
+		parts []string
+		args  []any
+	)
+	for i, b := range f.Any {
+		bf := branch(f, b, 1)
+		bp := planSelect(bf, pl.union[i].path)
+		query, a, err := capped(bp.sel.Columns(bp.idCol + " AS id")).ToSql()
+		if err != nil {
+			return "", nil, err
+		}
+		parts, args = append(parts, "("+query+")"), append(args, a...)
+	}
+	return "SELECT COUNT(*) FROM (" + strings.Join(parts, " UNION ") + ") t", args, nil
 }

@@ -119,7 +119,8 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 	if f.ReceivingAt != nil {
 		terms = true
 		at := clampTime(f.ReceivingAt.UTC())
-		where = append(where, sq.Expr("st.start_at < ? AND (st.end_at IS NULL OR st.end_at >= ?)", at, at))
+		// The term [start, end) holds the instant, as shop.Entitle decides.
+		where = append(where, sq.Expr("st.start_at <= ? AND (st.end_at IS NULL OR st.end_at > ?)", at, at))
 	}
 	from := func(sel sq.SelectBuilder) sq.SelectBuilder {
 		sel = sel.From("subscribers sb").

@@ -28,7 +28,7 @@ var tenantTables = map[string]bool{
 	"read_fences": true, "api_rate_buckets": true, "purchase_products": true, "purchase_documents": true,
 	"webhook_endpoints": true, "webhook_events": true, "webhook_deliveries": true, "webhook_attempts": true,
 	"purchase_prefixes": true, "purchase_pairs": true,
-	"purchase_rollups": true, "purchase_rollups_monthly": true, "purchase_rollups_weekly": true, "product_rollups": true, "product_rollups_monthly": true, "subscriber_terms": true, "subscriber_rollups": true,
+	"purchase_rollups": true, "purchase_rollups_monthly": true, "purchase_rollups_weekly": true, "product_rollups": true, "product_rollups_monthly": true, "subscriber_terms": true, "subscriber_rollups": true, "customer_rollups": true,
 	"saved_views": true, "jobs": true, "job_items": true, "notes": true, "account_activity": true,
 }
 
@@ -90,8 +90,9 @@ var unscoped = map[string]string{
 	"DELETE FROM purchase_documents": "repair across accounts, per shard",
 	"DELETE FROM purchase_prefixes":  "repair across accounts, per shard",
 	"DELETE FROM purchase_pairs":     "repair across accounts, per shard",
-	// Migration 00103 undone: the initials' rows of every account, per shard.
-	"DELETE FROM purchase_prefixes WHERE field = 4": "migration across accounts, per shard",
+	// Migrations 00103 and 00131 undone: the initials' or the domains' rows of every
+	// account, per shard.
+	"DELETE FROM purchase_prefixes WHERE field = ?": "migration across accounts, per shard",
 	// Migration 00033's backfill of the prefix rows walks every purchase; each batch is
 	// then written per account.
 	"SELECT account_id, id FROM purchases WHERE id > ? ORDER BY id LIMIT 20000": "backfill across accounts, per shard",

@@ -55,11 +55,13 @@ func TestMatchPurchase(t *testing.T) {
 		{`last:"van der"`, []int64{2}},
 		{`name:b`, []int64{2}}, // first Bob, last "van der Berg" does not start with b
 		{`name:m`, []int64{1}},
-		{`last:strasse`, []int64{5}}, // ß is ss
+		{`last:strasse`, nil}, // LIKE compares character by character: ß is no s (TestMatch_Collation)
+		{`last:STRAß`, []int64{5}},
 		{`domain:acme.io`, []int64{1}},
 		{`domain:ACME.IO`, []int64{1}},
 		{`domain:acme`, nil}, // exact, not a prefix
-		{`domain:strasse.de`, []int64{5}},
+		{`domain:strasse.de`, nil},
+		{`domain:STRAßE.DE`, []int64{5}},
 		{`-domain:acme.io`, []int64{2, 3, 42, 5}}, // "noatsign" has no domain
 		{`currency:usd`, []int64{1, 42}},
 		{`total>50`, []int64{1, 3}},
@@ -178,6 +180,90 @@ func TestMatchSubscriber(t *testing.T) {
 			}
 			var got []int64
 			for _, s := range testSubscribers {
+				if r.MatchSubscriber(s) {
+					got = append(got, s.ID)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestMatch_Collation checks the text fields against MariaDB's utf8mb4_unicode_ci
+// (collation.go): the "starts with" fields and domain compare character by character
+// as LIKE does, so that a letter that expands (ß, œ, ﬁ) matches only itself or its other
+// case, and a combining accent written apart is a character of its own; username
+// compares whole texts as "=" does, so there ß is ss and œ is oe. Letters that are
+// letters of their own (ø, ł, ı) fold to no other.
+func TestMatch_Collation(t *testing.T) {
+	ps := []*shop.Purchase{
+		{ID: 1, BuyerEmail: ptr("straße@straße.de"), BuyerFirstname: ptr("Œuvre"), BuyerLastname: ptr("e\u0301mile")},
+		{ID: 2, BuyerEmail: ptr("strasse@strasse.de"), BuyerFirstname: ptr("Øster"), BuyerLastname: ptr("Łukasz")},
+		{ID: 3, BuyerEmail: ptr("ﬁn@ﬁ.io"), BuyerFirstname: ptr("Ｏscar"), BuyerLastname: ptr("Ǆuro")},
+		{ID: 4, BuyerEmail: ptr("oeuvre@x＠fi.io"), BuyerFirstname: ptr("oscar"), BuyerLastname: ptr("émile")},
+	}
+	for _, tt := range []struct {
+		q    string
+		want []int64
+	}{
+		{`email:stras`, []int64{2}},
+		{`email:STRAß`, []int64{1}},
+		{`email:STRASSE`, []int64{2}},
+		{`domain:strasse.de`, []int64{2}},
+		{`domain:STRAßE.DE`, []int64{1}},
+		{`domain:fi.io`, nil}, // the domain follows the last "@" byte: a "＠" is no "@"
+		{`domain:x＠fi.io`, []int64{4}},
+		{`domain:X＠FI.IO`, []int64{4}},
+		{`domain:ﬁ.io`, []int64{3}},
+		{`first:oe`, nil},
+		{`email:oe`, []int64{4}},
+		{`first:œ`, []int64{1}},
+		{`first:o`, []int64{3, 4}}, // Ｏ is O; Ø is a letter of its own
+		{`first:ø`, []int64{2}},
+		{`last:l`, nil},
+		{`last:ł`, []int64{2}},
+		{`last:emile`, []int64{4}},
+		{`last:e`, []int64{1, 4}},
+		{`last:dž`, nil},
+		{`last:ǆ`, []int64{3}},
+		{`f`, nil},
+		{`ﬁ`, []int64{3}},
+	} {
+		t.Run(tt.q, func(t *testing.T) {
+			r, err := MustParse(Purchases, tt.q).Resolve(testNow, paris)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, p := range ps {
+				if r.MatchPurchase(p) {
+					got = append(got, p.ID)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+	subs := []*shop.Subscriber{{ID: 1, Username: "straße@œuvre.de"}, {ID: 2, Username: "strasse@oeuvre.de"}, {ID: 3, Username: "strasse@oeuvre.de "}}
+	for _, tt := range []struct {
+		q    string
+		want []int64
+	}{
+		{`username:STRASSE@OEUVRE.DE`, []int64{1, 2}}, // "=": ß is ss, œ is oe; a trailing blank counts
+		{`username:"strasse@oeuvre.de "`, []int64{3}},
+		{`email:strasse`, []int64{2, 3}},
+		{`email:straß`, []int64{1}},
+	} {
+		t.Run(tt.q, func(t *testing.T) {
+			r, err := MustParse(Subscribers, tt.q).Resolve(testNow, paris)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, s := range subs {
 				if r.MatchSubscriber(s) {
 					got = append(got, s.ID)
 				}

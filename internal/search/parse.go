@@ -1,7 +1,6 @@
 package search
 
 import (
-	"fmt"
 	"math"
 	"math/big"
 	"slices"
@@ -28,11 +27,20 @@ func errorf(format string, args ...any) error {
 // parameter as absent checks that first.
 func Parse(kind Kind, q string) (*Query, error) {
 	if !utf8.ValidString(q) {
-		return nil, errorf("the query is not valid UTF-8")
+		at := 0
+		for at < len(q) {
+			r, n := utf8.DecodeRuneInString(q[at:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			at += n
+		}
+		return nil, errorf("the query is not valid UTF-8: byte %d (%q) at %d is no character", at+1, q[at:at+1], utf8.RuneCountInString(q[:at])+1)
 	}
 	rs := []rune(q)
 	if len(rs) > MaxLen {
-		return nil, errorf("the query is %d characters long; at most %d are allowed", len(rs), MaxLen)
+		return nil, errorf("the query is %d characters long: %q at %d is past the limit of %d characters",
+			len(rs), clip(string(rs[MaxLen:])), MaxLen+1, MaxLen)
 	}
 	for i, r := range rs {
 		if unicode.IsControl(r) && !unicode.IsSpace(r) {
@@ -44,19 +52,13 @@ func Parse(kind Kind, q string) (*Query, error) {
 	if p.eof() {
 		return nil, errorf("the query is empty: expected a clause such as email:ann")
 	}
-	root, err := p.parseOr(0)
+	root, err := p.parseOr(0, false)
 	if err != nil {
 		return nil, err
 	}
 	if !p.eof() {
 		// parseOr stops only at the end or at a ")" it cannot close.
 		return nil, errorf("unexpected \")\" at %d: there is no \"(\" to close", p.pos+1)
-	}
-	if p.clauses > MaxClauses {
-		return nil, errorf("the query has %d clauses; at most %d are allowed", p.clauses, MaxClauses)
-	}
-	if n, _ := branches(root); n > MaxBranches {
-		return nil, errorf("the query expands to %s alternatives (OR branches, negations expanded); at most %d are allowed", countString(n), MaxBranches)
 	}
 	return &Query{Kind: kind, Root: root, Clauses: p.clauses}, nil
 }
@@ -112,13 +114,52 @@ func (p *parser) atTermEnd() bool {
 	return p.eof() || p.peek() == ')' || p.keyword("OR")
 }
 
-func (p *parser) parseOr(depth int) (Node, error) {
+// The parsers of or, and and unary take the depth of parentheses and whether the node
+// is negated (an odd number of negations above it), so that each can tell when the
+// query's expansion (Resolved.DNF) passes MaxBranches: a node expands into at least as
+// many conjunctions as any node below it, so the first term that takes its node's
+// count past the limit is the one at fault.
+
+// expansion tracks the conjunctions a node's terms expand into, so far: their sum
+// (sum is true: an Or, or a negated And) or their product.
+type expansion struct {
+	sum bool
+	n   int64
+}
+
+// add counts one more term, which starts at start, and fails when the node now
+// expands into too many conjunctions.
+func (e *expansion) add(p *parser, t Node, start int, neg bool) error {
+	pos, ng := branches(t)
+	k := pos
+	if neg {
+		k = ng
+	}
+	if e.sum {
+		e.n = sat(e.n + k)
+	} else {
+		e.n = sat(max(e.n, 1) * k)
+	}
+	if e.n > MaxBranches {
+		text := strings.TrimRightFunc(string(p.rs[start:p.pos]), unicode.IsSpace)
+		return errorf("%q at %d takes the query past %d alternatives (OR branches, with negations expanded): at most %d are allowed",
+			clip(text), start+1, MaxBranches, MaxBranches)
+	}
+	return nil
+}
+
+func (p *parser) parseOr(depth int, neg bool) (Node, error) {
 	p.skipSpace()
 	if p.keyword("OR") {
 		return nil, errorf("\"OR\" at %d has no clause before it", p.pos+1)
 	}
-	first, err := p.parseAnd(depth)
+	exp := expansion{sum: !neg}
+	start := p.pos
+	first, err := p.parseAnd(depth, neg)
 	if err != nil {
+		return nil, err
+	}
+	if err := exp.add(p, first, start, neg); err != nil {
 		return nil, err
 	}
 	terms := []Node{first}
@@ -133,8 +174,12 @@ func (p *parser) parseOr(depth int) (Node, error) {
 		if p.atTermEnd() {
 			return nil, errorf("\"OR\" at %d has no clause after it", at+1)
 		}
-		t, err := p.parseAnd(depth)
+		start := p.pos
+		t, err := p.parseAnd(depth, neg)
 		if err != nil {
+			return nil, err
+		}
+		if err := exp.add(p, t, start, neg); err != nil {
 			return nil, err
 		}
 		terms = append(terms, t)
@@ -142,15 +187,20 @@ func (p *parser) parseOr(depth int) (Node, error) {
 	return flatten(terms, true), nil
 }
 
-func (p *parser) parseAnd(depth int) (Node, error) {
+func (p *parser) parseAnd(depth int, neg bool) (Node, error) {
 	var terms []Node
+	exp := expansion{sum: neg}
 	for {
 		p.skipSpace()
 		if p.atTermEnd() {
 			break
 		}
-		t, err := p.parseUnary(depth)
+		start := p.pos
+		t, err := p.parseUnary(depth, neg)
 		if err != nil {
+			return nil, err
+		}
+		if err := exp.add(p, t, start, neg); err != nil {
 			return nil, err
 		}
 		terms = append(terms, t)
@@ -190,7 +240,7 @@ func flatten(terms []Node, or bool) Node {
 	return &And{Terms: out}
 }
 
-func (p *parser) parseUnary(depth int) (Node, error) {
+func (p *parser) parseUnary(depth int, neg bool) (Node, error) {
 	start := p.pos
 	switch {
 	case p.peek() == '-':
@@ -201,7 +251,7 @@ func (p *parser) parseUnary(depth int) (Node, error) {
 		if p.keyword("OR") {
 			return nil, errorf("\"-\" at %d is followed by OR: expected a clause", start+1)
 		}
-		x, err := p.parseUnary(depth)
+		x, err := p.parseUnary(depth, !neg)
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +262,7 @@ func (p *parser) parseUnary(depth int) (Node, error) {
 		if p.atTermEnd() {
 			return nil, errorf("\"NOT\" at %d has no clause after it", start+1)
 		}
-		x, err := p.parseUnary(depth)
+		x, err := p.parseUnary(depth, !neg)
 		if err != nil {
 			return nil, err
 		}
@@ -229,7 +279,7 @@ func (p *parser) parseUnary(depth int) (Node, error) {
 		if p.eof() {
 			return nil, errorf("unclosed \"(\" at %d: expected a clause and \")\"", start+1)
 		}
-		x, err := p.parseOr(depth + 1)
+		x, err := p.parseOr(depth+1, neg)
 		if err != nil {
 			return nil, err
 		}
@@ -248,6 +298,10 @@ func (p *parser) parseUnary(depth int) (Node, error) {
 	}
 	if !p.eof() && !unicode.IsSpace(p.peek()) && p.peek() != ')' {
 		return nil, errorf("unexpected %q at %d: expected a space between clauses", p.peek(), p.pos+1)
+	}
+	if p.clauses > MaxClauses {
+		return nil, errorf("%q at %d is clause %d: at most %d clauses are allowed (bare words count)",
+			clip(string(p.rs[start:p.pos])), start+1, p.clauses, MaxClauses)
 	}
 	return x, nil
 }
@@ -296,7 +350,7 @@ func (p *parser) text(v Value) (Node, error) {
 		return nil, errorf("empty quoted text at %d: expected some text between the quotes", v.Pos)
 	}
 	if utf8.RuneCountInString(v.Text) > MaxTextLen {
-		return nil, errorf("the text at %d is longer than %d characters", v.Pos, MaxTextLen)
+		return nil, errorf("the text %q at %d is longer than %d characters", clip(v.Text), v.Pos, MaxTextLen)
 	}
 	t := &Text{Pos: v.Pos, Value: v}
 	if id, ok := parseID(v.Text); ok {
@@ -380,6 +434,14 @@ func (p *parser) unknownField(name string, start int) error {
 		if d := distance(strings.ToLower(name), string(f.Name)); d < bestD && d < utf8.RuneCountInString(name) {
 			best, bestD = string(f.Name), d
 		}
+	}
+	other := Subscribers
+	if p.kind == Subscribers {
+		other = Purchases
+	}
+	if _, ok := lookupField(other, name); ok {
+		return errorf("unknown field %q at %d: %s is a %s field, not a %s field; %s fields are %s",
+			name, start+1, strings.ToLower(name), other, p.kind, p.kind, strings.Join(names, ", "))
 	}
 	if best != "" {
 		return errorf("unknown field %q at %d: did you mean %q?", name, start+1, best)
@@ -538,7 +600,7 @@ func (p *parser) check(spec FieldSpec, v *Value, inRange bool) error {
 		return errorf("empty value at %d: expected some text between the quotes", v.Pos)
 	}
 	if utf8.RuneCountInString(v.Text) > MaxTextLen {
-		return errorf("the value at %d is longer than %d characters", v.Pos, MaxTextLen)
+		return errorf("the value %q at %d is longer than %d characters", clip(v.Text), v.Pos, MaxTextLen)
 	}
 	switch spec.Type {
 	case TypeID, TypeRef:
@@ -680,10 +742,3 @@ func branches(n Node) (pos, neg int64) {
 }
 
 func sat(n int64) int64 { return min(n, math.MaxInt32) }
-
-func countString(n int64) string {
-	if n >= math.MaxInt32 {
-		return fmt.Sprintf("more than %d", math.MaxInt32-1)
-	}
-	return strconv.FormatInt(n, 10)
-}

@@ -149,13 +149,18 @@ var errorCases = []struct {
 }{
 	{Purchases, ``, `the query is empty: expected a clause such as email:ann`},
 	{Purchases, `   `, `the query is empty: expected a clause such as email:ann`},
-	{Purchases, strings.Repeat("a", 513), `the query is 513 characters long; at most 512 are allowed`},
-	{Purchases, "a\xffb", `the query is not valid UTF-8`},
+	{Purchases, strings.Repeat("a", 513), `the query is 513 characters long: "a" at 513 is past the limit of 512 characters`},
+	{Purchases, strings.Repeat("a ", 253) + "email:zoë@acme.io", `the query is 523 characters long: "zoë@acme.io" at 513 is past the limit of 512 characters`},
+	{Purchases, strings.Repeat(" ", 501) + "name:éééééé", ``}, // 512 characters, more bytes
+	{Purchases, "a\xffb", `the query is not valid UTF-8: byte 2 ("\xff") at 2 is no character`},
+	{Purchases, "zoë\xc3", `the query is not valid UTF-8: byte 5 ("\xc3") at 4 is no character`},
 	{Purchases, "a\x07b", `control character U+0007 at 2 is not allowed`},
 	{Purchases, `emial:x`, `unknown field "emial" at 1: did you mean "email"?`},
 	{Purchases, `zz:x`, `unknown field "zz" at 1: purchase fields are id, status, product, storefront, customer, subscriber, email, first, last, name, domain, currency, total, created, ship, is`},
-	{Purchases, `username:x`, `unknown field "username" at 1: purchase fields are id, status, product, storefront, customer, subscriber, email, first, last, name, domain, currency, total, created, ship, is`},
-	{Subscribers, `total:1`, `unknown field "total" at 1: subscriber fields are id, status, email, username, started, ended, active`},
+	{Purchases, `username:x`, `unknown field "username" at 1: username is a subscriber field, not a purchase field; purchase fields are id, status, product, storefront, customer, subscriber, email, first, last, name, domain, currency, total, created, ship, is`},
+	{Purchases, `a Active:today`, `unknown field "Active" at 3: active is a subscriber field, not a purchase field; purchase fields are id, status, product, storefront, customer, subscriber, email, first, last, name, domain, currency, total, created, ship, is`},
+	{Subscribers, `total:1`, `unknown field "total" at 1: total is a purchase field, not a subscriber field; subscriber fields are id, status, email, username, started, ended, active`},
+	{Subscribers, `-domain:acme.io`, `unknown field "domain" at 2: domain is a purchase field, not a subscriber field; subscriber fields are id, status, email, username, started, ended, active`},
 	{Purchases, `a b:c`, `unknown field "b" at 3: purchase fields are id, status, product, storefront, customer, subscriber, email, first, last, name, domain, currency, total, created, ship, is`},
 	{Purchases, `:x`, `missing field name before ':' at 1: write field:value`},
 	{Purchases, `"last mundane"`, ``}, // bare quoted text is fine
@@ -223,13 +228,19 @@ var errorCases = []struct {
 	{Purchases, `email:ab"cd"`, `unexpected quote at 9 inside a value: quote the whole value`},
 	{Purchases, `smith,jones`, `"smith,jones" at 1 is a list without a field: write a field, e.g. email:smith,jones, or quote the text`},
 	{Purchases, `10..20`, `"10..20" at 1 is a range without a field: write a field, e.g. total:10..20, or quote the text`},
-	{Purchases, `email:` + strings.Repeat("x", 256), `the value at 7 is longer than 255 characters`},
-	{Purchases, `"` + strings.Repeat("x", 256) + `"`, `the text at 1 is longer than 255 characters`},
-	{Purchases, strings.TrimSpace(strings.Repeat("a ", 21)), `the query has 21 clauses; at most 20 are allowed`},
+	{Purchases, `email:` + strings.Repeat("x", 256), `the value "` + strings.Repeat("x", 64) + `…" at 7 is longer than 255 characters`},
+	{Purchases, `"` + strings.Repeat("x", 256) + `"`, `the text "` + strings.Repeat("x", 64) + `…" at 1 is longer than 255 characters`},
+	{Purchases, strings.TrimSpace(strings.Repeat("a ", 20)), ``},
+	{Purchases, strings.TrimSpace(strings.Repeat("a ", 21)), `"a" at 41 is clause 21: at most 20 clauses are allowed (bare words count)`},
+	{Purchases, strings.Repeat("status:act,pnd ", 20) + `(email:"a b" OR x)`, `"email:\"a b\"" at 302 is clause 21: at most 20 clauses are allowed (bare words count)`},
 	{Purchases, `(a OR b) (c OR d) (e OR f)`, ``}, // 8: the most allowed
-	{Purchases, `(a OR b) (c OR d) (e OR f) OR g`, `the query expands to 9 alternatives (OR branches, negations expanded); at most 8 are allowed`},
-	{Purchases, `(a OR b OR c) (d OR e OR f)`, `the query expands to 9 alternatives (OR branches, negations expanded); at most 8 are allowed`},
-	{Purchases, `-(a b c d e f g h i)`, `the query expands to 9 alternatives (OR branches, negations expanded); at most 8 are allowed`},
+	{Purchases, `(a OR b) (c OR d) (e OR f) OR g`, `"g" at 31 takes the query past 8 alternatives (OR branches, with negations expanded): at most 8 are allowed`},
+	{Purchases, `a OR b OR c OR d OR e OR f OR g OR h OR i`, `"i" at 41 takes the query past 8 alternatives (OR branches, with negations expanded): at most 8 are allowed`},
+	{Purchases, `x OR (a (b OR c) (d OR e) (f OR g) (h OR i))`, `"(h OR i)" at 36 takes the query past 8 alternatives (OR branches, with negations expanded): at most 8 are allowed`},
+	{Purchases, `-(a b) -(c d) -(e f) -(g h)`, `"-(g h)" at 22 takes the query past 8 alternatives (OR branches, with negations expanded): at most 8 are allowed`},
+	{Purchases, `-(a OR b) -(c OR d) -(e OR f) -(g OR h) -(i OR j)`, ``}, // negated ORs are ANDs
+	{Purchases, `(a OR b OR c) (d OR e OR f)`, `"(d OR e OR f)" at 15 takes the query past 8 alternatives (OR branches, with negations expanded): at most 8 are allowed`},
+	{Purchases, `-(a b c d e f g h i)`, `"i" at 19 takes the query past 8 alternatives (OR branches, with negations expanded): at most 8 are allowed`},
 }
 
 func TestParse_Errors(t *testing.T) {

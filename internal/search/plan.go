@@ -76,6 +76,11 @@ func (c Cond) intoFilter(f *shop.PurchaseFilter) bool {
 			return false
 		}
 		*dst = c.Texts[0]
+	case FieldDomain:
+		if len(c.Texts) != 1 || f.Domain != "" {
+			return false
+		}
+		f.Domain = c.Texts[0]
 	case FieldCreated:
 		if len(c.Times) != 1 || f.CreatedFrom != nil || f.CreatedBefore != nil {
 			return false
@@ -111,18 +116,10 @@ func (c Cond) intoFilter(f *shop.PurchaseFilter) bool {
 // Shop returns the condition as the shop's filters carry it (shop.Cond), for the
 // planner to check.
 func (c Cond) Shop() shop.Cond {
-	out := shop.Cond{Field: shop.CondField(c.Field), Not: c.Not, Texts: c.Texts, Statuses: c.Statuses, Ship: c.Ship}
+	out := c.Cond
+	out.Field = shop.CondField(c.Field)
 	if c.Field == FieldIs {
 		out.Field = shop.CondShip
-	}
-	for _, r := range c.IDs {
-		out.IDs = append(out.IDs, shop.IDRange{Min: r.Min, Max: r.Max})
-	}
-	for _, r := range c.Money {
-		out.Money = append(out.Money, shop.MoneyRange{Min: r.Min, Max: r.Max, MinIncl: r.MinIncl, MaxIncl: r.MaxIncl})
-	}
-	for _, r := range c.Times {
-		out.Times = append(out.Times, shop.TimeRange{From: r.From, To: r.To})
 	}
 	return out
 }
@@ -135,41 +132,118 @@ func shopConds(cs Conjunction) []shop.Cond {
 	return out
 }
 
+// MaxPaths is the most ordered paths a purchases query's union reads once its
+// conjunctions are split on their alternatives (ApplyPurchases): its MaxBranches
+// conjunctions each a bare word (its e-mail, first-name and last-name prefixes, and
+// its id when a whole number).
+const MaxPaths = 4 * MaxBranches
+
 // ApplyPurchases returns the filter base (the list's other parameters, with its order
 // and paging) narrowed by the query, a purchases query: base's conditions AND the
-// query. A query of one conjunction fills base's empty filter fields where a
-// condition fits one (so that it runs on the planner's ordered paths) and carries the
-// rest in Where; a query of several makes a union (Any) of one filter per
-// conjunction, each holding base's conditions and its own.
+// query. Each conjunction fills base's empty filter fields where a condition fits one
+// (so that it runs on the planner's ordered paths) and carries the rest in Where. A
+// conjunction that fills none of the fields that lead an ordered path of their own
+// (ids, customer, subscriber, an exact total, product, a prefix, a domain) but holds a
+// condition of alternatives that each do (name: first or last; a bare word: e-mail,
+// first or last, or its id; a list of prefixes or domains) is split into one filter
+// per alternative, that condition's fewest first, while the query keeps at most
+// MaxPaths filters. A query of one filter is that filter; of several, a union (Any)
+// of them.
 func (r *Resolved) ApplyPurchases(base shop.PurchaseFilter) (shop.PurchaseFilter, error) {
 	cjs, err := r.DNF()
 	if err != nil {
 		return base, err
 	}
-	branch := func(cj Conjunction) shop.PurchaseFilter {
-		f := base
+	// branch fills base's fields with cj's conditions where they fit, the rest in
+	// Where; rest holds the indexes in cj of those.
+	branch := func(cj Conjunction) (f shop.PurchaseFilter, rest []int) {
+		f = base
 		f.Any = nil
 		f.Where = slices.Clone(base.Where)
-		var rest Conjunction
-		for _, c := range cj {
+		for i, c := range cj {
 			if !c.intoFilter(&f) {
-				rest = append(rest, c)
+				f.Where = append(f.Where, c.Shop())
+				rest = append(rest, i)
 			}
 		}
-		f.Where = append(f.Where, shopConds(rest)...)
-		return f
+		return f, rest
 	}
-	if len(cjs) == 1 {
-		return branch(cjs[0]), nil
+	var fs []shop.PurchaseFilter
+	paths := len(cjs)
+	for _, cj := range cjs {
+		f, rest := branch(cj)
+		i, alts := splitOn(f, cj, rest)
+		if alts == nil || paths-1+len(alts) > MaxPaths {
+			fs = append(fs, f)
+			continue
+		}
+		paths += len(alts) - 1
+		others := slices.Delete(slices.Clone(cj), i, i+1)
+		for _, alt := range alts {
+			g, _ := branch(append(slices.Clone(others), alt))
+			fs = append(fs, g)
+		}
+	}
+	if len(fs) == 1 {
+		return fs[0], nil
 	}
 	out := shop.PurchaseFilter{AccountID: base.AccountID, Desc: base.Desc, PerPage: base.PerPage, Page: base.Page,
 		After: base.After, IncludeCount: base.IncludeCount}
-	for _, cj := range cjs {
-		b := branch(cj)
+	for _, b := range fs {
 		b.Desc, b.PerPage, b.Page, b.After, b.IncludeCount = false, 0, 0, nil, false
 		out.Any = append(out.Any, b)
 	}
 	return out, nil
+}
+
+// splitOn chooses the condition of cj that the filter f of cj is split on, among those
+// at the indexes rest (the conditions f could not take), and returns its index and its
+// alternatives, each a condition that fills one of f's empty fields; nil when f has a
+// field that leads an ordered path, or rest no such condition.
+func splitOn(f shop.PurchaseFilter, cj Conjunction, rest []int) (int, []Cond) {
+	if f.IDs != nil || f.CustomerID != 0 || f.SubscriberID != 0 || f.ProductID != 0 ||
+		(f.Total != "" && (f.TotalOp == shop.TotalEq || f.TotalOp == "")) ||
+		f.EmailPrefix != "" || f.FirstPrefix != "" || f.LastPrefix != "" || f.Domain != "" {
+		return 0, nil
+	}
+	best, bestAlts := 0, []Cond(nil)
+	for _, i := range rest {
+		if alts := cj[i].alternatives(); alts != nil && (bestAlts == nil || len(alts) < len(bestAlts)) {
+			best, bestAlts = i, alts
+		}
+	}
+	return best, bestAlts
+}
+
+// alternatives returns the conditions of one value each, on a field with an ordered
+// path, one of which holds exactly when c does: nil for a negation or a condition of
+// other fields.
+func (c Cond) alternatives() []Cond {
+	if c.Not {
+		return nil
+	}
+	var fields []Field
+	switch c.Field {
+	case FieldText:
+		fields = []Field{FieldEmail, FieldFirst, FieldLast}
+	case FieldName:
+		fields = []Field{FieldFirst, FieldLast}
+	case FieldEmail, FieldFirst, FieldLast, FieldDomain:
+		fields = []Field{c.Field}
+	default:
+		return nil
+	}
+	var out []Cond
+	for _, t := range c.Texts {
+		for _, f := range fields {
+			spec, _ := lookupField(Purchases, string(f))
+			out = append(out, Cond{Field: f, Type: spec.Type, Pos: c.Pos, Cond: shop.Cond{Texts: []string{t}}})
+		}
+	}
+	for _, r := range c.IDs { // a bare word's id: one
+		out = append(out, Cond{Field: FieldID, Type: TypeID, Pos: c.Pos, Cond: shop.Cond{IDs: []shop.IDRange{r}}})
+	}
+	return out
 }
 
 // ApplySubscribers returns the filter base narrowed by the query, a subscribers

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"storefront/internal/shop"
 	"storefront/internal/strtotime"
 )
 
@@ -163,18 +164,6 @@ func wholeDay(text string, t, now time.Time, loc *time.Location) bool {
 	return err == nil || !strings.Contains(err.Error(), "double time")
 }
 
-// IDRange is a range of ids, both bounds included.
-type IDRange struct{ Min, Max int64 }
-
-// MoneyRange is a range of amounts: decimal strings, "" for no bound.
-type MoneyRange struct {
-	Min, Max         string
-	MinIncl, MaxIncl bool
-}
-
-// TimeRange is a half-open range of instants [From, To); nil for no bound.
-type TimeRange struct{ From, To *time.Time }
-
 // Cond is one clause of a conjunction, in the form a planner reads: the field, whether
 // it is negated, and its values as "any of" sets. Which set is filled depends on Type:
 //
@@ -188,17 +177,14 @@ type TimeRange struct{ From, To *time.Time }
 //
 // A bare word (Field FieldText, Type TypeText) has its text in Texts and, when it is a
 // whole number, that id in IDs: it matches when any of them does.
+//
+// Not and the value sets are the shop's (shop.Cond); the embedded condition's Field is
+// left empty, Shop fills it from Field.
 type Cond struct {
-	Not      bool
-	Field    Field
-	Type     Type
-	Pos      int
-	Texts    []string
-	IDs      []IDRange
-	Statuses []string
-	Money    []MoneyRange
-	Times    []TimeRange
-	Ship     bool
+	Field Field
+	Type  Type
+	Pos   int
+	shop.Cond
 }
 
 // Conjunction is one branch of a query in disjunctive normal form: all its conditions
@@ -264,9 +250,9 @@ func dnf(n Node, neg bool) ([]Conjunction, bool) {
 		c.Not = neg
 		return []Conjunction{{c}}, true
 	case *Text:
-		c := Cond{Not: neg, Field: FieldText, Type: TypeText, Pos: x.Pos, Texts: []string{x.Value.Text}}
+		c := Cond{Field: FieldText, Type: TypeText, Pos: x.Pos, Cond: shop.Cond{Not: neg, Texts: []string{x.Value.Text}}}
 		if x.ID != 0 {
-			c.IDs = []IDRange{{x.ID, x.ID}}
+			c.IDs = []shop.IDRange{{Min: x.ID, Max: x.ID}}
 		}
 		return []Conjunction{{c}}, true
 	}
@@ -291,93 +277,110 @@ func condOf(x *Clause) Cond {
 	case TypeIs:
 		c.Ship = vs[0].Text == "unshipped"
 	case TypeRef:
-		for _, v := range vs {
-			c.IDs = append(c.IDs, IDRange{v.ID, v.ID})
-		}
+		c.IDs = ranges(OpAny, vs, valueID, idRange)
 	case TypeID:
-		switch x.Op {
-		case OpEq, OpAny:
-			for _, v := range vs {
-				c.IDs = append(c.IDs, IDRange{v.ID, v.ID})
-			}
-		case OpLt:
-			c.IDs = []IDRange{{1, vs[0].ID - 1}}
-		case OpLe:
-			c.IDs = []IDRange{{1, vs[0].ID}}
-		case OpGt:
-			if vs[0].ID == math.MaxInt64 {
-				c.IDs = []IDRange{{math.MaxInt64, 0}} // empty
-			} else {
-				c.IDs = []IDRange{{vs[0].ID + 1, math.MaxInt64}}
-			}
-		case OpGe:
-			c.IDs = []IDRange{{vs[0].ID, math.MaxInt64}}
-		case OpRange:
-			r := IDRange{1, math.MaxInt64}
-			if !vs[0].Star {
-				r.Min = vs[0].ID
-			}
-			if !vs[1].Star {
-				r.Max = vs[1].ID
-			}
-			c.IDs = []IDRange{r}
-		}
+		c.IDs = ranges(x.Op, vs, valueID, idRange)
 	case TypeMoney:
-		switch x.Op {
-		case OpEq, OpAny:
-			for _, v := range vs {
-				c.Money = append(c.Money, MoneyRange{v.Text, v.Text, true, true})
-			}
-		case OpLt:
-			c.Money = []MoneyRange{{Max: vs[0].Text}}
-		case OpLe:
-			c.Money = []MoneyRange{{Max: vs[0].Text, MaxIncl: true}}
-		case OpGt:
-			c.Money = []MoneyRange{{Min: vs[0].Text}}
-		case OpGe:
-			c.Money = []MoneyRange{{Min: vs[0].Text, MinIncl: true}}
-		case OpRange:
-			r := MoneyRange{MinIncl: true, MaxIncl: true}
-			if !vs[0].Star {
-				r.Min = vs[0].Text
-			}
-			if !vs[1].Star {
-				r.Max = vs[1].Text
-			}
-			c.Money = []MoneyRange{r}
-		}
+		c.Money = ranges(x.Op, vs, func(v Value) string { return v.Text }, moneyRange)
 	case TypeDate:
-		sp := func(i int) Span {
-			if vs[i].Span == nil {
-				panic("search: date clause of an unresolved query")
-			}
-			return *vs[i].Span
-		}
-		tp := func(t time.Time) *time.Time { return &t }
-		switch x.Op {
-		case OpEq, OpAny:
-			for i := range vs {
-				s := sp(i)
-				c.Times = append(c.Times, TimeRange{tp(s.From), tp(s.To)})
-			}
-		case OpLt:
-			c.Times = []TimeRange{{To: tp(sp(0).From)}}
-		case OpLe:
-			c.Times = []TimeRange{{To: tp(sp(0).To)}}
-		case OpGt:
-			c.Times = []TimeRange{{From: tp(sp(0).To)}}
-		case OpGe:
-			c.Times = []TimeRange{{From: tp(sp(0).From)}}
-		case OpRange:
-			var r TimeRange
-			if !vs[0].Star {
-				r.From = tp(sp(0).From)
-			}
-			if !vs[1].Star {
-				r.To = tp(sp(1).To)
-			}
-			c.Times = []TimeRange{r}
-		}
+		c.Times = ranges(x.Op, vs, valueSpan, timeRange)
 	}
 	return c
+}
+
+// ranges reads a comparison's values as "any of" ranges: each value a range of its own
+// for = and "any of", else one range whose bounds are the values (nil for an open one,
+// a "*" side of a range) and whose flags say whether a bound is included. mk turns such
+// bounds into the range of the value's kind.
+func ranges[V, R any](op Op, vs []Value, val func(Value) V, mk func(lo, hi *V, loIncl, hiIncl bool) R) []R {
+	bound := func(i int) *V {
+		if vs[i].Star {
+			return nil
+		}
+		v := val(vs[i])
+		return &v
+	}
+	switch op {
+	case OpEq, OpAny:
+		out := make([]R, len(vs))
+		for i := range vs {
+			out[i] = mk(bound(i), bound(i), true, true)
+		}
+		return out
+	case OpLt:
+		return []R{mk(nil, bound(0), false, false)}
+	case OpLe:
+		return []R{mk(nil, bound(0), false, true)}
+	case OpGt:
+		return []R{mk(bound(0), nil, false, false)}
+	case OpGe:
+		return []R{mk(bound(0), nil, true, false)}
+	case OpRange:
+		return []R{mk(bound(0), bound(1), true, true)}
+	}
+	return nil
+}
+
+func valueID(v Value) int64 { return v.ID }
+
+// idRange makes the ids between the bounds an inclusive range from 1 to
+// math.MaxInt64 at most.
+func idRange(lo, hi *int64, loIncl, hiIncl bool) shop.IDRange {
+	r := shop.IDRange{Min: 1, Max: math.MaxInt64}
+	if lo != nil {
+		r.Min = *lo
+		if !loIncl {
+			if *lo == math.MaxInt64 {
+				return shop.IDRange{Min: math.MaxInt64, Max: 0} // empty
+			}
+			r.Min++
+		}
+	}
+	if hi != nil {
+		r.Max = *hi
+		if !hiIncl {
+			r.Max--
+		}
+	}
+	return r
+}
+
+func moneyRange(lo, hi *string, loIncl, hiIncl bool) shop.MoneyRange {
+	r := shop.MoneyRange{MinIncl: loIncl, MaxIncl: hiIncl}
+	if lo != nil {
+		r.Min = *lo
+	}
+	if hi != nil {
+		r.Max = *hi
+	}
+	return r
+}
+
+func valueSpan(v Value) Span {
+	if v.Span == nil {
+		panic("search: date clause of an unresolved query")
+	}
+	return *v.Span
+}
+
+// timeRange makes the instants between two date values a half-open range: a bound
+// included starts (or ends) with its day or second, one excluded starts after it (or
+// ends before it).
+func timeRange(lo, hi *Span, loIncl, hiIncl bool) shop.TimeRange {
+	var r shop.TimeRange
+	if lo != nil {
+		t := lo.To
+		if loIncl {
+			t = lo.From
+		}
+		r.From = &t
+	}
+	if hi != nil {
+		t := hi.From
+		if hiIncl {
+			t = hi.To
+		}
+		r.To = &t
+	}
+	return r
 }

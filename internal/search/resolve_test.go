@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -169,7 +170,7 @@ func TestDNF(t *testing.T) {
 		if c := cj[0]; c.IDs[0].Min != 6 || c.IDs[0].Max != 1<<63-1 {
 			t.Fatalf("id>5: got %+v, want ids from 6", c.IDs)
 		}
-		if c := cj[1]; c.Money[0] != (MoneyRange{Min: "10", MinIncl: true, MaxIncl: true}) {
+		if c := cj[1]; c.Money[0] != (shop.MoneyRange{Min: "10", MinIncl: true, MaxIncl: true}) {
 			t.Fatalf("total:10..*: got %+v", c.Money)
 		}
 		if c := cj[2]; c.Times[0].To != nil || !c.Times[0].From.Equal(time.Date(2024, 11, 2, 0, 0, 0, 0, paris)) {
@@ -178,8 +179,71 @@ func TestDNF(t *testing.T) {
 		if c := cj[3]; c.Ship || c.Field != FieldIs {
 			t.Fatalf("is:shipped: got %+v, want Ship false", c)
 		}
-		if c := cj[4]; c.Field != FieldText || c.Texts[0] != "42" || c.IDs[0] != (IDRange{42, 42}) {
+		if c := cj[4]; c.Field != FieldText || c.Texts[0] != "42" || c.IDs[0] != (shop.IDRange{Min: 42, Max: 42}) {
 			t.Fatalf("42: got %+v, want text 42 or id 42", c)
 		}
 	})
+}
+
+// TestResolve_Ranges pins the range each comparison of ids, amounts and dates reads as.
+func TestResolve_Ranges(t *testing.T) {
+	day := func(d int) *time.Time { t := time.Date(2024, 11, d, 0, 0, 0, 0, paris); return &t }
+	for _, tc := range []struct {
+		q    string
+		want string
+	}{
+		{`id:3,4`, `[{Min:3 Max:3} {Min:4 Max:4}]`},
+		{`id<5`, `[{Min:1 Max:4}]`},
+		{`id<=5`, `[{Min:1 Max:5}]`},
+		{`id>5`, `[{Min:6 Max:9223372036854775807}]`},
+		{`id>9223372036854775807`, `[{Min:9223372036854775807 Max:0}]`},
+		{`id>=5`, `[{Min:5 Max:9223372036854775807}]`},
+		{`id:3..*`, `[{Min:3 Max:9223372036854775807}]`},
+		{`id:*..7`, `[{Min:1 Max:7}]`},
+		{`total:1,2.5`, `[{Min:1 Max:1 MinIncl:true MaxIncl:true} {Min:2.5 Max:2.5 MinIncl:true MaxIncl:true}]`},
+		{`total<5`, `[{Min: Max:5 MinIncl:false MaxIncl:false}]`},
+		{`total<=5`, `[{Min: Max:5 MinIncl:false MaxIncl:true}]`},
+		{`total>5`, `[{Min:5 Max: MinIncl:false MaxIncl:false}]`},
+		{`total>=5`, `[{Min:5 Max: MinIncl:true MaxIncl:false}]`},
+		{`total:*..7`, `[{Min: Max:7 MinIncl:true MaxIncl:true}]`},
+	} {
+		r, err := MustParse(Purchases, tc.q).Resolve(testNow, paris)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, _ := r.DNF()
+		c := cs[0][0]
+		var got string
+		if c.Field == FieldID {
+			got = fmt.Sprintf("%+v", c.IDs)
+		} else {
+			got = fmt.Sprintf("%+v", c.Money)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.q, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		q        string
+		from, to *time.Time
+	}{
+		{`created:2024-11-05`, day(5), day(6)},
+		{`created<2024-11-05`, nil, day(5)},
+		{`created<=2024-11-05`, nil, day(6)},
+		{`created>2024-11-05`, day(6), nil},
+		{`created>=2024-11-05`, day(5), nil},
+		{`created:2024-11-05..2024-11-07`, day(5), day(8)},
+		{`created:*..2024-11-07`, nil, day(8)},
+	} {
+		r, err := MustParse(Purchases, tc.q).Resolve(testNow, paris)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, _ := r.DNF()
+		tr := cs[0][0].Times[0]
+		same := func(a, b *time.Time) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) }
+		if !same(tr.From, tc.from) || !same(tr.To, tc.to) {
+			t.Errorf("%s: got [%v, %v), want [%v, %v)", tc.q, tr.From, tr.To, tc.from, tc.to)
+		}
+	}
 }

@@ -23,7 +23,8 @@ type CurrencyAmount struct {
 type CustomerSummary struct {
 	// Email is the address as the latest purchase (else subscriber) spells it.
 	Email string
-	// Names are the distinct names the person bought under, most recent first.
+	// Names are the distinct names the person bought under in their latest purchases
+	// (CustomerNamesRead of them), most recent first.
 	Names []string
 	// FirstPurchaseAt and LastPurchaseAt are nil when the address bought nothing.
 	FirstPurchaseAt, LastPurchaseAt *Time
@@ -38,6 +39,10 @@ type CustomerSummary struct {
 	// Subscribers counts the address's subscriber records across storefronts.
 	Subscribers int64
 }
+
+// CustomerNamesRead is how many of a customer's latest purchases their names are read
+// from: a bounded read, whatever the number of purchases.
+const CustomerNamesRead = 50
 
 // CustomerEmail is one e-mail the product queued to a customer's address.
 type CustomerEmail struct {
@@ -62,8 +67,9 @@ type CustomerActivity struct {
 type Note struct {
 	ID        int64
 	AccountID int64
-	// CustomerEmail is the customer the note is about, "" for a purchase note;
-	// PurchaseID the purchase, 0 for a customer note.
+	// PurchaseID is the purchase a note is about, 0 for a note about a customer;
+	// CustomerEmail the customer whose page shows it: the one it is about, or the
+	// purchase's buyer address ("" for a purchase without one).
 	CustomerEmail string
 	PurchaseID    int64
 	AuthorID      int64
@@ -112,14 +118,15 @@ type CustomerService interface {
 	// FindPurchases reads them. An unknown address has an empty page.
 	FindCustomerPurchases(ctx context.Context, accountID int64, email string, after *Cursor, perPage int) (*PurchasePage, error)
 	// FindCustomerActivity returns the activity of the address's purchases, newest
-	// first, at most limit entries.
-	FindCustomerActivity(ctx context.Context, accountID int64, email string, limit int) ([]CustomerActivity, error)
-	// FindCustomerEmails returns the e-mails queued to the address, newest first, at
-	// most limit.
-	FindCustomerEmails(ctx context.Context, accountID int64, email string, limit int) ([]CustomerEmail, error)
+	// first: at most limit entries older than the entry before (0: the newest), and
+	// the before of the next older page, 0 when there is none.
+	FindCustomerActivity(ctx context.Context, accountID int64, email string, before int64, limit int) ([]CustomerActivity, int64, error)
+	// FindCustomerEmails returns the e-mails queued to the address, newest first, paged
+	// as FindCustomerActivity.
+	FindCustomerEmails(ctx context.Context, accountID int64, email string, before int64, limit int) ([]CustomerEmail, int64, error)
 	// FindCustomerNotes returns the notes on the address and on its purchases, newest
-	// first.
-	FindCustomerNotes(ctx context.Context, accountID int64, email string) ([]Note, error)
+	// first, paged as FindCustomerActivity.
+	FindCustomerNotes(ctx context.Context, accountID int64, email string, before int64, limit int) ([]Note, int64, error)
 	// FindPurchaseNotes returns the notes on a purchase, newest first.
 	FindPurchaseNotes(ctx context.Context, accountID, purchaseID int64) ([]Note, error)
 	// AddNote records a note (on n.CustomerEmail or n.PurchaseID) by the user and an

@@ -41,7 +41,7 @@ type ProductRevenue struct {
 // SubscriberFigures are the service terms of an account's subscribers around a range.
 type SubscriberFigures struct {
 	// ActiveAtEnd is how many received service at the end of the range (now, when the
-	// range ends later).
+	// range ends later): whose term [start, end) holds that instant, as Entitle decides.
 	ActiveAtEnd int64
 	// Started and Ended count the terms that began and ended within the range (ends up to
 	// now: a canceled subscription's paid term that ends later has not ended yet).

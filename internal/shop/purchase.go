@@ -12,12 +12,12 @@ type PurchaseStatus string
 
 // Purchase statuses.
 const (
-	PurchaseActive   PurchaseStatus = "ACT"
-	PurchasePending  PurchaseStatus = "PND"
-	PurchaseRefunded PurchaseStatus = "RFD"
-	PurchaseError    PurchaseStatus = "ERR"
-	PurchaseCanceled PurchaseStatus = "CAN"
-	PurchaseHeld     PurchaseStatus = "HLD"
+	PurchaseActive   PurchaseStatus = "ACT" // completed and paid
+	PurchasePending  PurchaseStatus = "PND" // pending payment
+	PurchaseRefunded PurchaseStatus = "RFD" // refunded in part or in full
+	PurchaseError    PurchaseStatus = "ERR" // error verifying the payment
+	PurchaseCanceled PurchaseStatus = "CAN" // canceled
+	PurchaseHeld     PurchaseStatus = "HLD" // held by fraud or blacklist checks
 )
 
 // PurchaseStatuses lists every purchase status in the order the API documents them.
@@ -215,6 +215,7 @@ type PurchaseFilter struct {
 	EmailPrefix   string
 	FirstPrefix   string
 	LastPrefix    string
+	Domain        string     // the e-mail's domain, exactly (any case); a search's domain:
 	CreatedFrom   *time.Time // created_at >= CreatedFrom
 	CreatedBefore *time.Time // created_at < CreatedBefore
 	Total         string     // a decimal number; "" for none

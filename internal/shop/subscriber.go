@@ -11,12 +11,12 @@ type SubscriptionStatus string
 
 // Subscription statuses.
 const (
-	SubscriptionNew      SubscriptionStatus = "NEW"
-	SubscriptionTrial    SubscriptionStatus = "TRIAL"
-	SubscriptionActive   SubscriptionStatus = "ACTIVE"
-	SubscriptionCanceled SubscriptionStatus = "CANCELED"
-	SubscriptionClosed   SubscriptionStatus = "CLOSED"
-	SubscriptionPastDue  SubscriptionStatus = "PAST_DUE"
+	SubscriptionNew      SubscriptionStatus = "NEW"      // not activated: checking out, or abandoned
+	SubscriptionTrial    SubscriptionStatus = "TRIAL"    // in the trial period; receives service
+	SubscriptionActive   SubscriptionStatus = "ACTIVE"   // no payment due; receives service
+	SubscriptionCanceled SubscriptionStatus = "CANCELED" // receives service until its paid term ends
+	SubscriptionClosed   SubscriptionStatus = "CLOSED"   // canceled and closed
+	SubscriptionPastDue  SubscriptionStatus = "PAST_DUE" // payment overdue; receives service until CLOSED
 )
 
 // SubscriptionStatuses lists every subscription status.
@@ -132,9 +132,10 @@ type SubscriberFilter struct {
 	// "New subscribers" and "Churned" count.
 	StartedFrom, StartedBefore *time.Time
 	EndedFrom, EndedBefore     *time.Time
-	// ReceivingAt selects subscribers whose service term holds this instant: begun
-	// before it and not ended before it (what the overview's "Active subscribers"
-	// counts at the end of its range). Nil: no condition.
+	// ReceivingAt selects subscribers whose service term [start, end) holds this
+	// instant: begun at or before it and not ended at or before it, as Entitle decides
+	// (what the overview's "Active subscribers" counts at the end of its range). Nil:
+	// no condition.
 	ReceivingAt *time.Time
 	// Username is an exact match ignoring letter case and accents; "" for none.
 	Username string

@@ -11,21 +11,19 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 
 	"vitess.io/vitess/go/stats"
 	vtlog "vitess.io/vitess/go/vt/log"
+	"vitess.io/vitess/go/vt/servenv"
 	"vitess.io/vitess/go/vt/topo/memorytopo"
 	"vitess.io/vitess/go/vt/vtenv"
 	"vitess.io/vitess/go/vt/vtexplain"
@@ -35,27 +33,6 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
-// statement is one recorded statement, as internal/dbtest writes it.
-type statement struct {
-	Query  string `json:"query"`
-	SQL    string `json:"sql"`
-	Kind   string `json:"kind"`
-	Origin string `json:"origin"`
-}
-
-// shape is the statements of one text once argument lists are folded, sent on the
-// request path or in the background (a text sent both ways is two shapes, each planned
-// with arguments of its own kind: an import's insert spans accounts, a request's not).
-type shape struct {
-	text    string
-	example string
-	request bool
-	origins map[string]bool
-
-	shards int
-	err    error
-}
 
 func main() {
 	// Vitess's dependencies register flags of their own on flag.CommandLine.
@@ -101,6 +78,13 @@ func run(schemaFiles []string, vschemaFile, keyspace string, numShards int, verb
 	}
 	shapes, err := readShapes(recordings)
 	if err != nil {
+		return err
+	}
+
+	// vtexplain simulates the shards' queries in slots of logical time and waits one slot,
+	// 10 ms by default, for every statement: most of the check's time for thousands of
+	// shapes. The shards a statement reaches do not depend on it.
+	if err := servenv.GetFlagSetFor("vtexplain").Set("batch-interval", "10us"); err != nil {
 		return err
 	}
 
@@ -177,66 +161,6 @@ func withoutSequences(vschema []byte) ([]byte, error) {
 		ks["tables"] = b
 	}
 	return json.Marshal(keyspaces)
-}
-
-var (
-	spaces   = regexp.MustCompile(`\s+`)
-	argLists = regexp.MustCompile(`\?(\s*,\s*\?)+`)
-	valLists = regexp.MustCompile(`\(\?\)(\s*,\s*\(\?\))+`)
-)
-
-// shapeOf folds whitespace and lists of arguments, so that a page of 3 ids and a
-// page of 100 are one shape.
-func shapeOf(q string) string {
-	q = strings.TrimSpace(spaces.ReplaceAllString(q, " "))
-	q = argLists.ReplaceAllString(q, "?")
-	return valLists.ReplaceAllString(q, "(?)")
-}
-
-func readShapes(files []string) ([]*shape, error) {
-	byText := map[string]*shape{}
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for sc.Scan() {
-			var st statement
-			if err := json.Unmarshal(sc.Bytes(), &st); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			text := shapeOf(st.Query)
-			request := st.Kind == "request"
-			key := st.Kind + "\x00" + text
-			s := byText[key]
-			if s == nil {
-				s = &shape{text: text, example: st.SQL, request: request, origins: map[string]bool{}}
-				byText[key] = s
-			}
-			s.origins[st.Origin] = true
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
-			return nil, err
-		}
-	}
-	if len(byText) == 0 {
-		return nil, errors.New("the recordings hold no statements")
-	}
-	shapes := make([]*shape, 0, len(byText))
-	for _, s := range byText {
-		shapes = append(shapes, s)
-	}
-	sort.Slice(shapes, func(i, j int) bool {
-		if shapes[i].request != shapes[j].request {
-			return shapes[i].request
-		}
-		return shapes[i].text < shapes[j].text
-	})
-	return shapes, nil
 }
 
 // cleanSchema drops what mariadb-dump writes around the CREATE TABLE statements

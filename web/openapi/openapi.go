@@ -166,11 +166,14 @@ type Schema struct {
 	OneOf       []*Schema        `json:"oneOf"`
 	Properties  Ordered[*Schema] `json:"properties"`
 	Required    []string         `json:"required"`
-	Minimum     *json.Number     `json:"minimum"`
-	Maximum     *json.Number     `json:"maximum"`
-	MinLength   *int             `json:"minLength"`
-	MaxLength   *int             `json:"maxLength"`
-	Examples    []any            `json:"examples"`
+	// AdditionalProperties is false for an object that has no members besides
+	// Properties; unset, any others are allowed.
+	AdditionalProperties json.RawMessage `json:"additionalProperties"`
+	Minimum              *json.Number    `json:"minimum"`
+	Maximum              *json.Number    `json:"maximum"`
+	MinLength            *int            `json:"minLength"`
+	MaxLength            *int            `json:"maxLength"`
+	Examples             []any           `json:"examples"`
 }
 
 // TypeList is the "type" keyword: one type name or a list of them.
