@@ -103,11 +103,40 @@ func deletePairs(ctx context.Context, q queryer, accountID int64, ids []int64) e
 }
 
 // deleteStatusPairs deletes the pairs' rows of a purchase's status, before its status
-// changes to ACT (a reactivation), which has none; its other rows stay as they are.
-// Nothing is written again: concurrent reactivations rewriting their rows locked the
-// gaps beside them in each other's way (deadlocks in TestReactivate_ConcurrentAfterRestart).
-func deleteStatusPairs(ctx context.Context, q queryer, accountID, id int64) error {
-	return execPairs(ctx, q, pairRowsDelete+" WHERE d.mark <> 'ship'", accountID, []int64{id})
+// changes to ACT (a reactivation), which has none; its other rows stay as they are,
+// and nothing is written again (concurrent reactivations rewriting their rows locked
+// the gaps beside them in each other's way). The keys are those pairRows makes of the
+// purchase's status, e-mail and products (read from its product path, without a
+// lock), deleted by the primary key itself: one statement on one table, which Vitess
+// sends to the account's shard (the derived keys of pairRowsDelete it cannot plan).
+func deleteStatusPairs(ctx context.Context, q queryer, accountID, id int64, status shop.PurchaseStatus, email sql.NullString, createdAt time.Time) error {
+	p := &shop.Purchase{ID: id, Status: status, CreatedAt: shop.Time{Time: createdAt}}
+	if email.Valid {
+		p.BuyerEmail = &email.String
+	}
+	err := eachRow(ctx, q, "SELECT product_id FROM purchase_products WHERE account_id = ? AND purchase_id = ?", []any{accountID, id},
+		func(rows *sql.Rows) error {
+			var li shop.LineItem
+			p.LineItems = append(p.LineItems, li)
+			return rows.Scan(&p.LineItems[len(p.LineItems)-1].ProductID)
+		})
+	if err != nil {
+		return err
+	}
+	keys := pairRows(nil, p)
+	if len(keys) == 0 {
+		return nil
+	}
+	args := []any{accountID}
+	for _, k := range keys {
+		args = append(args, k.mark, k.field, k.product, k.n, k.prefix, k.at, k.id)
+	}
+	query := "DELETE x FROM purchase_pairs x FORCE INDEX (PRIMARY) WHERE x.account_id = ? AND " +
+		"(x.mark, x.field, x.product_id, x.prefix_len, x.prefix, x.created_at, x.purchase_id) IN (" + rowPlaceholders(len(keys), 7) + ")"
+	if _, err := q.ExecContext(ctx, query, args...); err != nil {
+		return fmt.Errorf("delete pair rows: %w", translate(err))
+	}
+	return nil
 }
 
 // execPairs runs the statement format (its argument pairRowsSelect) for the given
