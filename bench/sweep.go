@@ -107,6 +107,7 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 	// Prefixes of the text filters at about 10 matches, 0.1 %, 1 %, and the densest
 	// first letter.
 	first, onePct := map[string]string{}, map[string]string{}
+	picks := sweepPicks{prefix: map[string]string{}}
 	for _, col := range []struct{ param, column string }{
 		{"customer_email", "buyer_email"},
 		{"customer_first_name", "buyer_firstname"},
@@ -123,10 +124,12 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 		}{{"~10", 10}, {"~0.1 %", float64(n) / 1000}, {"~1 %", float64(n) / 100}} {
 			pc := closestPrefix(pcs, t.target)
 			add(fmt.Sprintf("%s %s", col.param, t.label), col.param, pc.p)
+			picks.prefix[col.param+" "+t.label] = pc.p
 			onePct[col.param] = pc.p // the last target: ~1 %
 		}
 		d := densestLetter(pcs)
 		first[col.param] = d.p
+		picks.prefix[col.param+" densest letter"] = d.p
 		add(col.param+" densest letter", col.param, d.p)
 	}
 	add("densest first-name + last-name letters",
@@ -142,6 +145,7 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 		return nil, 0, fmt.Errorf("account %d has no products", account)
 	}
 	slices.SortStableFunc(prods, func(a, b idCount) int { return -cmpInt(a.n, b.n) })
+	picks.products = prods
 	add("product_id most bought", "product_id", fmt.Sprint(prods[0].id))
 	add("product_id middling", "product_id", fmt.Sprint(prods[len(prods)/2].id))
 	add("product_id least bought", "product_id", fmt.Sprint(prods[len(prods)-1].id))
@@ -253,6 +257,15 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 	}
 	add("q last 400 days, total ~10 % range", "q", "created>=-400days total:"+trimDecimal(total45)+".."+trimDecimal(total55))
 	add("q bare word (first-name prefix ~1 %)", "q", search.String(&search.Text{Value: search.Value{Text: onePct["customer_first_name"]}}))
+
+	// Two filters that would each be read from a different path alone.
+	combos, err := comboValues(ctx, db, account, n, picks)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, c := range combos {
+		add(c.name, c.kv...)
+	}
 	return out, n, nil
 }
 

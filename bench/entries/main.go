@@ -3,9 +3,11 @@
 // oldest first, it runs ANALYZE FORMAT=JSON on the statements the API sends for the page
 // (mysql.PurchasePageStatements: the plan's capped counts and the page's ids) and sums the
 // rows each table read; and times those statements (median of 5). Unlike a latency, the
-// count does not depend on the machine's load.
+// count does not depend on the machine's load. With -depth N, also the page N newest first
+// by cursor (as the shape sweep's deep cell: each page's last id is the next one's cursor).
 //
 //	go run ./bench/entries -dsn 'root@tcp(127.0.0.1:3306)/storefront_bench' 'customer_email=re' 'customer_first_name=a&customer_last_name=s'
+//	go run ./bench/entries -depth 20 'product_id=4&ship=1'
 package main
 
 import (
@@ -20,11 +22,13 @@ import (
 
 	"storefront/internal/filter"
 	"storefront/internal/mysql"
+	"storefront/internal/shop"
 )
 
 func main() {
 	dsn := flag.String("dsn", "root@tcp(127.0.0.1:3306)/storefront_bench", "DSN of the bench database")
 	flag.BoolVar(&verbose, "v", false, "print each statement, with its entries, before its filter's row")
+	flag.IntVar(&depth, "depth", 0, "also the page of this number newest first, by cursor (0: none)")
 	flag.Parse()
 	if err := run(*dsn, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "entries:", err)
@@ -34,6 +38,9 @@ func main() {
 
 // verbose prints each statement and the entries it reads.
 var verbose bool
+
+// depth is the page, newest first by cursor, measured besides the first pages.
+var depth int
 
 func run(dsn string, queries []string) error {
 	ctx := context.Background()
@@ -46,16 +53,29 @@ func run(dsn string, queries []string) error {
 	fmt.Println("| filter | order | index entries read (plan counts + page ids) | ms (median of 5, SQL only) |")
 	fmt.Println("|---|---|---:|---:|")
 	for _, query := range append([]string{""}, queries...) {
-		for _, order := range []string{"desc", "asc"} {
+		orders := []string{"desc", "asc"}
+		if depth > 1 {
+			orders = append(orders, fmt.Sprintf("desc, page %d", depth))
+		}
+		for i, order := range orders {
 			q, err := url.ParseQuery(query)
 			if err != nil {
 				return err
 			}
-			q.Set("order", order)
+			q.Set("order", orders[min(i, 1)])
 			q.Set("per_page", "100")
 			f, err := filter.Purchases(q, 1, time.Now(), time.UTC)
 			if err != nil {
 				return fmt.Errorf("%s: %w", query, err)
+			}
+			if i == 2 {
+				if f.After, err = cursorAt(ctx, db, f, depth); err != nil {
+					return err
+				}
+				if f.After == nil {
+					fmt.Printf("| `%s` | %s | fewer pages | |\n", query, order)
+					continue
+				}
 			}
 			plan, list, _, err := mysql.PurchasePageStatements(ctx, db, f)
 			if err != nil {
@@ -96,6 +116,60 @@ func run(dsn string, queries []string) error {
 		}
 	}
 	return nil
+}
+
+// cursorAt returns the cursor of the page of number page of the filter (the last row of
+// the page before it), nil when the list is shorter.
+func cursorAt(ctx context.Context, db *sql.DB, f shop.PurchaseFilter, page int) (*shop.Cursor, error) {
+	n := perPage(f.PerPage)
+	for p := 1; p < page; p++ {
+		_, list, _, err := mysql.PurchasePageStatements(ctx, db, f)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := db.QueryContext(ctx, list.Query, list.Args...)
+		if err != nil {
+			return nil, err
+		}
+		cols, _ := rows.Columns()
+		var (
+			c    shop.Cursor
+			seen int
+		)
+		for seen < n && rows.Next() {
+			var m sql.NullInt64 // the total bands' mark of an optimistic plan: 0 for its sentinel
+			dest := []any{&c.ID, &c.CreatedAt}
+			if len(cols) > 2 {
+				dest = append(dest, &m)
+			}
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if !m.Valid || m.Int64 != 0 {
+				seen++
+			}
+		}
+		more := rows.Next()
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if !more {
+			return nil, nil
+		}
+		after := c
+		f.After = &after
+	}
+	return f.After, nil
+}
+
+// perPage is the page size of a filter (100 when unset).
+func perPage(n int) int {
+	if n <= 0 {
+		return 100
+	}
+	return n
 }
 
 // medianMs times one statement: the median of 21 runs, in milliseconds.

@@ -79,13 +79,33 @@ func bandBounds(b int) (lo, hi string) {
 	return lo, strconv.Itoa(first+1) + zeros
 }
 
-// bandable reports whether the filter is a total comparison alone (dates aside): the
-// filters whose pages the total bands serve.
+// bandable reports whether the filter is a total comparison alone or with one status
+// (dates aside): the filters whose pages the total bands serve.
 func bandable(f shop.PurchaseFilter) bool {
 	return f.IDs == nil && len(f.Where) == 0 && len(f.Any) == 0 && f.CustomerID == 0 && f.SubscriberID == 0 && f.ProductID == 0 &&
-		f.EmailPrefix == "" && f.FirstPrefix == "" && f.LastPrefix == "" && f.Domain == "" && len(f.Statuses) == 0 &&
+		f.EmailPrefix == "" && f.FirstPrefix == "" && f.LastPrefix == "" && f.Domain == "" && len(f.Statuses) <= 1 &&
 		f.StorefrontID == 0 && f.Unshipped == nil && f.Total != "" &&
 		(f.TotalOp == shop.TotalGt || f.TotalOp == shop.TotalLt)
+}
+
+// bandIndex is the index of the bands' ordered ranges: within the account, or within
+// the account and the filter's one status (migration 00140).
+func bandIndex(f shop.PurchaseFilter) string {
+	if len(f.Statuses) == 1 {
+		return "purchases_account_status_band_created"
+	}
+	return "purchases_account_band_created"
+}
+
+// denseWalk is the path of a comparison that reaches most totals (past maxBandBranches
+// bands): alone, the list order walked with the total checked on a covering index; with
+// a status, that status's ordered range walked with the total checked on the row, which
+// most of them pass (the list order would pass over the other statuses' purchases too).
+func denseWalk(f shop.PurchaseFilter) accessPath {
+	if len(f.Statuses) == 1 {
+		return pathStatus
+	}
+	return pathWalkTotal
 }
 
 // sliverCondition is the part of the own band that a total comparison matches, as a
@@ -175,7 +195,7 @@ func sliverStatement(f shop.PurchaseFilter) (string, []any, error) {
 func walkProbeStatement(f shop.PurchaseFilter) (string, []any, error) {
 	g := f
 	g.Total = ""
-	inner := sq.Select("p.total").From("purchases p FORCE INDEX (purchases_account_band_created)").
+	inner := sq.Select("p.total").From("purchases p FORCE INDEX (" + bandIndex(f) + ")").
 		Where(purchaseConditions(g)).Where(sq.Eq{"p.total_band": totalBand(f.Total)})
 	if f.After != nil {
 		inner = inner.Where(keysetCondition("p.created_at", "p.id", f.After, f.Desc))
@@ -235,7 +255,7 @@ func planBands(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, err
 	}
 	bands := bandsBeyond(totalBand(f.Total), read.edge, f.TotalOp == shop.TotalGt)
 	if len(bands) > maxBandBranches {
-		return plan{path: pathWalkTotal, edge: &read}, nil
+		return plan{path: denseWalk(f), edge: &read}, nil
 	}
 	if probe.Valid && walkBounded(probe.Int64/1000, probe.Int64%1000, pageNeed(f)) {
 		return plan{path: pathTotalBands, bands: bands, edge: &read}, nil
@@ -327,7 +347,7 @@ func optimisticPlan(f shop.PurchaseFilter, read bandEdge) plan {
 	own := totalBand(f.Total)
 	bands := bandsBeyond(own, read.edge, gt)
 	if len(bands) > maxBandBranches {
-		return plan{path: pathWalkTotal, edge: &read}
+		return plan{path: denseWalk(f), edge: &read}
 	}
 	beyond := own
 	if n := len(bands); n > 0 {
@@ -394,7 +414,7 @@ func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error
 	beyond := f
 	beyond.Total = ""
 	for _, b := range pl.bands {
-		if err := add(range_(beyond, "purchases_account_band_created", sq.Eq{"p.total_band": b}).Columns(cols...).Limit(offset + limit)); err != nil {
+		if err := add(range_(beyond, bandIndex(f), sq.Eq{"p.total_band": b}).Columns(cols...).Limit(offset + limit)); err != nil {
 			return "", nil, err
 		}
 	}
@@ -402,7 +422,7 @@ func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error
 	var err error
 	switch {
 	case pl.optimistic:
-		walk := range_(beyond, "purchases_account_band_created", own)
+		walk := range_(beyond, bandIndex(f), own)
 		if err = add(sq.Select(cols...).FromSelect(walk.Columns("p.id", "p.created_at", "p.total").Limit(bandWalkProbe), "p").
 			Where(sliverCondition(f)).OrderBy(orderBy("p.created_at", "p.id", f.Desc)).Limit(offset + limit)); err != nil {
 			break
@@ -415,11 +435,11 @@ func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error
 		if f.TotalOp == shop.TotalLt {
 			cmp = "p.total_band < ?"
 		}
-		err = add(range_(beyond, "purchases_account_band_created", sq.Expr(cmp, pl.beyond)).Columns(cols...).Limit(offset + limit))
+		err = add(range_(beyond, bandIndex(f), sq.Expr(cmp, pl.beyond)).Columns(cols...).Limit(offset + limit))
 	case pl.sortOwn:
 		err = add(range_(f, "purchases_account_total", sliverCondition(f)).Columns(cols...).Limit(offset + limit))
 	default:
-		err = add(range_(f, "purchases_account_band_created", own).Columns(cols...).Limit(offset + limit))
+		err = add(range_(f, bandIndex(f), own).Columns(cols...).Limit(offset + limit))
 	}
 	if err != nil {
 		return "", nil, err

@@ -455,7 +455,7 @@ func backfillDocuments(ctx context.Context, sqlDB *sql.DB) (int, error) {
 
 // RebuildDerived rebuilds, for every account, what is derived from the purchases' rows:
 // the product filter's path (purchase_products), the prefix filters' paths
-// (purchase_prefixes), the stored documents and the rollups. For repairs
+// (purchase_prefixes), the marks' paths (purchase_pairs), the stored documents and the rollups. For repairs
 // after rows were changed by hand, and for tests that change them directly.
 func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 	for _, q := range []string{
@@ -465,12 +465,16 @@ func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 			JOIN line_items li ON li.account_id = p.account_id AND li.purchase_id = p.id`,
 		"DELETE FROM purchase_documents",
 		"DELETE FROM purchase_prefixes",
+		"DELETE FROM purchase_pairs",
 	} {
 		if _, err := sqlDB.ExecContext(ctx, q); err != nil {
 			return translate(err)
 		}
 	}
 	if err := backfillPrefixes(ctx, sqlDB); err != nil {
+		return err
+	}
+	if err := backfillPairs(ctx, sqlDB); err != nil {
 		return err
 	}
 	if _, err := backfillDocuments(ctx, sqlDB); err != nil {

@@ -124,6 +124,11 @@ func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
 		}
 	}
 	bad, err := prefixMismatches(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, bad...)
+	bad, err = pairMismatches(ctx, db)
 	return append(out, bad...), err
 }
 
@@ -248,7 +253,7 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 		pl.sortOwn = rest == "sorted"
 	} else {
 		for pl.path = pathList; pl.path.String() != path; pl.path++ {
-			if pl.path >= pathPrefixDomain {
+			if int(pl.path) >= len(pathNames)-1 {
 				return nil, fmt.Errorf("no path %q", path)
 			}
 		}

@@ -217,6 +217,17 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		return out
 	}
 	movedItems, movedTxns := moved(found.items), moved(found.txns)
+	oldByAccount := map[int64][]int64{}
+	for id, account := range found.purchases {
+		oldByAccount[account] = append(oldByAccount[account], id)
+	}
+	// The pairs' rows of replaced purchases are found by the keys their rows and
+	// product paths give them, so before those change.
+	for account, old := range oldByAccount {
+		if err := deletePairs(ctx, t.tx, account, old); err != nil {
+			return fmt.Errorf("replace purchase_pairs: %w", err)
+		}
+	}
 	for _, d := range []struct {
 		table, col string
 		ids        []int64
@@ -236,10 +247,6 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	}
 	// The product paths and documents of replaced purchases go with their old account
 	// (an import may move a purchase); the new ones are written below.
-	oldByAccount := map[int64][]int64{}
-	for id, account := range found.purchases {
-		oldByAccount[account] = append(oldByAccount[account], id)
-	}
 	newAccount := make(map[int64]int64, len(b.Purchases))
 	for _, p := range b.Purchases {
 		newAccount[p.ID] = p.AccountID
@@ -321,6 +328,15 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		}
 		if err := t.insertRows(ctx, in.head, in.cols, in.tail, in.args); err != nil {
 			return fmt.Errorf("insert %s: %w", strings.Fields(in.head)[2], err)
+		}
+	}
+	byAccount := map[int64][]*shop.Purchase{}
+	for _, p := range b.Purchases {
+		byAccount[p.AccountID] = append(byAccount[p.AccountID], p)
+	}
+	for account, ps := range byAccount {
+		if err := storePairs(ctx, t.tx, account, ps); err != nil {
+			return err
 		}
 	}
 	if err := t.writeDocuments(ctx, b, changedCustomers, w.docs); err != nil {

@@ -70,6 +70,9 @@ func (db *DB) migrations() (*goose.Provider, error) {
 		// After 00130 widened the prefix: every existing purchase gets its domain's
 		// prefix row, as 33 did the others.
 		goose.NewGoMigration(131, &goose.GoFunc{RunDB: backfillDomains}, undoPrefixField(prefixDomain)),
+		// After 00141 made the table: every existing purchase gets its pairs' rows, as
+		// 33 did the prefix rows.
+		goose.NewGoMigration(142, &goose.GoFunc{RunDB: backfillPairs}, noop),
 		// 84 summed the rollups of 00080-00083; the rebuild now also writes the monthly
 		// table of 00088, so 90 does it instead, after those rollup tables exist. The
 		// monthly and weekly purchase rollups of 00110 and 00112 come later: 90 leaves

@@ -55,6 +55,11 @@ const (
 	// A union (a search's OR, shop.PurchaseFilter.Any): each branch read on its own
 	// path, merged in list order (unionListQuery).
 	pathUnion
+	// A mark (ship=1, or one status other than ACT) with a product, or with an e-mail
+	// prefix: the ordered range of the purchases with that mark and that product, or
+	// that prefix's first characters (purchase_pairs, pairs.go).
+	pathMarkProduct
+	pathMarkEmail
 )
 
 // plan is the access path of a filter's pages, with what the path needs to know of the
@@ -101,6 +106,8 @@ var pathIndexes = map[accessPath]string{
 	pathTotalBands:     "purchases_account_band_created",
 	pathPrefixInitials: "PRIMARY",
 	pathPrefixDomain:   "PRIMARY",
+	pathMarkProduct:    "PRIMARY", // of purchase_pairs
+	pathMarkEmail:      "PRIMARY",
 }
 
 // pathNames names every access path, in the order of their values: the paths are the
@@ -108,7 +115,8 @@ var pathIndexes = map[accessPath]string{
 // reads them from here).
 var pathNames = [...]string{"list", "ids", "customer", "subscriber", "total=", "product", "status", "storefront", "ship",
 	"total range", "walk (total)",
-	"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "domain", "union"}
+	"email prefix", "first-name prefix", "last-name prefix", "total bands", "initials prefix", "domain", "union",
+	"product mark", "email mark"}
 
 func (p accessPath) String() string { return pathNames[p] }
 
@@ -135,24 +143,32 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //
 //   - A customer, a subscriber or an exact total leads: their ranges are ordered and
 //     (for people) short.
+//   - Else a mark (ship=1, or one status other than ACT) with a product or an e-mail
+//     prefix reads the pairs' range of the two together (purchase_pairs): each filter
+//     alone would read its own path, and walking either passed over the purchases the
+//     other leaves out (product_id=4&ship=1 passed over 30 of the product's purchases
+//     a match, each a row read), where the pairs' range holds the matches alone. The
+//     product leads the prefix, which is then probed.
 //   - Else a total comparison matching at most sortLimit is read and sorted.
 //   - Else the first ordered path the filter has, in this order: product, a prefix (the
 //     initials of both names when the filter is one letter of each and no e-mail;
 //     else the longest first; one longer than maxPrefixLen walks the range of its
 //     first characters), a domain, one status, storefront, unshipped; the remaining
-//     conditions filter as its range is walked.
+//     conditions filter as its range is walked. Two of these together walk the first
+//     one's range and check the other on each entry: on the entry itself for a
+//     storefront with a prefix, by a primary-key probe of its path for a product or a
+//     prefix (for a product with a prefix MariaDB makes the probe a semi-join and
+//     drives it from whichever range it estimates the shorter), else on the
+//     purchase's row. ACT and ship=0 have no pairs: most purchases have them, so their
+//     check rarely fails.
 //   - Else the list order is walked: a dense total comparison is checked on the
 //     entries of a covering index; with no condition left, the list is the path.
+//
+// A total comparison alone, or with one status, never reaches this rule: it reads the
+// total bands (planBands).
 func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
-	switch {
-	case f.IDs != nil:
-		return pathIDs
-	case f.CustomerID != 0:
-		return pathCustomer
-	case f.SubscriberID != 0:
-		return pathSubscriber
-	case f.Total != "" && (f.TotalOp == shop.TotalEq || f.TotalOp == ""):
-		return pathTotalEq
+	if p, ok := leadPath(f); ok {
+		return p
 	}
 	best, bestN := pathList, int64(0)
 	for _, p := range rangePaths(f) {
@@ -185,6 +201,31 @@ func choosePath(f shop.PurchaseFilter, counts map[accessPath]int64) accessPath {
 	return pathList
 }
 
+// leadPath returns the path of the rule's first steps, which lead whatever the counts:
+// an id list, a customer, a subscriber, an exact total, a mark with a product or an
+// e-mail prefix.
+func leadPath(f shop.PurchaseFilter) (accessPath, bool) {
+	switch {
+	case f.IDs != nil:
+		return pathIDs, true
+	case f.CustomerID != 0:
+		return pathCustomer, true
+	case f.SubscriberID != 0:
+		return pathSubscriber, true
+	case f.Total != "" && (f.TotalOp == shop.TotalEq || f.TotalOp == ""):
+		return pathTotalEq, true
+	}
+	if _, ok := markOf(f); ok {
+		switch {
+		case f.ProductID != 0:
+			return pathMarkProduct, true
+		case f.EmailPrefix != "":
+			return pathMarkEmail, true
+		}
+	}
+	return 0, false
+}
+
 // initialsOnly reports whether the filter's prefixes are one letter of the first name
 // and one of the last name, without an e-mail prefix: those the initials' rows serve.
 func initialsOnly(f shop.PurchaseFilter) bool {
@@ -193,8 +234,8 @@ func initialsOnly(f shop.PurchaseFilter) bool {
 
 // needsCounts reports whether choosePath would read counts for f.
 func needsCounts(f shop.PurchaseFilter) bool {
-	return f.IDs == nil && f.CustomerID == 0 && f.SubscriberID == 0 &&
-		!(f.Total != "" && (f.TotalOp == shop.TotalEq || f.TotalOp == "")) && len(rangePaths(f)) > 0
+	_, lead := leadPath(f)
+	return !lead && len(rangePaths(f)) > 0
 }
 
 // rangeCondition is the condition of a range path alone.
@@ -255,8 +296,8 @@ type planned struct {
 }
 
 // planSelect builds the SELECT of cols for the filter on the path, without order,
-// keyset or limit. On the product and prefix paths the purchases are read from
-// purchase_products or purchase_prefixes in its order, joined to purchases only when
+// keyset or limit. On the product, prefix and mark paths the purchases are read from
+// purchase_products, purchase_prefixes or purchase_pairs in its order, joined to purchases only when
 // other conditions need their rows. On the total bands (whose pages merge several
 // ranges) it reads the comparison's range of the total's index, in no order: what a
 // count needs.
@@ -291,6 +332,8 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
 		}
 		return leadSelect(f, rest, "purchase_prefixes x", "x", where, cols)
+	case pathMarkProduct, pathMarkEmail:
+		return leadSelect(f, pairRest(f, path), "purchase_pairs pr", "pr", pairRange(f, path), cols)
 	case pathPrefixInitials:
 		// The row's prefix is the two names' first characters as they are: the
 		// collation's equality finds a superset of the filters' matches (ß equals ss),
@@ -313,6 +356,35 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 	}
 	// purchaseConditions probes the product's path for a product.
 	return planned{sq.Select(cols...).From(from).Where(purchaseConditions(f)), "p.created_at", "p.id", f.ProductID != 0}
+}
+
+// pairRange is the range of purchase_pairs (alias pr) that a pairs' path reads: the
+// mark, the field, the product or 0, and the e-mail prefix's first characters with its
+// own LIKE, or none.
+func pairRange(f shop.PurchaseFilter, path accessPath) sq.And {
+	mark, _ := markOf(f)
+	field, product, pp := pairMarkProduct, f.ProductID, prefixPath{}
+	if path == pathMarkEmail {
+		field, product, pp = pairMarkEmail, 0, newPrefixPath(prefixEmail, f.EmailPrefix)
+	}
+	where := sq.And{sq.Eq{"pr.account_id": f.AccountID}, sq.Eq{"pr.mark": mark}, sq.Eq{"pr.field": field}, sq.Eq{"pr.product_id": product},
+		sq.Eq{"pr.prefix_len": pp.length}, sq.Eq{"pr.prefix": pp.prefix}}
+	if pp.like != "" {
+		where = append(where, sq.Expr("pr.value LIKE ?", pp.like))
+	}
+	return where
+}
+
+// pairRest is the filter less the conditions a pairs' path reads.
+func pairRest(f shop.PurchaseFilter, path accessPath) shop.PurchaseFilter {
+	mark, _ := markOf(f)
+	f = withoutMark(f, mark)
+	if path == pathMarkProduct {
+		f.ProductID = 0
+	} else {
+		f.EmailPrefix = ""
+	}
+	return f
 }
 
 // leadSelect reads the purchases from a path table (alias a, with created_at and

@@ -108,6 +108,24 @@ func TestPlans_BoundedReads(t *testing.T) {
 		// the band it falls in, not the list order (which passes over every purchase
 		// when fewer than a page match).
 		{"total above the top 1 %", shop.PurchaseFilter{Total: total1pc, TotalOp: shop.TotalGt, Desc: true}, "total bands", 2 * page},
+		// Two filters whose paths differ alone. A mark (ship=1, a status other than
+		// ACT) with a product or an e-mail prefix reads the marks' range of the two
+		// together: its matches alone, however few of the product's or the prefix's
+		// purchases have the mark (walking the product passed over 30 a match).
+		{"popular product unshipped", shop.PurchaseFilter{ProductID: popular, Unshipped: &yes, Desc: true}, "product mark", page},
+		{"rare product unshipped", shop.PurchaseFilter{ProductID: rare, Unshipped: &yes}, "product mark", page},
+		{"popular product on hold", shop.PurchaseFilter{ProductID: popular, Statuses: []shop.PurchaseStatus{shop.PurchaseHeld}}, "product mark", page},
+		{"densest e-mail letter on hold", shop.PurchaseFilter{EmailPrefix: denseLetter, Statuses: []shop.PurchaseStatus{shop.PurchaseHeld}, Desc: true}, "email mark", page},
+		{"densest e-mail letter unshipped", shop.PurchaseFilter{EmailPrefix: denseLetter, Unshipped: &yes}, "email mark", page},
+		{"rare long e-mail prefix refunded", shop.PurchaseFilter{EmailPrefix: rareLong, Statuses: []shop.PurchaseStatus{shop.PurchaseRefunded}}, "email mark", 30},
+		// A total comparison with one status: the bands of that status.
+		{"refunded above the top 1 %", shop.PurchaseFilter{Total: total1pc, TotalOp: shop.TotalGt, Statuses: []shop.PurchaseStatus{shop.PurchaseRefunded}, Desc: true},
+			"total bands", 2 * page},
+		{"active above the top 1 %", shop.PurchaseFilter{Total: total1pc, TotalOp: shop.TotalGt, Statuses: []shop.PurchaseStatus{shop.PurchaseActive}},
+			"total bands", 2 * page},
+		// A status with a comparison that reaches most totals walks the status's range.
+		{"refunded below the top 1 %", shop.PurchaseFilter{Total: total1pc, TotalOp: shop.TotalLt, Statuses: []shop.PurchaseStatus{shop.PurchaseRefunded}},
+			"status", 3 * page},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.f.AccountID = 1

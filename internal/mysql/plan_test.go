@@ -8,7 +8,7 @@ import (
 )
 
 func TestChoosePath(t *testing.T) {
-	yes := true
+	yes, no := true, false
 	few, many := map[accessPath]int64{}, map[accessPath]int64{}
 	few[pathTotalRange], many[pathTotalRange] = 12, sortLimit+1
 	for _, tc := range []struct {
@@ -23,7 +23,25 @@ func TestChoosePath(t *testing.T) {
 		{"subscriber leads", shop.PurchaseFilter{SubscriberID: 3, StorefrontID: 2}, nil, pathSubscriber},
 		{"exact total leads", shop.PurchaseFilter{Total: "9.99", StorefrontID: 2}, nil, pathTotalEq},
 		{"exact total, explicit op", shop.PurchaseFilter{Total: "9.99", TotalOp: shop.TotalEq}, nil, pathTotalEq},
-		{"product", shop.PurchaseFilter{ProductID: 9, StorefrontID: 2, Unshipped: &yes}, nil, pathProduct},
+		{"product", shop.PurchaseFilter{ProductID: 9, StorefrontID: 2, Unshipped: &no}, nil, pathProduct},
+		// A mark (ship=1, one status but ACT) with a product or an e-mail prefix: the
+		// marks' range of the two together.
+		{"product with ship", shop.PurchaseFilter{ProductID: 9, StorefrontID: 2, Unshipped: &yes}, nil, pathMarkProduct},
+		{"product with a rare status", shop.PurchaseFilter{ProductID: 9, Statuses: []shop.PurchaseStatus{"RFD"}}, nil, pathMarkProduct},
+		{"product with ACT has no mark", shop.PurchaseFilter{ProductID: 9, Statuses: []shop.PurchaseStatus{"ACT"}}, nil, pathProduct},
+		{"product with several statuses has no mark", shop.PurchaseFilter{ProductID: 9, Statuses: []shop.PurchaseStatus{"RFD", "CAN"}}, nil, pathProduct},
+		{"e-mail prefix with a status", shop.PurchaseFilter{EmailPrefix: "re", Statuses: []shop.PurchaseStatus{"HLD"}}, nil, pathMarkEmail},
+		{"e-mail prefix with ship", shop.PurchaseFilter{EmailPrefix: "re", Unshipped: &yes, StorefrontID: 2}, nil, pathMarkEmail},
+		{"long e-mail prefix with ship", shop.PurchaseFilter{EmailPrefix: "renée@", Unshipped: &yes}, nil, pathMarkEmail},
+		{"e-mail prefix with ship=0 has no mark", shop.PurchaseFilter{EmailPrefix: "re", Unshipped: &no}, nil, pathPrefixEmail},
+		{"product leads an e-mail prefix on the marks", shop.PurchaseFilter{EmailPrefix: "re", ProductID: 9, Unshipped: &yes}, nil, pathMarkProduct},
+		{"product with an e-mail prefix", shop.PurchaseFilter{EmailPrefix: "re", ProductID: 9, Statuses: []shop.PurchaseStatus{"ACT"}}, nil, pathProduct},
+		{"names have no marks", shop.PurchaseFilter{LastPrefix: "sm", Statuses: []shop.PurchaseStatus{"HLD"}}, nil, pathPrefixLast},
+		{"customer leads a mark", shop.PurchaseFilter{CustomerID: 3, ProductID: 9, Unshipped: &yes}, nil, pathCustomer},
+		{"a mark leads a short total range, uncounted", shop.PurchaseFilter{ProductID: 9, Unshipped: &yes, Total: "900", TotalOp: shop.TotalGt}, few, pathMarkProduct},
+		{"storefront with a prefix walks the prefix", shop.PurchaseFilter{FirstPrefix: "a", StorefrontID: 4}, nil, pathPrefixFirst},
+		{"status with a total comparison and more walks the status", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"HLD"}, StorefrontID: 2,
+			Total: "1", TotalOp: shop.TotalGt}, many, pathStatus},
 		{"one status", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"RFD"}, StorefrontID: 2}, nil, pathStatus},
 		{"several statuses walk", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"RFD", "CAN"}}, nil, pathList},
 		{"several statuses and a storefront", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"RFD", "CAN"}, StorefrontID: 2}, nil, pathStorefront},
@@ -61,7 +79,9 @@ func TestChoosePath(t *testing.T) {
 			if got := choosePath(tc.f, tc.counts); got != tc.want {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
-			if needsCounts(tc.f) != (len(rangePaths(tc.f)) > 0 && tc.want != pathCustomer && tc.want != pathSubscriber && tc.want != pathTotalEq && tc.want != pathIDs) {
+			leads := tc.want == pathCustomer || tc.want == pathSubscriber || tc.want == pathTotalEq || tc.want == pathIDs ||
+				tc.want == pathMarkProduct || tc.want == pathMarkEmail
+			if needsCounts(tc.f) != (len(rangePaths(tc.f)) > 0 && !leads) {
 				t.Errorf("needsCounts: got %v", needsCounts(tc.f))
 			}
 		})

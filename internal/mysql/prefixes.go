@@ -272,38 +272,9 @@ func backfillDomains(ctx context.Context, sqlDB *sql.DB) error {
 
 // backfillPrefixKinds writes the prefix rows of the given kinds of every purchase.
 func backfillPrefixKinds(ctx context.Context, sqlDB *sql.DB, kinds string) error {
-	var afterID int64
-	for {
-		byAccount := map[int64][]int64{}
-		n := 0
-		err := eachRow(ctx, sqlDB, "SELECT account_id, id FROM purchases WHERE id > ? ORDER BY id LIMIT 20000", []any{afterID},
-			func(rows *sql.Rows) error {
-				var account, id int64
-				if err := rows.Scan(&account, &id); err != nil {
-					return err
-				}
-				byAccount[account] = append(byAccount[account], id)
-				afterID = id
-				n++
-				return nil
-			})
-		if err != nil || n == 0 {
-			return err
-		}
-		tx, err := sqlDB.BeginTx(ctx, nil)
-		if err != nil {
-			return translate(err)
-		}
-		for account, ids := range byAccount {
-			if err := insertPrefixes(ctx, tx, kinds, " IGNORE", account, ids); err != nil {
-				_ = tx.Rollback()
-				return err
-			}
-		}
-		if err := tx.Commit(); err != nil {
-			return translate(err)
-		}
-	}
+	return eachPurchaseBatch(ctx, sqlDB, func(ctx context.Context, tx *sql.Tx, account int64, ids []int64) error {
+		return insertPrefixes(ctx, tx, kinds, " IGNORE", account, ids)
+	})
 }
 
 // prefixPath is the ordered path of one prefix filter: the range of its first

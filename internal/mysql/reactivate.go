@@ -92,6 +92,7 @@ type reactivated struct {
 	storefrontID int64
 	customerID   sql.NullInt64
 	buyerEmail   sql.NullString
+	createdAt    time.Time
 }
 
 func (db *DB) reactivate(ctx context.Context, tx *Tx, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
@@ -100,8 +101,8 @@ func (db *DB) reactivate(ctx context.Context, tx *Tx, req shop.ReactivateRequest
 	// Lock the purchase row only: reactivations of other purchases of the same
 	// storefront or customer go on in parallel. A purchase not in the account is a 404
 	// before anything about the request is looked at.
-	err := tx.QueryRowContext(ctx, "SELECT status, storefront_id, customer_id, buyer_email FROM purchases WHERE id = ? AND account_id = ? FOR UPDATE",
-		req.PurchaseID, req.AccountID).Scan(&p.status, &p.storefrontID, &p.customerID, &p.buyerEmail)
+	err := tx.QueryRowContext(ctx, "SELECT status, storefront_id, customer_id, buyer_email, created_at FROM purchases WHERE id = ? AND account_id = ? FOR UPDATE",
+		req.PurchaseID, req.AccountID).Scan(&p.status, &p.storefrontID, &p.customerID, &p.buyerEmail, &p.createdAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, shop.Errorf(shop.ENotFound, "Purchase %d was not found.", req.PurchaseID)
 	}
@@ -219,6 +220,10 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *Tx, req shop.ReactivateReq
 	}
 	roll, err := trackRollups(ctx, tx, req.AccountID, req.PurchaseID)
 	if err != nil {
+		return nil, err
+	}
+	// Its status's pairs' rows go: ACT has none.
+	if err := deleteStatusPairs(ctx, tx, req.AccountID, req.PurchaseID, status, p.buyerEmail, p.createdAt); err != nil {
 		return nil, err
 	}
 	// Every locking statement names the index of its own rows. Planned by the

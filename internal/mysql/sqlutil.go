@@ -259,3 +259,42 @@ func mustAffect(res sql.Result, err error, format string, id int64) error {
 	}
 	return nil
 }
+
+// eachPurchaseBatch calls write for every purchase of every account, 20,000 purchases
+// at a time in id order, each batch in a transaction of its own and grouped by account:
+// the backfills of what is derived from the purchases (migrations), which are resumable
+// when write keeps the rows that exist.
+func eachPurchaseBatch(ctx context.Context, sqlDB *sql.DB, write func(ctx context.Context, tx *sql.Tx, account int64, ids []int64) error) error {
+	var afterID int64
+	for {
+		byAccount := map[int64][]int64{}
+		n := 0
+		err := eachRow(ctx, sqlDB, "SELECT account_id, id FROM purchases WHERE id > ? ORDER BY id LIMIT 20000", []any{afterID},
+			func(rows *sql.Rows) error {
+				var account, id int64
+				if err := rows.Scan(&account, &id); err != nil {
+					return err
+				}
+				byAccount[account] = append(byAccount[account], id)
+				afterID = id
+				n++
+				return nil
+			})
+		if err != nil || n == 0 {
+			return err
+		}
+		tx, err := sqlDB.BeginTx(ctx, nil)
+		if err != nil {
+			return translate(err)
+		}
+		for account, ids := range byAccount {
+			if err := write(ctx, tx, account, ids); err != nil {
+				_ = tx.Rollback()
+				return err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return translate(err)
+		}
+	}
+}

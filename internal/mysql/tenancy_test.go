@@ -27,8 +27,8 @@ var tenantTables = map[string]bool{
 	"purchase_activity": true, "subscriber_activity": true, "email_outbox": true, "idempotency_keys": true,
 	"read_fences": true, "api_rate_buckets": true, "purchase_products": true, "purchase_documents": true,
 	"webhook_endpoints": true, "webhook_events": true, "webhook_deliveries": true, "webhook_attempts": true,
-	"purchase_prefixes": true,
-	"purchase_rollups":  true, "purchase_rollups_monthly": true, "purchase_rollups_weekly": true, "product_rollups": true, "product_rollups_monthly": true, "subscriber_terms": true, "subscriber_rollups": true, "customer_rollups": true,
+	"purchase_prefixes": true, "purchase_pairs": true,
+	"purchase_rollups": true, "purchase_rollups_monthly": true, "purchase_rollups_weekly": true, "product_rollups": true, "product_rollups_monthly": true, "subscriber_terms": true, "subscriber_rollups": true, "customer_rollups": true,
 	"saved_views": true, "jobs": true, "job_items": true, "notes": true, "account_activity": true,
 }
 
@@ -89,6 +89,7 @@ var unscoped = map[string]string{
 	"INSERT IGNORE INTO purchase_products (account_id, product_id, created_at, purchase_id) SELECT p.account_id, li.product_id, p.created_at, p.id FROM purchases p JOIN line_items li ON li.purchase_id = p.id": "repair across accounts, per shard",
 	"DELETE FROM purchase_documents": "repair across accounts, per shard",
 	"DELETE FROM purchase_prefixes":  "repair across accounts, per shard",
+	"DELETE FROM purchase_pairs":     "repair across accounts, per shard",
 	// Migrations 00103 and 00131 undone: the initials' or the domains' rows of every
 	// account, per shard.
 	"DELETE FROM purchase_prefixes WHERE field = ?": "migration across accounts, per shard",

@@ -278,6 +278,10 @@ func writeChunk(ctx context.Context, conn *sql.Conn, c *chunk) error {
 			_ = tx.Rollback()
 			return err
 		}
+		if err := mysql.StorePairs(ctx, tx, account, ps); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
 		// The documents come from the generator's purchases, not from reading the
 		// rows back: the same bytes (TestRun_DerivedEqual), at a fraction of the cost.
 		if err := mysql.StoreDocuments(ctx, tx, account, ps); err != nil {

@@ -401,6 +401,7 @@ var derivedTables = []struct{ name, key, rest, skip string }{
 	{"purchase_documents", "account_id, purchase_id", "document", ""},
 	{"purchase_products", "account_id, product_id, created_at, purchase_id", "''", ""},
 	{"purchase_prefixes", "account_id, field, prefix_len, prefix, created_at, purchase_id", "value, storefront_id", ""},
+	{"purchase_pairs", "account_id, mark, field, product_id, prefix_len, prefix, created_at, purchase_id", "value", ""},
 	{"purchase_rollups", "account_id, day, storefront_id, currency, status", "purchases, total", "purchases = 0 AND total = 0"},
 	{"purchase_rollups_monthly", "account_id, month, storefront_id, currency, status", "purchases, total", "purchases = 0 AND total = 0"},
 	{"purchase_rollups_weekly", "account_id, week, storefront_id, currency, status", "purchases, total", "purchases = 0 AND total = 0"},
