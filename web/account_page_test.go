@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"storefront/internal/mysql"
+	"storefront/internal/shop"
 )
 
 // acctNewKey returns the key shown once on the page, "" when none is shown.
@@ -288,7 +289,7 @@ func TestAccountPage_Users(t *testing.T) {
 		if got := e.acctUserRole("new.staff@shop.test"); got != "staff" {
 			t.Fatalf("role: got %q, want staff", got)
 		}
-		if _, err := mysql.NewUserService(e.db).CheckPassword(t.Context(), "new.staff@shop.test", "initial password"); err != nil {
+		if _, err := mysql.NewUserService(e.db).CheckPassword(t.Context(), "new.staff@shop.test", "initial password", shop.SessionClient{}); err != nil {
 			t.Fatalf("the new user cannot sign in: %v", err)
 		}
 		page := owner.get("/account", false)

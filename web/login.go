@@ -59,7 +59,7 @@ func (s *Server) login(c *gin.Context) error {
 	if email == "" || password == "" {
 		return refuse(shop.Errorf(shop.EMissing, "Enter your e-mail and password."))
 	}
-	u, err := s.Users.CheckPassword(ctx, email, password)
+	u, err := s.Users.CheckPassword(ctx, email, password, sessionClient(c))
 	if err != nil {
 		if shop.ErrorCode(err) != shop.EUnauthenticated {
 			return err
@@ -69,19 +69,25 @@ func (s *Server) login(c *gin.Context) error {
 		}
 		return refuse(shop.Errorf(shop.EUnauthenticated, "The e-mail or the password is not right."))
 	}
+	// A user with a second factor gives it next; their failures are forgotten only
+	// then, so that a known password does not reset the count of guessed codes.
+	if _, err := s.Users.FindAuthenticator(ctx, u.AccountID, u.ID); err == nil {
+		return s.startSecondStep(c, u, next)
+	} else if shop.ErrorCode(err) != shop.ENotFound {
+		return err
+	}
 	if err := s.throttle.succeed(ctx, email); err != nil {
 		return err
 	}
-	token, err := s.Users.CreateSession(ctx, u.AccountID, u.ID)
+	token, err := s.Users.CreateSession(ctx, u.AccountID, u.ID, sessionClient(c))
 	if err != nil {
 		return err
 	}
 	// A new session on sign-in: whatever cookie came in is replaced.
-	old, _ := s.store.Get(c.Request, sessionName)
-	if t, ok := old.Values[sessionToken].(string); ok && t != "" {
-		_ = s.Users.DeleteSession(ctx, t)
+	if t, a := s.cookieSession(c); t != "" {
+		_ = s.Users.DeleteSession(ctx, a, t, sessionClient(c))
 	}
-	if err := s.startSession(c, token, ""); err != nil {
+	if err := s.startSession(c, u.AccountID, token, ""); err != nil {
 		return err
 	}
 	c.Redirect(http.StatusSeeOther, next)
@@ -89,12 +95,12 @@ func (s *Server) login(c *gin.Context) error {
 }
 
 func (s *Server) logout(c *gin.Context) error {
-	sess, _ := s.store.Get(c.Request, sessionName)
-	if t, ok := sess.Values[sessionToken].(string); ok && t != "" {
-		if err := s.Users.DeleteSession(c.Request.Context(), t); err != nil {
+	if t, a := s.cookieSession(c); t != "" {
+		if err := s.Users.DeleteSession(c.Request.Context(), a, t, sessionClient(c)); err != nil {
 			return err
 		}
 	}
+	sess, _ := s.store.Get(c.Request, sessionName)
 	sess.Options.MaxAge = -1
 	_ = sess.Save(c.Request, c.Writer)
 	c.Redirect(http.StatusSeeOther, "/login")

@@ -74,7 +74,7 @@ func (s *Server) changePassword(c *gin.Context) error {
 		return refuse(shop.EInvalid)
 	}
 
-	token, err := s.Users.ChangePassword(ctx, user.AccountID, user.ID, current, next)
+	token, err := s.Users.ChangePassword(ctx, user.AccountID, user.ID, current, next, sessionClient(c))
 	if err != nil {
 		field := shop.ErrorParam(err)
 		if shop.ErrorCode(err) != shop.EInvalid || (field != "current_password" && field != "new_password") {
@@ -90,7 +90,7 @@ func (s *Server) changePassword(c *gin.Context) error {
 	}
 	// Every session of the user ended with the change, this one too: it goes on
 	// under the new token, in a new cookie.
-	if err := s.startSession(c, token, passwordChanged); err != nil {
+	if err := s.startSession(c, user.AccountID, token, passwordChanged); err != nil {
 		return err
 	}
 	c.Redirect(http.StatusSeeOther, "/account/password")

@@ -27,7 +27,8 @@ func (s *Server) routes(r *gin.Engine) {
 	r.GET("/readyz", s.readyz)
 	r.GET("/static/*path", h(staticFiles()))
 	r.GET("/favicon.ico", favicon)
-	r.GET("/login", h(s.loginPage)).POST("/login", h(s.login)).POST("/logout", h(s.logout))
+	r.GET("/login", h(s.loginPage)).POST("/login", h(s.login)).POST("/logout", h(s.logout)).
+		GET("/login/code", h(s.loginCodePage)).POST("/login/code", h(s.loginCode))
 
 	d := r.Group("/", s.requireUser)
 	d.GET("/", h(s.overviewPage))
@@ -49,6 +50,10 @@ func (s *Server) routes(r *gin.Engine) {
 	d.Group("/storefronts/:storefront_id/subscribers").GET("", h(s.subscribersPage)).GET("/:id", h(s.subscriberPage))
 	account := d.Group("/account")
 	account.GET("/password", h(s.passwordPage)).POST("/password", h(s.changePassword))
+	account.Group("/security").GET("", h(s.securityPage)).
+		POST("/sessions/:id/end", h(s.endSession)).POST("/sessions/end-others", h(s.endOtherSessions)).
+		GET("/authenticator", h(s.authenticatorSetupPage)).POST("/authenticator", h(s.addAuthenticator)).
+		POST("/authenticator/remove", h(s.removeAuthenticator))
 	owner := account.Group("", s.requireOwner)
 	owner.GET("", h(s.accountPage)).GET("/activity", h(s.activityPage))
 	owner.Group("/keys").POST("", h(s.createKey)).POST("/:id/revoke", h(s.revokeKey))

@@ -23,8 +23,12 @@ const (
 	ctxUser      = "user"
 	ctxAccount   = "account"
 	sessionToken = "t"
-	sessionFlash = "flash"
-	sessionPanel = "reactivate"
+	// sessionAccount is the account of the session's user: every read of the session
+	// names it (docs/SCALING.md).
+	sessionAccount = "a"
+	ctxSessionID   = "session"
+	sessionFlash   = "flash"
+	sessionPanel   = "reactivate"
 )
 
 // random token; the session itself lives in the database.
@@ -56,13 +60,13 @@ func (s *Server) loadUser(c *gin.Context) {
 		c.Next()
 		return
 	}
-	sess, _ := s.store.Get(c.Request, sessionName)
-	token, _ := sess.Values[sessionToken].(string)
+	token, accountID := s.cookieSession(c)
 	if token != "" {
-		u, err := s.Users.FindSession(c.Request.Context(), token)
+		u, id, err := s.Users.FindSession(c.Request.Context(), accountID, token)
 		switch shop.ErrorCode(err) {
 		case "":
 			c.Set(ctxUser, u)
+			c.Set(ctxSessionID, id)
 		case shop.EUnauthenticated:
 		default:
 			s.abort(c, err)
@@ -119,11 +123,27 @@ func (s *Server) chrome(c *gin.Context, title, active string) templates.Chrome {
 	return ch
 }
 
-// startSession puts a new session cookie holding token, with a notice for the next
-// page when flash is not "".
-func (s *Server) startSession(c *gin.Context, token, flash string) error {
+// cookieSession returns the session token and account of the request's cookie ("" and
+// 0 when there is none).
+func (s *Server) cookieSession(c *gin.Context) (string, int64) {
+	sess, _ := s.store.Get(c.Request, sessionName)
+	token, _ := sess.Values[sessionToken].(string)
+	accountID, _ := sess.Values[sessionAccount].(int64)
+	return token, accountID
+}
+
+// sessionClient describes the request's client for the session list: its device,
+// named from the user agent, and its address.
+func sessionClient(c *gin.Context) shop.SessionClient {
+	return shop.SessionClient{Device: deviceName(c.Request.UserAgent()), Address: clientIP(c.Request), UserAgent: c.Request.UserAgent()}
+}
+
+// startSession puts a new session cookie holding token, for a user of accountID, with
+// a notice for the next page when flash is not "".
+func (s *Server) startSession(c *gin.Context, accountID int64, token, flash string) error {
 	sess, _ := s.store.New(c.Request, sessionName)
 	sess.Values[sessionToken] = token
+	sess.Values[sessionAccount] = accountID
 	if flash != "" {
 		sess.Values[sessionFlash] = flash
 	}

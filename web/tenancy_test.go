@@ -144,11 +144,48 @@ func TestTenancy(t *testing.T) {
 				noAccount1(t, mustStatus(t, owner2.get("/subscribers/suggest?q="+url.QueryEscape(q), true), 200))
 			}
 		},
-		"GET /api/v2":               func(t *testing.T) { mustStatus(t, otherGet("/api/v2"), 200) },
-		"GET /api/v2/":              func(t *testing.T) { mustStatus(t, otherGet("/api/v2/"), 200) },
-		"GET /api/v2/openapi.json":  func(t *testing.T) { mustStatus(t, otherGet("/api/v2/openapi.json"), 200) },
-		"GET /account/password":     func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/password", false), 200)) },
-		"POST /account/password":    func(t *testing.T) { passwordChangesOnlyOwn(t, e.with(t)) },
+		"GET /api/v2":              func(t *testing.T) { mustStatus(t, otherGet("/api/v2"), 200) },
+		"GET /api/v2/":             func(t *testing.T) { mustStatus(t, otherGet("/api/v2/"), 200) },
+		"GET /api/v2/openapi.json": func(t *testing.T) { mustStatus(t, otherGet("/api/v2/openapi.json"), 200) },
+		"GET /account/password":    func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/password", false), 200)) },
+		"POST /account/password":   func(t *testing.T) { passwordChangesOnlyOwn(t, e.with(t)) },
+		"GET /account/security":    func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/security", false), 200)) },
+		"POST /account/security/sessions/:id/end": func(t *testing.T) {
+			var id int64
+			if err := e.db.QueryRow("SELECT MAX(id) FROM user_sessions WHERE account_id = 1").Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			dashboard404(t, owner2.post(fmt.Sprintf("/account/security/sessions/%d/end", id), nil),
+				owner2.post(fmt.Sprintf("/account/security/sessions/%d/end", missingID), nil))
+			mustStatus(t, viewer1.get("/account/security", false), 200)
+			mustStatus(t, staff1.get("/account/security", false), 200)
+		},
+		"GET /login/code": func(t *testing.T) {
+			if r := mustStatus(t, owner2.get("/login/code", false), 303); r.header.Get("Location") != "/login" {
+				t.Fatalf("to %q", r.header.Get("Location"))
+			}
+		},
+		"POST /login/code": func(t *testing.T) {
+			noAccount1(t, mustStatus(t, owner2.post("/login/code", url.Values{"code": {"123456"}}), 401))
+		},
+		"GET /account/security/authenticator": func(t *testing.T) {
+			noAccount1(t, mustStatus(t, owner2.get("/account/security/authenticator", false), 200))
+		},
+		"POST /account/security/authenticator": func(t *testing.T) {
+			u := e.with(t).signIn(2, "viewer")
+			mustStatus(t, u.get("/account/security/authenticator", false), 200)
+			noAccount1(t, mustStatus(t, u.post("/account/security/authenticator", url.Values{"code": {"000000"}}), 400))
+		},
+		"POST /account/security/authenticator/remove": func(t *testing.T) {
+			mustStatus(t, owner2.post("/account/security/authenticator/remove", nil), 404)
+			mustStatus(t, viewer1.get("/account/security", false), 200)
+		},
+		"POST /account/security/sessions/end-others": func(t *testing.T) {
+			mustStatus(t, e.with(t).signIn(2, "owner").post("/account/security/sessions/end-others", nil), 303)
+			mustStatus(t, viewer1.get("/account/security", false), 200)
+			mustStatus(t, staff1.get("/account/security", false), 200)
+			mustStatus(t, owner2.get("/account/security", false), 200)
+		},
 		"GET /subscribers":          func(t *testing.T) { subscribersHomeIsOwn(t, owner2, ids) },
 		"GET /subscribers/all":      func(t *testing.T) { allSubscribersAreOwn(t, e.with(t), owner2) },
 		"POST /purchases/views":     func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "") },

@@ -28,7 +28,7 @@ func TestMigrations_AccountColumnsFilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mysql.NewUserService(db).CreateSession(ctx, 1, uid); err != nil {
+	if _, err := mysql.NewUserService(db).CreateSession(ctx, 1, uid, shop.SessionClient{}); err != nil {
 		t.Fatal(err)
 	}
 	dbtest.MustExec(t, db.DB, `INSERT INTO subscriber_activity (account_id, subscriber_id, actor, action, details, created_at)

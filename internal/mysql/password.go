@@ -21,7 +21,7 @@ const MinPasswordBytes = 8
 // It returns EInvalid with param current_password when current is not the user's
 // password, EInvalid with param new_password when next is shorter than
 // MinPasswordBytes or longer than MaxPasswordBytes, and ENotFound for an unknown user.
-func (s *UserService) ChangePassword(ctx context.Context, accountID, userID int64, current, next string) (string, error) {
+func (s *UserService) ChangePassword(ctx context.Context, accountID, userID int64, current, next string, client shop.SessionClient) (string, error) {
 	db := s.db
 	switch {
 	case len(next) < MinPasswordBytes:
@@ -55,19 +55,13 @@ func (s *UserService) ChangePassword(ctx context.Context, accountID, userID int6
 		// both pass with the same current password.
 		res, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ?, password_changed_at = ? WHERE account_id = ? AND id = ? AND password_hash = ?",
 			string(hash), now, accountID, userID, old)
-		if err != nil {
-			return translate(err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return translate(err)
-		} else if n == 0 {
-			return wrong
+		if err := changedOrRefused(res, err, wrong); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
 			return translate(err)
 		}
-		_, err = tx.ExecContext(ctx, "INSERT INTO user_sessions (token_hash, account_id, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
-			hashToken(token), accountID, userID, now, now, now.Add(shop.SessionTTL))
+		_, err = tx.ExecContext(ctx, insertSession, sessionValues(token, accountID, userID, now, client)...)
 		return translate(err)
 	})
 	if err != nil {

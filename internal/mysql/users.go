@@ -17,7 +17,7 @@ import (
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("storefront-no-such-user"), bcrypt.MinCost)
 
 // CheckPassword returns the user with this e-mail and password, or EUnauthenticated.
-func (s *UserService) CheckPassword(ctx context.Context, email, password string) (*shop.User, error) {
+func (s *UserService) CheckPassword(ctx context.Context, email, password string, client shop.SessionClient) (*shop.User, error) {
 	wrong := shop.Errorf(shop.EUnauthenticated, "The e-mail or the password is not right.")
 	var u shop.User
 	var hash string
@@ -31,6 +31,9 @@ func (s *UserService) CheckPassword(ctx context.Context, email, password string)
 		return nil, translate(err)
 	}
 	if len(password) > MaxPasswordBytes || bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		if err := insertAudit(ctx, s.db.DB, s.db.Now(), u.AccountID, u.ID, shop.AuditSignInFailed, "wrong password", client); err != nil {
+			return nil, err
+		}
 		return nil, wrong
 	}
 	return &u, nil
@@ -86,6 +89,11 @@ func (s *AdminService) DeleteUser(ctx context.Context, accountID, userID int64) 
 	return s.db.inTx(ctx, func(tx *Tx) error {
 		if err := keepAnOwner(ctx, tx, accountID, userID, ""); err != nil {
 			return err
+		}
+		// The user's sessions end with them, on every instance: each request reads its
+		// session from the database.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
+			return translate(err)
 		}
 		res, err := tx.ExecContext(ctx, "DELETE FROM users WHERE id = ? AND account_id = ?", userID, accountID)
 		return mustAffect(res, err, "User %d was not found.", userID)

@@ -23,27 +23,95 @@ func (u *User) IsOwner() bool { return u.Role == RoleOwner }
 // SessionTTL is how long a dashboard session lasts without use.
 const SessionTTL = 7 * 24 * time.Hour
 
+// SessionClient is where a session was opened from: the device (named from the user
+// agent) and the client's address.
+type SessionClient struct {
+	Device  string
+	Address string
+	// UserAgent is what the audit record keeps of the client, as it was sent.
+	UserAgent string
+}
+
+// Audit record actions: what a user did to sign in or to guard their account
+// (docs/SECURITY.md#audit-records).
+const (
+	AuditSignIn             = "sign_in"
+	AuditSignInFailed       = "sign_in_failed"
+	AuditSecondFactor       = "sign_in_second_factor"
+	AuditSecondFactorFailed = "sign_in_second_factor_failed"
+	AuditFactorAdded        = "factor_added"
+	AuditFactorRemoved      = "factor_removed"
+	AuditSessionEnded       = "session_ended"
+)
+
+// Session is one signed-in session of a user, as the Security page lists it.
+type Session struct {
+	ID         int64
+	Client     SessionClient
+	SignedInAt Time
+	LastSeenAt Time
+}
+
 // UserService signs dashboard users in and keeps their sessions server-side, so that
 // signing out (or a password change) really ends them.
 type UserService interface {
 	// CheckPassword returns the user with this e-mail and password. Returns
 	// EUnauthenticated for an unknown e-mail or a wrong password, alike.
-	CheckPassword(ctx context.Context, email, password string) (*User, error)
-	// CreateSession starts a session for the user of the account and returns its
-	// secret token.
-	CreateSession(ctx context.Context, accountID, userID int64) (string, error)
-	// FindSession returns the user of a live session and extends it. Returns
-	// EUnauthenticated when the token names no live session.
-	FindSession(ctx context.Context, token string) (*User, error)
+	// A wrong password of a known user leaves an AuditSignInFailed record.
+	CheckPassword(ctx context.Context, email, password string, client SessionClient) (*User, error)
+	// CreateSession starts a session for the user of the account, from client, and
+	// returns its secret token.
+	CreateSession(ctx context.Context, accountID, userID int64, client SessionClient) (string, error)
+	// FindSession returns the user of a live session of the account and the session's
+	// id, and marks it seen. Returns EUnauthenticated when the token names no live
+	// session of the account (signed out, ended elsewhere, expired, user removed).
+	FindSession(ctx context.Context, accountID int64, token string) (*User, int64, error)
 	// DeleteSession ends one session.
-	DeleteSession(ctx context.Context, token string) error
+	DeleteSession(ctx context.Context, accountID int64, token string, client SessionClient) error
+	// FindSessions returns the user's live sessions, the last seen first.
+	FindSessions(ctx context.Context, accountID, userID int64) ([]*Session, error)
+	// EndSession ends one session of the user. Returns ENotFound when the user has no
+	// live session with that id.
+	EndSession(ctx context.Context, accountID, userID, sessionID int64, client SessionClient) error
+	// EndOtherSessions ends every session of the user but keepID and returns how many.
+	EndOtherSessions(ctx context.Context, accountID, userID, keepID int64, client SessionClient) (int, error)
 	// FindUserByID returns a user of the account. Returns ENotFound for a user not in
 	// the account.
 	FindUserByID(ctx context.Context, accountID, id int64) (*User, error)
 	// ChangePassword checks the user's current password, sets next, ends all of the
 	// user's sessions and returns the token of a new one. Returns EInvalid with param
 	// current_password (a wrong password) or new_password.
-	ChangePassword(ctx context.Context, accountID, userID int64, current, next string) (string, error)
+	ChangePassword(ctx context.Context, accountID, userID int64, current, next string, client SessionClient) (string, error)
+
+	// FindAuthenticator returns the user's authenticator app. Returns ENotFound when
+	// the user has none.
+	FindAuthenticator(ctx context.Context, accountID, userID int64) (*Authenticator, error)
+	// AddAuthenticator stores the user's authenticator app, whose code of time step
+	// usedStep confirmed it, with the user's recovery codes (kept hashed), replacing
+	// any earlier ones. Returns EInvalid when the user has an authenticator already.
+	AddAuthenticator(ctx context.Context, accountID, userID int64, secret string, usedStep int64, recoveryCodes []string, client SessionClient) error
+	// UseAuthenticatorStep records that the code of time step step was accepted.
+	// Returns EInvalid when a code of that step or a later one was accepted already.
+	UseAuthenticatorStep(ctx context.Context, accountID, userID, step int64, client SessionClient) error
+	// UseRecoveryCode spends one of the user's recovery codes. Returns
+	// EUnauthenticated when code is not one of them or was used.
+	UseRecoveryCode(ctx context.Context, accountID, userID int64, code string, client SessionClient) error
+	// RemoveAuthenticator removes the user's authenticator app and recovery codes and
+	// ends every session of the user but keepSessionID. Returns ENotFound when the
+	// user has none.
+	RemoveAuthenticator(ctx context.Context, accountID, userID, keepSessionID int64, client SessionClient) error
+	// RecordSecondFactorFailure leaves an AuditSecondFactorFailed record of a code
+	// that matched no step.
+	RecordSecondFactorFailure(ctx context.Context, accountID, userID int64, client SessionClient) error
+}
+
+// Authenticator is a user's authenticator app (TOTP): its secret and how many recovery
+// codes are left.
+type Authenticator struct {
+	Secret            string
+	LastStep          int64
+	RecoveryCodesLeft int
+	AddedAt           Time
 }
 
 // APIKeyInfo describes a key for the owner's list; the secret is never kept.

@@ -1,0 +1,83 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"storefront/internal/shop"
+	"storefront/templates"
+)
+
+const securityURL = "/account/security"
+
+// currentSessionID is the id of the request's session (0 when signed out).
+func currentSessionID(c *gin.Context) int64 {
+	id, _ := c.Get(ctxSessionID)
+	n, _ := id.(int64)
+	return n
+}
+
+// securityView builds the Security page for the signed-in user.
+func (s *Server) securityView(c *gin.Context) (templates.SecurityView, error) {
+	u := currentUser(c)
+	v := templates.SecurityView{Chrome: s.chrome(c, "Security", "")}
+	sessions, err := s.Users.FindSessions(c.Request.Context(), u.AccountID, u.ID)
+	if err != nil {
+		return v, err
+	}
+	if v.Authenticator, err = s.authenticatorView(c); err != nil {
+		return v, err
+	}
+	loc := s.zone(c)
+	for _, ss := range sessions {
+		v.Sessions = append(v.Sessions, templates.SessionRow{
+			Device: ss.Client.Device, Address: ss.Client.Address,
+			SignedIn: templates.FormatTime(ss.SignedInAt.Time, loc), SignedInISO: ss.SignedInAt.UTC().Format(time.RFC3339),
+			LastSeen: templates.FormatTime(ss.LastSeenAt.Time, loc), LastSeenISO: ss.LastSeenAt.UTC().Format(time.RFC3339),
+			Current: ss.ID == currentSessionID(c), SignOutURL: fmt.Sprintf("%s/sessions/%d/end", securityURL, ss.ID),
+		})
+	}
+	return v, nil
+}
+
+func (s *Server) securityPage(c *gin.Context) error {
+	v, err := s.securityView(c)
+	if err == nil {
+		err = render(c, templates.Security(v))
+	}
+	return err
+}
+
+// endSession signs one of the user's other sessions out. The current session is
+// ended by "Sign out" in the header instead.
+func (s *Server) endSession(c *gin.Context) error {
+	id, err := pathID(c, "id")
+	switch {
+	case err != nil:
+		return err
+	case id == currentSessionID(c):
+		return shop.Errorf(shop.EInvalid, "This is the session you are using; sign out with the button at the top of the page.")
+	}
+	u := currentUser(c)
+	if err := s.Users.EndSession(c.Request.Context(), u.AccountID, u.ID, id, sessionClient(c)); err != nil {
+		return err
+	}
+	s.flash(c, "That session was signed out.")
+	c.Redirect(http.StatusSeeOther, securityURL)
+	return nil
+}
+
+// endOtherSessions signs out every session of the user but this one.
+func (s *Server) endOtherSessions(c *gin.Context) error {
+	u := currentUser(c)
+	n, err := s.Users.EndOtherSessions(c.Request.Context(), u.AccountID, u.ID, currentSessionID(c), sessionClient(c))
+	if err != nil {
+		return err
+	}
+	s.flash(c, fmt.Sprintf("Signed out everywhere else (%s).", plural(n, "session", "sessions")))
+	c.Redirect(http.StatusSeeOther, securityURL)
+	return nil
+}
