@@ -163,9 +163,10 @@ func StorePairs(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.
 
 // storePairs writes the pairs' rows of the given purchases of an account from the
 // purchases as given (pairRows), not from their rows: the import and the seed have them
-// at hand, and reading the rows back to derive them (pairRowsSelect) cost the import
-// about a tenth of its time. The rows are sent in the order of the table's key, near
-// enough (as StorePrefixes sends its rows). The purchases have none yet.
+// at hand, and deriving them from the rows read back (pairRowsSelect) cost the import
+// about twice as much (docs/PERFORMANCE.md). The rows are sent in the order of the
+// table's key, near enough (as StorePrefixes sends its rows). The purchases have none
+// yet.
 func storePairs(ctx context.Context, q queryer, accountID int64, ps []*shop.Purchase) error {
 	var rows []pairRow
 	for _, p := range ps {
