@@ -24,7 +24,7 @@ import (
 // key, as purchase_prefixes has it, for the filter's own LIKE), keyed (account_id,
 // mark, field, product_id, prefix_len, prefix, created_at, purchase_id): the ordered
 // path of a mark and a product, or a mark and a prefix. The rows are derived from the
-// purchase as it is written (import, seed) and from its row and line items when
+// purchase as it is written (import, seed) and from its row and product paths when
 // rebuilt, and a reactivation deletes those of its status, in the transaction that
 // writes the purchase.
 
@@ -163,9 +163,10 @@ func StorePairs(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.
 
 // storePairs writes the pairs' rows of the given purchases of an account from the
 // purchases as given (pairRows), not from their rows: the import and the seed have them
-// at hand, and reading the rows back to derive them (pairRowsSelect) cost the import
-// about a tenth of its time. The rows are sent in the order of the table's key, near
-// enough (as StorePrefixes sends its rows). The purchases have none yet.
+// at hand, and deriving them from the rows read back (pairRowsSelect) cost the import
+// about twice as much (docs/PERFORMANCE.md). The rows are sent in the order of the
+// table's key, near enough (as StorePrefixes sends its rows). The purchases have none
+// yet.
 func storePairs(ctx context.Context, q queryer, accountID int64, ps []*shop.Purchase) error {
 	var rows []pairRow
 	for _, p := range ps {
@@ -173,7 +174,7 @@ func storePairs(ctx context.Context, q queryer, accountID int64, ps []*shop.Purc
 	}
 	slices.SortFunc(rows, func(a, b pairRow) int {
 		return cmp.Or(strings.Compare(a.mark, b.mark), cmp.Compare(a.field, b.field), cmp.Compare(a.product, b.product),
-			cmp.Compare(a.n, b.n), strings.Compare(strings.ToLower(a.prefix), strings.ToLower(b.prefix)), a.at.Compare(b.at), cmp.Compare(a.id, b.id))
+			cmp.Compare(a.n, b.n), strings.Compare(a.order, b.order), a.at.Compare(b.at), cmp.Compare(a.id, b.id))
 	})
 	args := make([]any, 0, 9*len(rows))
 	for _, r := range rows {
@@ -185,13 +186,14 @@ func storePairs(ctx context.Context, q queryer, accountID int64, ps []*shop.Purc
 	return nil
 }
 
-// pairRow is one row of purchase_pairs within an account.
+// pairRow is one row of purchase_pairs within an account; order is its prefix in lower
+// case, to sort by.
 type pairRow struct {
-	mark          string
-	field, n      int
-	product, id   int64
-	prefix, value string
-	at            time.Time
+	mark                 string
+	field, n             int
+	product, id          int64
+	prefix, value, order string
+	at                   time.Time
 }
 
 // pairRows appends the pairs' rows of a purchase to rows, as pairRowsSelect derives
@@ -215,15 +217,21 @@ func pairRows(rows []pairRow, p *shop.Purchase) []pairRow {
 	}
 	slices.Sort(products)
 	products = slices.Compact(products)
+	var emails []prefixRow // the e-mail's rows of prefixRows
+	if p.BuyerEmail != nil {
+		for _, r := range prefixRows(nil, &shop.Purchase{BuyerEmail: p.BuyerEmail}) {
+			if r.field == int(prefixEmail) {
+				emails = append(emails, r)
+			}
+		}
+	}
 	at := p.CreatedAt.UTC()
 	for _, m := range marks {
 		for _, id := range products {
 			rows = append(rows, pairRow{mark: m, field: pairMarkProduct, product: id, at: at, id: p.ID})
 		}
-		for _, r := range prefixRows(nil, p) {
-			if r.field == int(prefixEmail) {
-				rows = append(rows, pairRow{mark: m, field: pairMarkEmail, n: r.n, prefix: r.prefix, value: r.value, at: at, id: p.ID})
-			}
+		for _, r := range emails {
+			rows = append(rows, pairRow{mark: m, field: pairMarkEmail, n: r.n, prefix: r.prefix, value: r.value, order: r.order, at: at, id: p.ID})
 		}
 	}
 	return rows
