@@ -51,6 +51,11 @@ func (tb *tab) runAxe(t *testing.T, what, scope, options string) {
 		t.Logf("axe not run on %s: %v (npm install brings it)", what, err)
 		return
 	}
+	// Audit the page at rest: a request still in flight, or the "Updating…" indicator
+	// fading out, is a frame no one reads, and its half-transparent text is no contrast fact.
+	tb.waitFor(t, "the page to settle before axe on "+what,
+		`!document.querySelector('.htmx-request') && document.getAnimations().every(a => a.playState !== 'running')`,
+		`Array.from(document.querySelectorAll('.htmx-request')).map(e => e.id || e.tagName).join(',') + ' / ' + document.getAnimations().length + ' animations'`)
 	ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
 	defer cancel()
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](string(src)+";true")); err != nil {
