@@ -35,22 +35,29 @@ if [ ! -x "$root/bin/vttestserver" ] || [ ! -x "$root/bin/vtcombo" ] || [ ! -x "
 fi
 
 # 2. Vitess's config/, adjusted for MariaDB 10.11.
-if [ ! -f "$root/config/storefront.cnf" ]; then
+if [ ! -f "$root/config/init_db.sql" ] || grep -q super_read_only "$root/config/init_db.sql"; then
   src=$(go mod download -json "vitess.io/vitess@$version" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
   rm -rf "$root/config" && cp -r "$src/config" "$root/config" && chmod -R u+w "$root/config"
   # MariaDB has no super_read_only: an unknown option would stop mysqld, a loose one not.
   sed -i 's/^super-read-only = false/loose-super-read-only = false/' "$root/config/mycnf/test-suite.cnf"
   sed -i '/super_read_only/d' "$root/config/init_db.sql"
-  # Loopback only; Debian's MariaDB has no semisync plugin to load; utf8mb4, else tables
-  # are made utf8mb3 and refuse an emoji.
-  cat >"$root/config/storefront.cnf" <<'EOF'
+fi
+# Loopback only; Debian's MariaDB has no semisync plugin to load; utf8mb4, else tables
+# are made utf8mb3 and refuse an emoji. The session settings storefront's connections
+# ask for are the tablets' own defaults, so that vtgate has nothing to apply: UTC
+# (time_zone '+00:00') and REPEATABLE READ. MariaDB 10.11 names the isolation
+# tx_isolation (transaction_isolation only from 11.1), which vtgate cannot set or
+# check: vtgate runs with below and the transactions
+# storefront begins READ COMMITTED run REPEATABLE READ on this test bed (MySQL 8
+# tablets honour them; docs/SCALING.md).
+cat >"$root/config/storefront.cnf" <<'EOF'
 [mysqld]
 bind-address = 127.0.0.1
 plugin-load =
 character-set-server = utf8mb4
 collation-server = utf8mb4_unicode_ci
+transaction-isolation = REPEATABLE-READ
 EOF
-fi
 chmod -R a+rX "$root"
 
 # 3. A user that is not root.

@@ -672,8 +672,12 @@ func purchaseSnapshot(t *testing.T, e *apiEnv, id int64) string {
 	if err := e.db.QueryRow(`SELECT CONCAT_WS('|', status, updated_at) FROM purchases WHERE id = ? AND account_id = 1`, id).Scan(&row); err != nil {
 		t.Fatal(err)
 	}
+	// The keys counted in a grouped derived table, not a correlated subquery, which
+	// vtgate plans for EXISTS only (the tests run through a vtgate too).
 	if err := e.db.QueryRow(`SELECT GROUP_CONCAT(CONCAT_WS(':', li.id, li.download_count, li.download_limit, IFNULL(li.expires_at, '-'),
-		(SELECT COUNT(*) FROM product_keys k WHERE k.line_item_id = li.id)) ORDER BY li.id) FROM line_items li WHERE li.purchase_id = ?`, id).Scan(&items); err != nil {
+		COALESCE(k.n, 0)) ORDER BY li.id) FROM line_items li
+		LEFT JOIN (SELECT line_item_id, COUNT(*) AS n FROM product_keys WHERE account_id = 1 AND purchase_id = ? GROUP BY line_item_id) k ON k.line_item_id = li.id
+		WHERE li.account_id = 1 AND li.purchase_id = ?`, id, id).Scan(&items); err != nil {
 		t.Fatal(err)
 	}
 	e.db.QueryRow(`SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = ?`, id).Scan(&activity)

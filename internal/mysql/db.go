@@ -22,6 +22,11 @@ type DB struct {
 	// queued (WorkEmails, WorkWebhooks, WorkJobs): the program wires it to wake the
 	// workers of those names.
 	Wake func(work ...string)
+	// Vitess is true when the server is a vtgate (its version ends in "-Vitess"; Open
+	// asks): its connections then set their session's isolation level before each
+	// transaction (vitess.go), and the readiness probe checks what a vtgate can tell
+	// (Ready).
+	Vitess bool
 
 	edgesOnce sync.Once
 	edges     *bandEdges

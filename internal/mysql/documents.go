@@ -162,9 +162,17 @@ func pageHead(f shop.PurchaseFilter, pl plan) sq.SelectBuilder {
 // headQuery builds the statement of pageHead alone: the one row of an empty page whose
 // ids lead (documentPageQuery), which has no row then. The head is a derived table, as
 // in the page's statement: its count's correlated probes as a scalar subquery of a
-// statement without a table are a shape Vitess's planner sends to every shard.
+// statement without a table are a shape Vitess's planner sends to every shard. It is
+// joined to the account's row: a derived table without a table of its own is a
+// "reference" route to vtgate, sent to any one shard, which need not hold the account
+// (an empty page answered version 0 through a real vtgate); the account's row makes it
+// one route to the account's shard.
 func headQuery(f shop.PurchaseFilter, pl plan) (string, []any, error) {
-	return sq.Select("v.version", "v.total").FromSelect(pageHead(f, pl), "v").ToSql()
+	head, args, err := pageHead(f, pl).ToSql()
+	if err != nil {
+		return "", nil, err
+	}
+	return "SELECT v.version, v.total FROM accounts a JOIN (" + head + ") v WHERE a.id = ?", append(args, f.AccountID), nil
 }
 
 // documentQuery builds the statement of one purchase's document: a primary-key read,

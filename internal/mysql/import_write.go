@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"storefront/internal/importer"
 	"storefront/internal/shop"
@@ -99,6 +100,14 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 	if err != nil {
 		return err
 	}
+	// A subscriber that moves to another account's storefront changes its account, the
+	// sharding key under Vitess, which no statement can change in place there
+	// (VT12001): its row and its timeline are deleted from the old account and written
+	// again under the new one (moveSubscribers), on MariaDB alike.
+	timeline, err := t.moveSubscribers(ctx, ids, accountOf, subs)
+	if err != nil {
+		return fmt.Errorf("move subscribers: %w", err)
+	}
 	err = t.insertRows(ctx, "INSERT INTO subscribers (id, account_id, storefront_id, username, created_at, updated_at, last_login_at)", 7,
 		"ON DUPLICATE KEY UPDATE account_id = VALUES(account_id), storefront_id = VALUES(storefront_id), username = VALUES(username), created_at = VALUES(created_at), "+
 			"updated_at = VALUES(updated_at), last_login_at = VALUES(last_login_at)", args)
@@ -106,9 +115,10 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 		return fmt.Errorf("upsert subscribers: %w", err)
 	}
 	// The timeline of a subscriber that moved to another account's storefront goes with it.
-	if err := t.followAccount(ctx, "UPDATE subscriber_activity a JOIN subscribers sb ON sb.id = a.subscriber_id SET a.account_id = sb.account_id "+
-		"WHERE a.account_id <> sb.account_id AND a.subscriber_id IN ", ids); err != nil {
-		return fmt.Errorf("move subscriber activity: %w", err)
+	if len(timeline) > 0 {
+		if err := t.insertRows(ctx, "INSERT INTO subscriber_activity (id, account_id, subscriber_id, actor, action, details, created_at)", 7, "", timeline); err != nil {
+			return fmt.Errorf("move subscriber activity: %w", err)
+		}
 	}
 	// The imported subscription replaces the subscriber's, and takes its id from
 	// whichever subscriber held it.
@@ -190,6 +200,20 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		return nil
 	}
 
+	// Under Vitess a purchase's account is its sharding key, and its many derived rows
+	// (paths, pairs, documents, rollups, timeline, notes) would all have to be deleted
+	// and written again on another shard: an import that moves one is refused.
+	if t.db.Vitess {
+		to := make(map[int64]int64, len(b.Purchases))
+		for _, p := range b.Purchases {
+			to[p.ID] = p.AccountID
+		}
+		for id, account := range found.purchases {
+			if to[id] != account {
+				return fmt.Errorf("purchase %d belongs to account %d: moving it to account %d is not supported on Vitess (the account is the sharding key); delete it there and import it anew", id, account, to[id])
+			}
+		}
+	}
 	w := t.prepared(b)
 	if w.err != nil {
 		return w.err
@@ -495,4 +519,49 @@ func (t *importTx) deleteInAccount(ctx context.Context, table string, account in
 		}
 	}
 	return nil
+}
+
+// moveSubscribers deletes, of the given subscribers, those whose account (their
+// storefront's, accountOf) is not the one their row has, with their timelines, and
+// returns the timelines' rows under the new accounts, as insertRows takes them, for
+// the caller to write once the subscribers' rows are written again.
+func (t *importTx) moveSubscribers(ctx context.Context, ids []int64, accountOf map[int64]int64, subs []*shop.Subscriber) ([]any, error) {
+	current, err := t.lookupPairs(ctx, "SELECT id, account_id FROM subscribers WHERE id IN %s", ids)
+	if err != nil {
+		return nil, err
+	}
+	newAccount := map[int64]int64{}
+	movedFrom := map[int64][]int64{}
+	for _, s := range subs {
+		old, ok := current[s.ID]
+		if to := accountOf[s.StorefrontID]; ok && old != to {
+			newAccount[s.ID] = to
+			movedFrom[old] = append(movedFrom[old], s.ID)
+		}
+	}
+	var timeline []any
+	for old, moved := range movedFrom {
+		list, args := inList(moved)
+		args = append([]any{old}, args...)
+		err := eachRow(ctx, t.tx, "SELECT id, subscriber_id, actor, action, details, created_at FROM subscriber_activity WHERE account_id = ? AND subscriber_id IN "+list, args,
+			func(rows *sql.Rows) error {
+				var id, sub int64
+				var actor, action, details string
+				var at time.Time
+				if err := rows.Scan(&id, &sub, &actor, &action, &details, &at); err != nil {
+					return err
+				}
+				timeline = append(timeline, id, newAccount[sub], sub, actor, action, details, at)
+				return nil
+			})
+		if err != nil {
+			return nil, err
+		}
+		for _, table := range []string{"subscriber_activity WHERE account_id = ? AND subscriber_id IN ", "subscribers WHERE account_id = ? AND id IN "} {
+			if _, err := t.tx.ExecContext(ctx, "DELETE FROM "+table+list, args...); err != nil {
+				return nil, translate(err)
+			}
+		}
+	}
+	return timeline, nil
 }

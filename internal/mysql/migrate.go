@@ -29,6 +29,13 @@ func (db *DB) Migrate(ctx context.Context) error {
 		return errors.New("migrate: another instance has been migrating this database for two minutes")
 	}
 	defer conn.ExecContext(context.Background(), "DO RELEASE_LOCK(CONCAT('storefront_migrate:', DATABASE()))")
+	return db.MigrateUnlocked(ctx)
+}
+
+// MigrateUnlocked is Migrate without the named lock, for one process that migrates a
+// database alone: scripts/vtmigrate, shard by shard through a vtgate, where GET_LOCK
+// needs a reserved connection that a shard-targeted session does not have.
+func (db *DB) MigrateUnlocked(ctx context.Context) error {
 	p, err := db.migrations()
 	if err != nil {
 		return err
@@ -112,6 +119,11 @@ func undoPrefixField(field prefixField) *goose.GoFunc {
 
 // Ready reports why the database cannot serve requests: it does not answer, or its
 // schema is behind (or ahead of) the migrations this program carries. nil means ready.
+// Through a vtgate the migration record is each shard's own (scripts/vtmigrate
+// migrates them one by one) and goose's check of its table, by the connection's
+// database, has no database to look in: Ready then pings and compares the record of
+// the unsharded keyspace, the one vtgate routes goose_db_version to, with the
+// migrations (docs/SCALING.md, "On a real vtgate").
 func (db *DB) Ready(ctx context.Context) error {
 	if err := db.PingContext(ctx); err != nil {
 		return fmt.Errorf("database does not answer: %w", translate(err))
@@ -120,8 +132,18 @@ func (db *DB) Ready(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	current, target, err := p.GetVersions(ctx)
-	if err != nil {
+	var current, target int64
+	if db.Vitess {
+		sources := p.ListSources()
+		if len(sources) > 0 {
+			target = sources[len(sources)-1].Version
+		}
+		var v sql.NullInt64
+		if err := db.QueryRowContext(ctx, "SELECT MAX(version_id) FROM goose_db_version WHERE is_applied").Scan(&v); err != nil {
+			return fmt.Errorf("schema version unreadable: %w", translate(err))
+		}
+		current = v.Int64
+	} else if current, target, err = p.GetVersions(ctx); err != nil {
 		return fmt.Errorf("schema version unreadable: %w", translate(err))
 	}
 	if current != target {

@@ -85,21 +85,93 @@ const pairRowsSelect = `SELECT p.account_id, IF(k.k = 1, p.status, 'ship') AS ma
 // pairRowsLists is how many times pairRowsSelect names the account and the ids.
 const pairRowsLists = 2
 
-// pairRowsDelete deletes the rows pairRowsSelect selects (its first format argument),
-// found by their keys: by the purchases' rows and product paths as they are, so before
-// those change. The primary key is named: planned by statistics that had the table
-// nearly empty, a DELETE may walk (and lock) every row of the account.
-const pairRowsDelete = `DELETE x FROM (%s) d JOIN purchase_pairs x FORCE INDEX (PRIMARY)
-	ON x.account_id = d.account_id AND x.mark = d.mark AND x.field = d.field AND x.product_id = d.product_id
-	AND x.prefix_len = d.prefix_len AND x.prefix = d.prefix AND x.created_at = d.created_at AND x.purchase_id = d.purchase_id`
-
 // pairRowsInsert writes the rows pairRowsSelect selects (its format argument).
 const pairRowsInsert = "INSERT INTO purchase_pairs (account_id, mark, field, product_id, prefix_len, prefix, created_at, purchase_id, value) %s"
 
 // deletePairs deletes the pairs' rows of the given purchases of an account, found by
-// the keys their rows and product paths give them: it runs before those change.
+// the keys their rows and product paths give them (pairRows of the purchase as its row
+// and purchase_products hold it): it runs before those change. The keys are read first
+// and the rows deleted by their primary key, in the same transaction: one statement on
+// one table, which vtgate sends to the account's shard (a DELETE joined to a derived
+// table of the keys, as this once was, vtgate cannot execute).
 func deletePairs(ctx context.Context, q queryer, accountID int64, ids []int64) error {
-	return execPairs(ctx, q, pairRowsDelete, accountID, ids)
+	for start := 0; start < len(ids); start += prefixBatch {
+		list, args := inList(ids[start:min(start+prefixBatch, len(ids))])
+		byID := map[int64]*shop.Purchase{}
+		var marked []*shop.Purchase
+		err := eachRow(ctx, q, "SELECT id, status, tangibles_to_ship, buyer_email, created_at FROM purchases WHERE account_id = ? AND id IN "+list+
+			" AND (status <> 'ACT' OR to_ship)", append([]any{accountID}, args...),
+			func(rows *sql.Rows) error {
+				p := &shop.Purchase{}
+				var ship sql.NullInt64
+				var email sql.NullString
+				if err := rows.Scan(&p.ID, &p.Status, &ship, &email, &p.CreatedAt.Time); err != nil {
+					return err
+				}
+				if ship.Valid {
+					p.TangiblesToShip = &ship.Int64
+				}
+				if email.Valid {
+					p.BuyerEmail = &email.String
+				}
+				byID[p.ID] = p
+				marked = append(marked, p)
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("pair rows: %w", err)
+		}
+		if len(marked) == 0 {
+			continue
+		}
+		err = eachRow(ctx, q, "SELECT purchase_id, product_id FROM purchase_products WHERE account_id = ? AND purchase_id IN "+list,
+			append([]any{accountID}, args...),
+			func(rows *sql.Rows) error {
+				var id int64
+				var li shop.LineItem
+				if err := rows.Scan(&id, &li.ProductID); err != nil {
+					return err
+				}
+				if p := byID[id]; p != nil {
+					p.LineItems = append(p.LineItems, li)
+				}
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("pair rows: %w", err)
+		}
+		var keys []pairRow
+		for _, p := range marked {
+			keys = pairRows(keys, p)
+		}
+		if err := deletePairKeys(ctx, q, accountID, keys); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deletePairKeys deletes the pairs' rows of an account with the given keys, by the
+// primary key itself (named: planned by statistics that had the table nearly empty, a
+// DELETE may walk and lock every row of the account): one statement on one table per
+// 2,000 keys.
+func deletePairKeys(ctx context.Context, q queryer, accountID int64, keys []pairRow) error {
+	const batch = 2000
+	for len(keys) > 0 {
+		n := min(batch, len(keys))
+		args := make([]any, 0, 1+7*n)
+		args = append(args, accountID)
+		for _, k := range keys[:n] {
+			args = append(args, k.mark, k.field, k.product, k.n, k.prefix, k.at, k.id)
+		}
+		query := "DELETE x FROM purchase_pairs x FORCE INDEX (PRIMARY) WHERE x.account_id = ? AND " +
+			"(x.mark, x.field, x.product_id, x.prefix_len, x.prefix, x.created_at, x.purchase_id) IN (" + rowPlaceholders(n, 7) + ")"
+		if _, err := q.ExecContext(ctx, query, args...); err != nil {
+			return fmt.Errorf("delete pair rows: %w", translate(err))
+		}
+		keys = keys[n:]
+	}
+	return nil
 }
 
 // deleteStatusPairs deletes the pairs' rows of a purchase's status, before its status
@@ -108,7 +180,7 @@ func deletePairs(ctx context.Context, q queryer, accountID int64, ids []int64) e
 // the gaps beside them in each other's way). The keys are those pairRows makes of the
 // purchase's status, e-mail and products (read from its product path, without a
 // lock), deleted by the primary key itself: one statement on one table, which Vitess
-// sends to the account's shard (the derived keys of pairRowsDelete it cannot plan).
+// sends to the account's shard (deletePairKeys).
 func deleteStatusPairs(ctx context.Context, q queryer, accountID, id int64, status shop.PurchaseStatus, email sql.NullString, createdAt time.Time) error {
 	p := &shop.Purchase{ID: id, Status: status, CreatedAt: shop.Time{Time: createdAt}}
 	if email.Valid {
@@ -123,20 +195,7 @@ func deleteStatusPairs(ctx context.Context, q queryer, accountID, id int64, stat
 	if err != nil {
 		return err
 	}
-	keys := pairRows(nil, p)
-	if len(keys) == 0 {
-		return nil
-	}
-	args := []any{accountID}
-	for _, k := range keys {
-		args = append(args, k.mark, k.field, k.product, k.n, k.prefix, k.at, k.id)
-	}
-	query := "DELETE x FROM purchase_pairs x FORCE INDEX (PRIMARY) WHERE x.account_id = ? AND " +
-		"(x.mark, x.field, x.product_id, x.prefix_len, x.prefix, x.created_at, x.purchase_id) IN (" + rowPlaceholders(len(keys), 7) + ")"
-	if _, err := q.ExecContext(ctx, query, args...); err != nil {
-		return fmt.Errorf("delete pair rows: %w", translate(err))
-	}
-	return nil
+	return deletePairKeys(ctx, q, accountID, pairRows(nil, p))
 }
 
 // execPairs runs the statement format (its argument pairRowsSelect) for the given

@@ -102,10 +102,13 @@ var prefixHas = "CASE k.field WHEN 4 THEN CHAR_LENGTH(p.buyer_firstname) >= 1 AN
 
 // prefixRowsInsert writes the prefix rows of purchases p of one account: the format's
 // arguments are the kinds (prefixKinds), the IN list of ids, "" or " IGNORE",
-// prefixOf, prefixValue and prefixHas.
+// prefixOf, prefixValue and prefixHas. Which kinds a purchase has is a condition of
+// the WHERE clause, not of the join's ON: vtgate sends the join with the kinds' table
+// in its ON to the shard with k.field left as a bind variable it never fills
+// ("missing bind var k_field"), and this shape as written.
 const prefixRowsInsert = `INSERT%[3]s INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)
 	SELECT p.account_id, k.field, k.prefix_len, %[4]s, p.created_at, p.id, %[5]s, p.storefront_id
-	FROM purchases p JOIN %[1]s k ON %[6]s WHERE p.account_id = ? AND p.id IN %[2]s`
+	FROM purchases p JOIN %[1]s k WHERE (%[6]s) AND p.account_id = ? AND p.id IN %[2]s`
 
 // prefixRowsDelete deletes the prefix rows of purchases p of one account, found by
 // the keys their rows give: the format's arguments are the kinds, the IN list of ids

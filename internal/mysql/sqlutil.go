@@ -61,7 +61,27 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		sqlDB.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &DB{DB: sqlDB, Now: time.Now}, nil
+	var version string
+	if err := sqlDB.QueryRowContext(pingCtx, "SELECT VERSION()").Scan(&version); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	if !strings.HasSuffix(version, "-Vitess") {
+		return &DB{DB: sqlDB, Now: time.Now}, nil
+	}
+	// A vtgate: its connections set their session's isolation level (vitess.go).
+	variable, err := isolationVariable(pingCtx, sqlDB)
+	if err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	drv := sqlDB.Driver()
+	sqlDB.Close()
+	sqlDB = sql.OpenDB(&isoConnector{drv: drv, dsn: norm, variable: variable})
+	sqlDB.SetMaxOpenConns(64)
+	sqlDB.SetMaxIdleConns(64)
+	sqlDB.SetConnMaxLifetime(30 * time.Minute)
+	return &DB{DB: sqlDB, Now: time.Now, Vitess: true}, nil
 }
 
 // Tx is a transaction of the store. Besides running statements it records the

@@ -492,11 +492,11 @@ func (db *DB) recordAttempts(ctx context.Context, tx *Tx, rs []webhook.Result) e
 	}
 	for account, args := range states {
 		rows := len(args) / 7
-		values := "SELECT CAST(? AS SIGNED) AS id, CAST(? AS DATETIME) AS lease, CAST(? AS CHAR(16)) AS status, CAST(? AS DATETIME) AS next, " +
+		values := "SELECT CAST(? AS SIGNED) AS id, CAST(? AS DATETIME) AS lease, CAST(? AS CHAR(16)) AS status, CAST(? AS DATETIME) AS next_at, " +
 			"CAST(? AS SIGNED) AS last_status, CAST(? AS CHAR(2000)) AS last_error, CAST(? AS DATETIME) AS delivered_at" +
 			strings.Repeat(" UNION ALL SELECT ?, ?, ?, ?, ?, ?, ?", rows-1)
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE webhook_deliveries d JOIN (%s) v ON v.id = d.id
-			SET d.status = v.status, d.next_attempt_at = v.next, d.last_status = v.last_status, d.last_error = v.last_error, d.delivered_at = v.delivered_at
+			SET d.status = v.status, d.next_attempt_at = v.next_at, d.last_status = v.last_status, d.last_error = v.last_error, d.delivered_at = v.delivered_at
 			WHERE d.account_id = ? AND d.status = ? AND d.next_attempt_at = v.lease`, values), append(args, account, deliverySending)...); err != nil {
 			return translate(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"log"
 	"os"
 	"strings"
+	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -92,7 +93,7 @@ func run(ctx context.Context, dsn, vschemaFile string, first int64) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", target, err)
 		}
-		err = db.Migrate(ctx)
+		err = db.MigrateUnlocked(ctx)
 		if err == nil {
 			err = keepOnly(ctx, db, vschema[strings.SplitN(target, ":", 2)[0]])
 		}
@@ -152,7 +153,17 @@ func seedSequences(ctx context.Context, gate *mysql.DB, vschema map[string]keysp
 			}
 			var top int64
 			q := fmt.Sprintf("SELECT COALESCE(MAX(`%s`), 0) FROM `%s`", t.AutoIncrement.Column, table)
-			if err := gate.QueryRowContext(ctx, q).Scan(&top); err != nil {
+			// vtgate learns a shard's new tables and columns from its schema
+			// tracking, about a second after the DDL: a column it does not know
+			// yet is asked again.
+			var err error
+			for try := 0; try < 20; try++ {
+				if err = gate.QueryRowContext(ctx, q).Scan(&top); err == nil || !strings.Contains(err.Error(), "not found") {
+					break
+				}
+				time.Sleep(500 * time.Millisecond)
+			}
+			if err != nil {
 				return fmt.Errorf("%s: %w", q, err)
 			}
 			seq := t.AutoIncrement.Sequence
