@@ -61,6 +61,8 @@ type options struct {
 	seedN                  int
 	keep                   bool
 	only                   string
+	vitessDB               string
+	vitessN                int
 	importDir              string
 	scratch                string
 	bin                    string
@@ -94,7 +96,9 @@ func main() {
 	flag.Int64Var(&o.bufferPool, "buffer-pool", 4<<30, "bytes: raise the server's InnoDB buffer pool to at least this (SET GLOBAL) before measuring, as a server holding a million purchases is configured; 0 leaves it as it is")
 	flag.Int64Var(&o.redoLog, "redo-log", 1<<30, "bytes: raise the server's InnoDB redo log to at least this (SET GLOBAL); 0 leaves it as it is")
 	flag.BoolVar(&o.keep, "keep", false, "leave the server running at the end (for pprof or a look)")
-	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep), export (the CSV exports), webhooks (delivery rate and latency) or rates (the import and seed rates); all when empty")
+	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep), export (the CSV exports), webhooks (delivery rate and latency), rates (the import and seed rates) or vitess (list and GET through a vtgate beside MariaDB directly; under scripts/vitess.sh); all when empty")
+	flag.StringVar(&o.vitessDB, "vitess-db", "storefront_bench_vitess", "database on the MariaDB server that -only vitess (re)creates for its direct side")
+	flag.IntVar(&o.vitessN, "vitess-purchases", 10000, "purchases -only vitess seeds on each side")
 	flag.StringVar(&o.importDir, "import-dir", "", "keep the import files in this directory and reuse them when present (written afresh each run when empty)")
 	flag.StringVar(&o.scratch, "scratch", "", "name prefix of the scratch databases of the rates (<prefix>_import, <prefix>_seed); -db when empty")
 	flag.StringVar(&o.bin, "bin", "", "storefront binary to measure instead of building ./cmd/storefront (to compare builds)")
@@ -103,9 +107,9 @@ func main() {
 	flag.IntVar(&o.hookRate, "hook-rate", 100, "reactivations a second while commit-to-delivery latency is measured")
 	flag.Parse()
 	switch o.only {
-	case "", "table", "sweep", "export", "webhooks", "rates":
+	case "", "table", "sweep", "export", "webhooks", "rates", "vitess":
 	default:
-		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep, export, webhooks or rates")
+		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep, export, webhooks, rates or vitess")
 		os.Exit(2)
 	}
 	if o.scratch == "" {
@@ -221,6 +225,9 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	defer root.Close()
+	if o.only == "vitess" {
+		return benchVitess(ctx, o, bin, root)
+	}
 	if rep.server, err = sizeServer(ctx, root, o); err != nil {
 		return err
 	}

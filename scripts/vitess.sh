@@ -94,7 +94,7 @@ echo "== starting vttestserver (vtgate's MySQL port $((port + 3)), log $work/vtt
   --schema-dir "$work/schema" --data-dir "$work/data/cluster" --mysql-bind-host 127.0.0.1 \
   --vtcombo-bind-host 127.0.0.1 --extra-my-cnf "$root/config/storefront.cnf" \
   --charset utf8mb4 --foreign-key-mode allow --enable-online-ddl=false \
-  --replica-count 1 --rdonly-count 0 >"$work/vttestserver.log" 2>&1 &
+  --replica-count 1 --rdonly-count 0 --queryserver-config-transaction-timeout 10m >"$work/vttestserver.log" 2>&1 &
 pid=$!
 
 # 5. Wait until the three primaries serve.

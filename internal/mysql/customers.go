@@ -403,7 +403,13 @@ func syncBuyerEmails(ctx context.Context, q queryer, account int64, ids []int64)
 	if ids != nil && len(ids) == 0 {
 		return nil
 	}
-	// A subquery, not a join: Vitess plans an UPDATE with a join on no shard.
+	if ids != nil {
+		return syncBuyerEmailsOf(ctx, q, account, ids)
+	}
+	// A subquery, not a join: Vitess plans an UPDATE with a join on no shard. (The
+	// repair of every purchase of an account runs shard by shard, targeted, where
+	// vtgate sends it as written; through vtgate itself a correlated subquery in SET
+	// is refused, so the import's own ids take syncBuyerEmailsOf.)
 	for _, stmt := range []struct{ update, purchase string }{
 		{"UPDATE purchase_activity a SET a.buyer_email = (SELECT p.buyer_email FROM purchases p WHERE p.account_id = ? AND p.id = a.purchase_id) WHERE a.account_id = ?", "a.purchase_id"},
 		{"UPDATE notes n SET n.customer_email = (SELECT p.buyer_email FROM purchases p WHERE p.account_id = ? AND p.id = n.purchase_id) WHERE n.account_id = ? AND n.purchase_id IS NOT NULL", "n.purchase_id"},
@@ -419,6 +425,47 @@ func syncBuyerEmails(ctx context.Context, q queryer, account int64, ids []int64)
 			}
 			if ids == nil {
 				break
+			}
+		}
+	}
+	return nil
+}
+
+// syncBuyerEmailsOf is syncBuyerEmails for the given purchases: their addresses are
+// read first and written by a CASE on the purchase, one statement per table and chunk
+// of ids, each naming the account: vtgate sends them to its shard (it refuses the
+// correlated subquery in SET: "unmergable subquery can not be inside complex
+// expression").
+func syncBuyerEmailsOf(ctx context.Context, q queryer, account int64, ids []int64) error {
+	const chunk = importMaxParams / 4
+	for start := 0; start < len(ids); start += chunk {
+		list, in := inList(ids[start:min(start+chunk, len(ids))])
+		var cases strings.Builder
+		var caseArgs []any
+		err := eachRow(ctx, q, "SELECT id, buyer_email FROM purchases WHERE account_id = ? AND id IN "+list, append([]any{account}, in...),
+			func(rows *sql.Rows) error {
+				var id int64
+				var email sql.NullString
+				if err := rows.Scan(&id, &email); err != nil {
+					return err
+				}
+				cases.WriteString(" WHEN ? THEN ?")
+				caseArgs = append(caseArgs, id, email)
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+		if len(caseArgs) == 0 {
+			continue
+		}
+		for _, stmt := range []string{
+			"UPDATE purchase_activity SET buyer_email = CASE purchase_id%s END WHERE account_id = ? AND purchase_id IN %s",
+			"UPDATE notes SET customer_email = CASE purchase_id%s END WHERE account_id = ? AND purchase_id IN %s",
+		} {
+			args := append(append(append([]any{}, caseArgs...), account), in...)
+			if _, err := q.ExecContext(ctx, fmt.Sprintf(stmt, cases.String(), list), args...); err != nil {
+				return translate(err)
 			}
 		}
 	}

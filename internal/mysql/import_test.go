@@ -29,22 +29,45 @@ var importTables = []string{"accounts", "storefronts", "products", "customers", 
 // checksums returns a checksum of every row of every table an import writes.
 func importChecksums(t testing.TB, db *mysql.DB) map[string]int64 {
 	t.Helper()
-	rows, err := db.Query("CHECKSUM TABLE " + strings.Join(importTables, ", ") + " EXTENDED")
-	if err != nil {
-		t.Fatalf("checksum: %v", err)
-	}
-	defer rows.Close()
 	out := map[string]int64{}
-	for rows.Next() {
-		var name string
-		var sum sql.NullInt64
-		if err := rows.Scan(&name, &sum); err != nil {
+	if dbtest.Vitess() {
+		// vtgate does not parse CHECKSUM TABLE: a sum of each row's CRC32 of all its
+		// columns instead.
+		for _, tb := range importTables {
+			cols := dbtest.Query(t, db.DB, func(r *sql.Rows) (string, error) {
+				var f, typ, null, key, extra string
+				var def sql.NullString
+				err := r.Scan(&f, &typ, &null, &key, &def, &extra)
+				return "`" + f + "`", err
+			}, "SHOW COLUMNS FROM "+tb)
+			var sum sql.NullInt64
+			if err := db.QueryRow("SELECT SUM(CRC32(CONCAT_WS('|', " + strings.Join(cols, ", ") + "))) FROM " + tb).Scan(&sum); err != nil {
+				t.Fatalf("checksum: %v", err)
+			}
+			out[tb] = sum.Int64
+		}
+	}
+	targets := map[string]*sql.DB{"": db.DB}
+	if dbtest.Vitess() {
+		targets = nil
+	}
+	for target, q := range targets {
+		rows, err := q.Query("CHECKSUM TABLE " + strings.Join(importTables, ", ") + " EXTENDED")
+		if err != nil {
+			t.Fatalf("checksum: %v", err)
+		}
+		for rows.Next() {
+			var name string
+			var sum sql.NullInt64
+			if err := rows.Scan(&name, &sum); err != nil {
+				t.Fatal(err)
+			}
+			out[name[strings.LastIndex(name, ".")+1:]+target] = sum.Int64
+		}
+		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
-		out[name[strings.LastIndex(name, ".")+1:]] = sum.Int64
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+		rows.Close()
 	}
 	// CHECKSUM TABLE of an empty table and of a missing one look alike: count too.
 	for _, tb := range importTables {
@@ -675,6 +698,10 @@ func (t *readsTx) LookupBatchRefs(ctx context.Context, b *importer.PurchaseBatch
 // storefronts from them, it started from the storefronts and read each one's
 // subscribers; the import then slowed down as it went.
 func TestImport_ReadsPerBatch(t *testing.T) {
+	if dbtest.Vitess() {
+		// Through a vtgate the session's counters are whichever tablet's answers.
+		t.Skip("counts the rows the database server read (its session status), which a vtgate does not report")
+	}
 	db := dbtest.New(t)
 	const subscribers, purchases = 10000, 1000
 	var doc bytes.Buffer

@@ -296,15 +296,6 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 	if err := t.insertRows(ctx, importPurchaseInsert, importPurchaseCols, importPurchaseUpdate, w.args); err != nil {
 		return fmt.Errorf("upsert purchases: %w", err)
 	}
-	idsByAccount := map[int64][]int64{}
-	for _, p := range b.Purchases {
-		idsByAccount[p.AccountID] = append(idsByAccount[p.AccountID], p.ID)
-	}
-	for account, ids := range idsByAccount {
-		if err := writePrefixes(ctx, t.tx, account, ids); err != nil {
-			return err
-		}
-	}
 	// The timeline of a purchase that moved to another account goes with it.
 	var movedAccount []int64
 	for id, account := range found.purchases {
@@ -359,6 +350,9 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		byAccount[p.AccountID] = append(byAccount[p.AccountID], p)
 	}
 	for account, ps := range byAccount {
+		if err := storePrefixes(ctx, t.tx, account, ps); err != nil {
+			return err
+		}
 		if err := storePairs(ctx, t.tx, account, ps); err != nil {
 			return err
 		}

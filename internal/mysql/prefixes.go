@@ -102,13 +102,10 @@ var prefixHas = "CASE k.field WHEN 4 THEN CHAR_LENGTH(p.buyer_firstname) >= 1 AN
 
 // prefixRowsInsert writes the prefix rows of purchases p of one account: the format's
 // arguments are the kinds (prefixKinds), the IN list of ids, "" or " IGNORE",
-// prefixOf, prefixValue and prefixHas. Which kinds a purchase has is a condition of
-// the WHERE clause, not of the join's ON: vtgate sends the join with the kinds' table
-// in its ON to the shard with k.field left as a bind variable it never fills
-// ("missing bind var k_field"), and this shape as written.
+// prefixOf, prefixValue and prefixHas.
 const prefixRowsInsert = `INSERT%[3]s INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)
 	SELECT p.account_id, k.field, k.prefix_len, %[4]s, p.created_at, p.id, %[5]s, p.storefront_id
-	FROM purchases p JOIN %[1]s k WHERE (%[6]s) AND p.account_id = ? AND p.id IN %[2]s`
+	FROM purchases p JOIN %[1]s k ON %[6]s WHERE p.account_id = ? AND p.id IN %[2]s`
 
 // prefixRowsDelete deletes the prefix rows of purchases p of one account, found by
 // the keys their rows give: the format's arguments are the kinds, the IN list of ids
@@ -120,12 +117,6 @@ const prefixRowsDelete = `DELETE x FROM purchases p JOIN %[1]s k JOIN purchase_p
 
 // prefixBatch bounds the purchases whose prefix rows one statement writes or deletes.
 const prefixBatch = 5000
-
-// writePrefixes writes the prefix rows of the given purchases of an account from their
-// rows, as the transaction q sees them. The purchases have none yet.
-func writePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64) error {
-	return insertPrefixes(ctx, q, prefixKinds, "", accountID, ids)
-}
 
 // insertPrefixes writes the prefix rows of the given kinds of the given purchases;
 // with ignore " IGNORE", rows that exist are kept.
@@ -148,7 +139,15 @@ func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accoun
 // inserts a statement's rows into neighbouring pages at about 60% of the cost of rows
 // in purchase order, which land all over the key.
 func StorePrefixes(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
-	tx := &Tx{Tx: sqlTx} // the seed's transaction queues no background work
+	return storePrefixes(ctx, &Tx{Tx: sqlTx}, accountID, ps) // the seed's transaction queues no background work
+}
+
+// storePrefixes is StorePrefixes on any queryer: the import writes the prefix rows of
+// its purchases so too, from the purchases at hand. (It once derived them from the
+// rows it had written, with prefixRowsInsert: vtgate sends that INSERT … SELECT, a
+// join with a derived table of constants, to the shard with k.field left as a bind
+// variable it never fills, "missing bind var k_field".)
+func storePrefixes(ctx context.Context, tx queryer, accountID int64, ps []*shop.Purchase) error {
 	rows := make([]prefixRow, 0, 10*len(ps))
 	for _, p := range ps {
 		rows = prefixRows(rows, p)

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"storefront/internal/dbtest"
+	"storefront/internal/mysql"
 	"storefront/internal/seed"
+	"storefront/internal/shop"
 )
 
 // TestVitess checks through a real vtgate (scripts/vitess.sh, STOREFRONT_TEST_VITESS=1)
@@ -90,5 +92,81 @@ func TestVitess(t *testing.T) {
 		if err := db.QueryRowContext(ctx, "SELECT account_id FROM purchases WHERE id = ?", id).Scan(&got); err != nil || got != account {
 			t.Errorf("purchase %d by id alone: account %d, %v; want %d", id, got, err, account)
 		}
+	})
+
+	t.Run("ReactivationCommittedOnOneShard", func(t *testing.T) {
+		var id, account int64
+		if err := db.QueryRowContext(ctx, "SELECT id, account_id FROM purchases WHERE account_id = 1 AND status IN ('PND', 'ERR') ORDER BY id LIMIT 1").Scan(&id, &account); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: account, PurchaseID: id, Refulfill: true,
+			Actor: "test", CustomerEmail: "support@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+		// What the reactivation wrote, asked of each shard: all of it on the account's
+		// shard, none on the other.
+		checks := map[string]string{
+			"purchase, now ACT":      "SELECT COUNT(*) FROM purchases WHERE account_id = ? AND id = ? AND status = 'ACT'",
+			"its timeline entry":     "SELECT COUNT(*) FROM purchase_activity WHERE account_id = ? AND purchase_id = ? AND action = 'reactivated'",
+			"its e-mail (outbox)":    "SELECT COUNT(*) FROM email_outbox WHERE account_id = ? AND purchase_id = ?",
+			"its document":           "SELECT COUNT(*) FROM purchase_documents WHERE account_id = ? AND purchase_id = ?",
+			"the purchases version":  "SELECT COUNT(*) FROM purchase_versions WHERE account_id = ? AND ? > 0",
+			"the rollups of its day": "SELECT COUNT(*) FROM purchase_rollups WHERE account_id = ? AND ? > 0",
+		}
+		holder := ""
+		for target, shard := range shards {
+			var n int
+			if err := shard.QueryRowContext(ctx, "SELECT COUNT(*) FROM accounts WHERE id = ?", account).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n == 1 {
+				holder = target
+			}
+		}
+		if holder == "" {
+			t.Fatalf("account %d is on no shard", account)
+		}
+		for what, q := range checks {
+			for target, shard := range shards {
+				var n int
+				if err := shard.QueryRowContext(ctx, q, account, id).Scan(&n); err != nil {
+					t.Fatalf("%s on %s: %v", what, target, err)
+				}
+				if (n > 0) != (target == holder) {
+					t.Errorf("%s: %d rows on %s; the account is on %s", what, n, target, holder)
+				}
+			}
+		}
+		t.Logf("purchase %d of account %d reactivated: purchase, timeline, outbox, document, version and rollups on %s alone", id, account, holder)
+	})
+
+	t.Run("IDsUniqueAcrossShardsFromTheSequences", func(t *testing.T) {
+		// A storefront without an id for accounts on both shards: each takes the next
+		// id of lookup.storefronts_seq, and no two share one.
+		accounts := dbtest.Query(t, db.DB, func(r *sql.Rows) (int64, error) { var id int64; return id, r.Scan(&id) }, "SELECT id FROM accounts ORDER BY id")
+		var ids []int64
+		for _, a := range accounts {
+			r, err := db.ExecContext(ctx, "INSERT INTO storefronts (account_id, name, currency) VALUES (?, 'Seq', 'EUR')", a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, _ := r.LastInsertId()
+			ids = append(ids, id)
+		}
+		perShard := map[string]int{}
+		all := map[int64]string{}
+		for target, shard := range shards {
+			for _, id := range dbtest.Query(t, shard, func(r *sql.Rows) (int64, error) { var id int64; return id, r.Scan(&id) }, "SELECT id FROM storefronts WHERE name = 'Seq'") {
+				if other, ok := all[id]; ok {
+					t.Errorf("storefront id %d on %s and %s", id, other, target)
+				}
+				all[id] = target
+				perShard[target]++
+			}
+		}
+		if len(all) != len(ids) || len(perShard) != 2 {
+			t.Errorf("%d storefronts inserted (ids %v), %d distinct ids found, per shard %v; want all distinct, on both shards", len(ids), ids, len(all), perShard)
+		}
+		t.Logf("storefront ids from lookup.storefronts_seq: %v, per shard %v", ids, perShard)
 	})
 }
