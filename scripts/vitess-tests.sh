@@ -4,7 +4,8 @@
 # vttestserver over MariaDB as a user that is not root (made when missing), migrates
 # every shard, and stops everything on exit. The same tests as on MariaDB, with
 # STOREFRONT_TEST_DSN at vtgate: the API's and the dashboard's (import, reactivation
-# single and bulk, webhooks, export, the overview), and the data layer's of import,
+# single and bulk, webhooks, export, the overview), the dashboard's walk in Chromium
+# (TestBrowser_Dashboard), and the data layer's of import,
 # reactivation, jobs, webhooks, export, the overview and TestVitess (what only a real
 # vtgate can show). One package at a time (-p 1): the tests share the keyspaces.
 #
@@ -22,6 +23,7 @@ bash scripts/vitess.sh bash -c '
   export STOREFRONT_TEST_VITESS=1 STOREFRONT_TEST_DSN=$STOREFRONT_VITESS_DSN
   rc=0
   go test -count=1 -p 1 -timeout 20m -v -skip Browser ./web || rc=1
+  go test -count=1 -p 1 -timeout 10m -v -run "TestBrowser_Dashboard$" ./web || rc=1
   go test -count=1 -p 1 -timeout 10m -v \
     -run "TestVitess$|TestImport|TestPurchaseService_Reactivate|TestJobs_ConcurrentWorkers$|TestOverview_FiguresEqualRows|TestWebhookEvents_SameTransaction|TestExportPurchases_BothReads" \
     ./internal/mysql || rc=1

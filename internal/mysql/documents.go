@@ -172,8 +172,11 @@ func headQuery(f shop.PurchaseFilter, pl plan) (string, []any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return "SELECT v.version, v.total FROM accounts a JOIN (" + head + ") v WHERE a.id = ?", append(args, f.AccountID), nil
+	return fmt.Sprintf(headOfAccount, head), append(args, f.AccountID), nil
 }
+
+// headOfAccount is headQuery's statement; its argument is the head's.
+const headOfAccount = "SELECT v.version, v.total FROM accounts a JOIN (%s) v WHERE a.id = ?"
 
 // documentQuery builds the statement of one purchase's document: a primary-key read,
 // with the account's purchases version as a scalar subquery in the same row (half the
