@@ -23,6 +23,10 @@
 // one's own, with a given binary:
 //
 //	go run ./bench -only rates -import-dir bench-out/import -scratch sf_mine [-bin ./storefront] [-seed 0]
+//
+// The list page and one purchase through a vtgate beside MariaDB directly (bench/vitess.go):
+//
+//	bash scripts/vitess.sh go run ./bench -only vitess [-vitess-db NAME] [-vitess-purchases 10000]
 package main
 
 import (
