@@ -10,6 +10,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -157,6 +158,21 @@ func identifier(w string) string {
 		}
 	}
 	return w
+}
+
+// traceParent is the W3C traceparent of ctx's span, to store with work queued in ctx
+// (an e-mail, a webhook event) so that the span that does the work links to it; nil
+// (NULL) when ctx is not traced.
+func traceParent(ctx context.Context) any {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return nil
+	}
+	h := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, h)
+	if p := h["traceparent"]; p != "" {
+		return p
+	}
+	return nil
 }
 
 // maxShape bounds the length of a statement's shape.
