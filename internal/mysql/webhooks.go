@@ -442,6 +442,9 @@ func (s *WebhookDeliveryStore) RecordAttempts(ctx context.Context, results []web
 		if !isDeadlock(err) {
 			break
 		}
+		if try < 2 {
+			db.deadlockRetried(retryWebhookAttempts)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("record %d attempts: %w", len(rs), err)
