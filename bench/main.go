@@ -23,6 +23,12 @@
 // one's own, with a given binary:
 //
 //	go run ./bench -only rates -import-dir bench-out/import -scratch sf_mine [-bin ./storefront] [-seed 0]
+//
+// What tracing costs (docs/OPERATIONS.md#what-tracing-costs): GET of one purchase and the
+// first list page, uncached, with the server's metrics on and its tracing off, then on
+// (to an OTLP collector in the bench process that discards), in turn twice:
+//
+//	go run ./bench -only observe [-db NAME -purchases N]
 package main
 
 import (

@@ -15,11 +15,11 @@ import (
 // observeRow is one round of the observability part (-only observe): the server with
 // its metrics on and its tracing off or on.
 type observeRow struct {
-	name                    string
-	get1, get32             stats
-	list1, list32           stats
-	otlpPosts, otlpBytes    int64
-	serverCPU, serverWall   time.Duration
+	name                  string
+	get1, get32           stats
+	list1, list32         stats
+	otlpPosts, otlpBytes  int64
+	serverCPU, serverWall time.Duration
 }
 
 // discardCollector is an OTLP/HTTP collector on loopback, in this process, that takes
