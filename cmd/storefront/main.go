@@ -166,7 +166,7 @@ func (d *database) Close() {
 
 // openDatabase connects to STOREFRONT_DSN, or starts the private MariaDB in the data
 // folder when no DSN is set, and migrates the schema.
-func (e *env) openDatabase(ctx context.Context) (*database, error) {
+func (e *env) openDatabase(ctx context.Context, opts ...mysql.OpenOption) (*database, error) {
 	d := &database{}
 	dsn := e.cfg.DSN
 	if dsn == "" {
@@ -186,7 +186,7 @@ func (e *env) openDatabase(ctx context.Context) (*database, error) {
 		}
 		dsn = srv.DSN("storefront")
 	}
-	db, err := mysql.Open(ctx, dsn)
+	db, err := mysql.Open(ctx, dsn, opts...)
 	if err != nil {
 		if d.server != nil {
 			d.server.Stop()

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"storefront/internal/shop"
@@ -261,6 +262,7 @@ func (s *JobService) RunJobStep(ctx context.Context) (bool, error) {
 func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, error) {
 	rc := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
 	worked := false
+	outcome := ""
 	err := db.inTxWith(ctx, rc, func(tx *Tx) error {
 		var (
 			status, actor string
@@ -293,7 +295,8 @@ func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, err
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT job_item"); err != nil {
 			return err
 		}
-		outcome, reason := shop.ItemDone, ""
+		var reason string
+		outcome = shop.ItemDone
 		_, rerr := db.reactivate(ctx, tx, shop.ReactivateRequest{AccountID: accountID, PurchaseID: purchaseID, Refulfill: refulfill,
 			Actor: fmt.Sprintf("%s (job %d)", actor, jobID)})
 		var se *shop.Error
@@ -325,9 +328,13 @@ func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, err
 	})
 	if err != nil {
 		if isDeadlock(err) {
+			db.deadlockRetried(retryJobItem)
 			return true, nil // rolled back whole: the purchase is pending again
 		}
 		return false, err
+	}
+	if i := slices.Index(jobOutcomes[:], outcome); i >= 0 {
+		db.counts.jobItems[i].Add(1)
 	}
 	return worked, nil
 }

@@ -59,6 +59,7 @@ func (s *PurchaseService) Reactivate(ctx context.Context, req shop.ReactivateReq
 			continue
 		}
 		if isDeadlock(err) && attempt < reactivateDeadlockRetries {
+			db.deadlockRetried(retryReactivate)
 			// The victim waits a moment, longer each time and at random, so that the
 			// two do not meet again at once.
 			time.Sleep(time.Duration(min(attempt+1, 10)) * time.Duration(1+mrand.IntN(5)) * time.Millisecond)

@@ -339,15 +339,16 @@ func (s *WebhookDeliveryStore) ClaimDeliveries(ctx context.Context, now, leaseUn
 			if err != nil {
 				return err
 			}
-			bodies := map[string][]byte{}
-			err = eachRow(ctx, tx, "SELECT event_id, body FROM webhook_events WHERE account_id = ? AND event_id IN ("+placeholders(len(evIDs))+")",
+			bodies, parents := map[string][]byte{}, map[string]string{}
+			err = eachRow(ctx, tx, "SELECT event_id, body, traceparent FROM webhook_events WHERE account_id = ? AND event_id IN ("+placeholders(len(evIDs))+")",
 				append([]any{account}, evIDs...), func(rows *sql.Rows) error {
 					var id string
 					var body []byte
-					if err := rows.Scan(&id, &body); err != nil {
+					var parent sql.NullString
+					if err := rows.Scan(&id, &body, &parent); err != nil {
 						return err
 					}
-					bodies[id] = body
+					bodies[id], parents[id] = body, parent.String
 					return nil
 				})
 			if err != nil {
@@ -360,7 +361,7 @@ func (s *WebhookDeliveryStore) ClaimDeliveries(ctx context.Context, now, leaseUn
 					dead = append(dead, c)
 					continue
 				}
-				c.URL, c.Body, c.Secrets = e.url, bodies[c.EventID], []string{e.secret}
+				c.URL, c.Body, c.Secrets, c.TraceParent = e.url, bodies[c.EventID], []string{e.secret}, parents[c.EventID]
 				if e.previous != "" && e.until != nil && e.until.After(now) {
 					c.Secrets = append(c.Secrets, e.previous)
 				}
@@ -440,6 +441,9 @@ func (s *WebhookDeliveryStore) RecordAttempts(ctx context.Context, results []web
 		})
 		if !isDeadlock(err) {
 			break
+		}
+		if try < 2 {
+			db.deadlockRetried(retryWebhookAttempts)
 		}
 	}
 	if err != nil {
