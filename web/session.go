@@ -79,12 +79,14 @@ func (s *Server) loadUser(c *gin.Context) {
 // requireUser sends a signed-out visitor to the sign-in page, remembering where they
 // were going. An htmx request is told to redirect the whole page.
 func (s *Server) requireUser(c *gin.Context) {
-	if currentUser(c) != nil {
+	if u := currentUser(c); u != nil {
 		// Every signed-in page works in the user's account.
 		if _, err := s.account(c); err != nil {
 			s.abort(c, err)
 			return
 		}
+		// The user is the actor of the request's changes, in their audit records.
+		c.Request = c.Request.WithContext(shop.WithActor(c.Request.Context(), shop.Actor{UserID: u.ID, Name: u.Email, Client: sessionClient(c)}))
 		c.Next()
 		return
 	}
