@@ -113,8 +113,8 @@ func (s *Server) auditCSV(c *gin.Context) error {
 	}
 	acct := currentAccount(c)
 	loc, now := s.location(acct.Timezone), s.now()
+	// per_page is read, and checked, as the page reads it: the file holds every page.
 	q := auditQuery(c)
-	q.Del("per_page")
 	f, err := filter.Audit(q, acct.ID, now, loc)
 	if err != nil {
 		return err

@@ -56,6 +56,10 @@ const auditActor = "COALESCE(NULLIF(a.actor, ''), u.email, '')"
 // FindAuditRecords implements shop.AuditService: newest first, by (created_at, id)
 // through the index on (account_id, created_at), whose entries hold the id.
 func (s *AuditService) FindAuditRecords(ctx context.Context, f shop.AuditFilter) ([]shop.AuditRecord, *shop.Cursor, error) {
+	return findAuditRecords(ctx, s.db.DB, f)
+}
+
+func findAuditRecords(ctx context.Context, db queryer, f shop.AuditFilter) ([]shop.AuditRecord, *shop.Cursor, error) {
 	per := f.PerPage
 	if per <= 0 {
 		per = shop.DefaultPerPage
@@ -86,7 +90,7 @@ func (s *AuditService) FindAuditRecords(ctx context.Context, f shop.AuditFilter)
 		return nil, nil, err
 	}
 	out := []shop.AuditRecord{}
-	err = eachRow(ctx, s.db.DB, query, args, func(rows *sql.Rows) error {
+	err = eachRow(ctx, db, query, args, func(rows *sql.Rows) error {
 		var r shop.AuditRecord
 		if err := rows.Scan(&r.ID, &r.UserID, &r.APIKeyID, &r.Actor, &r.Action, &r.Details, &r.Address, &r.UserAgent, &r.CreatedAt); err != nil {
 			return err
