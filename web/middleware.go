@@ -105,10 +105,6 @@ func (s *Server) apiGate(c *gin.Context) {
 		return
 	}
 	c.Set(ctxAPIKey, key)
-	if key.Scope == shop.ScopeAudit && !auditKeyPath(c.Request.URL.Path) {
-		s.abort(c, shop.Errorf(shop.EForbidden, "This API key has the audit scope: it reads the audit log (GET /api/v2/audit) and nothing else."))
-		return
-	}
 	// The key is the actor of the request's changes, in their audit records.
 	c.Request = c.Request.WithContext(shop.WithActor(c.Request.Context(), shop.Actor{APIKeyID: key.ID, Name: key.Name, Client: sessionClient(c)}))
 	if s.limiter != nil {
@@ -125,6 +121,11 @@ func (s *Server) apiGate(c *gin.Context) {
 			s.abort(c, shop.Errorf(shop.ERateLimited, "Too many requests: this key may make %d a minute. Try again in %d s.", d.limit, d.retryAfter))
 			return
 		}
+	}
+	// A key of the audit scope reads the audit log alone, whatever the path.
+	if key.Scope == shop.ScopeAudit && !auditKeyPath(c.Request.URL.Path) {
+		s.abort(c, shop.Errorf(shop.EForbidden, "This API key has the audit scope: it reads the audit log (GET /api/v2/audit) and nothing else."))
+		return
 	}
 	if s.touched.due(key.ID) {
 		s.recordKeyUse(c.Request.Context(), key)
