@@ -106,7 +106,7 @@ func (s *Server) apiGate(c *gin.Context) {
 	}
 	c.Set(ctxAPIKey, key)
 	// The key is the actor of the request's changes, in their audit records.
-	c.Request = c.Request.WithContext(shop.WithActor(c.Request.Context(), shop.Actor{APIKeyID: key.ID, Name: key.Name, Client: sessionClient(c)}))
+	c.Request = c.Request.WithContext(shop.WithActor(c.Request.Context(), shop.Actor{APIKeyID: key.ID, Name: key.Name, Client: auditClient(c)}))
 	if s.limiter != nil {
 		d, err := s.limiter.take(c.Request.Context(), key.ID)
 		if err != nil {

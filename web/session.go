@@ -86,7 +86,7 @@ func (s *Server) requireUser(c *gin.Context) {
 			return
 		}
 		// The user is the actor of the request's changes, in their audit records.
-		c.Request = c.Request.WithContext(shop.WithActor(c.Request.Context(), shop.Actor{UserID: u.ID, Name: u.Email, Client: sessionClient(c)}))
+		c.Request = c.Request.WithContext(shop.WithActor(c.Request.Context(), shop.Actor{UserID: u.ID, Name: u.Email, Client: auditClient(c)}))
 		c.Next()
 		return
 	}
@@ -138,6 +138,12 @@ func (s *Server) cookieSession(c *gin.Context) (string, int64) {
 // named from the user agent, and its address.
 func sessionClient(c *gin.Context) shop.SessionClient {
 	return shop.SessionClient{Device: deviceName(c.Request.UserAgent()), Address: clientIP(c.Request), UserAgent: c.Request.UserAgent()}
+}
+
+// auditClient is what an audit record keeps of the request's client: its address and
+// user agent (the device's name, which sessions show, is not needed).
+func auditClient(c *gin.Context) shop.SessionClient {
+	return shop.SessionClient{Address: clientIP(c.Request), UserAgent: c.Request.UserAgent()}
 }
 
 // startSession puts a new session cookie holding token, for a user of accountID, with
