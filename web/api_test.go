@@ -142,7 +142,7 @@ func newAPIOn(t testing.TB, db *mysql.DB, tracer trace.Tracer, rateLimit int, op
 	t.Cleanup(func() { _ = workers.Stop(time.Minute) })
 	e.keys = &countingKeys{APIKeyService: mysql.NewAPIKeyService(db)}
 	s := &web.Server{Purchases: mysql.NewPurchaseService(db), Writer: mysql.NewPurchaseService(db), Subscribers: mysql.NewSubscriberService(db), Keys: e.keys, Accounts: mysql.NewAccountService(db), Users: mysql.NewUserService(db), Admin: mysql.NewAdminService(db), Webhooks: mysql.NewWebhookService(db), Overview: mysql.NewOverviewService(db), Views: mysql.NewSavedViewService(db), Jobs: mysql.NewJobService(db),
-		Customers: mysql.NewCustomerService(db), Activity: mysql.NewAccountActivityService(db), ExportBatch: exportBatch,
+		Customers: mysql.NewCustomerService(db), Activity: mysql.NewAccountActivityService(db), Audit: mysql.NewAuditService(db), ExportBatch: exportBatch,
 		Logger: serverLog, BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
 		SignInStore: mysql.NewSignInStore(db), Metrics: web.NewMetrics(e.metrics), Ready: func(ctx context.Context) error {
 			if err, _ := e.notReady.Load().(error); err != nil {

@@ -28,7 +28,7 @@ commands:
   import FILE|-              load a JSON document of accounts, storefronts, subscribers, purchases
   seed --purchases N --subscribers N
                              generate realistic demo data
-  apikey create --account ID [--name NAME] [--scope read|read_write]
+  apikey create --account ID [--name NAME] [--scope read|read_write|audit]
                              print a new API key
   user create --account ID --email EMAIL --role owner|staff|viewer
                              create a dashboard user; the password is read from standard input

@@ -113,7 +113,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	ws := &web.Server{
 		Purchases: purchases, Writer: purchases, Subscribers: mysql.NewSubscriberService(d.DB), Keys: mysql.NewAPIKeyService(d.DB),
 		Accounts: accounts, Users: mysql.NewUserService(d.DB), Admin: mysql.NewAdminService(d.DB),
-		Activity: mysql.NewAccountActivityService(d.DB), Webhooks: mysql.NewWebhookService(d.DB), Overview: mysql.NewOverviewService(d.DB),
+		Activity: mysql.NewAccountActivityService(d.DB), Audit: mysql.NewAuditService(d.DB), Webhooks: mysql.NewWebhookService(d.DB), Overview: mysql.NewOverviewService(d.DB),
 		Views: mysql.NewSavedViewService(d.DB), Jobs: mysql.NewJobService(d.DB), Customers: mysql.NewCustomerService(d.DB),
 		SessionKey: e.cfg.SessionKey,
 		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit,

@@ -86,6 +86,9 @@ func (s *JobService) CreateReactivationJob(ctx context.Context, accountID int64,
 			return err
 		}
 		tx.queue(WorkJobs)
+		if err := recordAudit(ctx, tx, now, accountID, shop.AuditJobStarted, fmt.Sprintf("job %d: %d purchases, refulfill %v", job.ID, job.Total, refulfill)); err != nil {
+			return err
+		}
 		return upsertChunks(ctx, tx, "INSERT INTO job_items (account_id, job_id, purchase_id, status)", 4, "", items)
 	})
 	if err != nil {
@@ -208,9 +211,12 @@ func (s *JobService) CancelJob(ctx context.Context, accountID, id int64) error {
 		if status != shop.JobQueued && status != shop.JobRunning {
 			return shop.Errorf(shop.EConflict, "Job %d has ended (%s); there is nothing to cancel.", id, status)
 		}
-		_, err = tx.ExecContext(ctx, "UPDATE jobs SET status = ?, finished_at = ? WHERE account_id = ? AND id = ?",
-			shop.JobCanceled, db.Now().UTC().Truncate(time.Second), accountID, id)
-		return err
+		now := db.Now().UTC().Truncate(time.Second)
+		if _, err = tx.ExecContext(ctx, "UPDATE jobs SET status = ?, finished_at = ? WHERE account_id = ? AND id = ?",
+			shop.JobCanceled, now, accountID, id); err != nil {
+			return err
+		}
+		return recordAudit(ctx, tx, now, accountID, shop.AuditJobCancelled, fmt.Sprintf("job %d", id))
 	})
 }
 

@@ -50,7 +50,11 @@ func (s *PurchaseService) Reactivate(ctx context.Context, req shop.ReactivateReq
 				answer = ce.error
 				return nil
 			}
-			return err
+			if err != nil || res.Replayed {
+				return err
+			}
+			return recordAudit(ctx, tx, db.Now(), req.AccountID, shop.AuditReactivated,
+				fmt.Sprintf("purchase %d, e-mail to %s, refulfill %v, %d keys made", req.PurchaseID, res.To, req.Refulfill, res.KeysGenerated))
 		})
 		if err == nil && answer != nil {
 			return nil, answer
