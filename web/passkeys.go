@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -95,6 +96,16 @@ func PasskeyRelyingParty(baseURL, rpID, origin string) (string, string, error) {
 	host := strings.ToLower(u.Hostname())
 	if rpID == "" {
 		rpID = host
+		// A relying party id is a domain name, never an address: a server on the
+		// loopback address (the default http://127.0.0.1:8080) takes passkeys at
+		// localhost, which browsers treat as secure too.
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			rpID, origin = "localhost", u.Scheme+"://localhost"
+			if p := u.Port(); p != "" {
+				origin += ":" + p
+			}
+			host = rpID
+		}
 	}
 	rpID = strings.ToLower(rpID)
 	if host != rpID && !strings.HasSuffix(host, "."+rpID) {
