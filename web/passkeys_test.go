@@ -104,7 +104,7 @@ func (k *softKey) attestation(t testing.TB, challenge, origin, rpID string) []by
 	}
 	b, _ := json.Marshal(map[string]any{"id": b64.EncodeToString(k.id), "rawId": b64.EncodeToString(k.id), "type": "public-key",
 		"clientExtensionResults": map[string]any{},
-		"response": map[string]any{"clientDataJSON": b64.EncodeToString(client), "attestationObject": b64.EncodeToString(obj), "transports": []string{"internal"}}})
+		"response":               map[string]any{"clientDataJSON": b64.EncodeToString(client), "attestationObject": b64.EncodeToString(obj), "transports": []string{"internal"}}})
 	return b
 }
 
