@@ -21,6 +21,7 @@ import (
 
 	"storefront/internal/mysql"
 	"storefront/internal/shop"
+	"storefront/web"
 )
 
 // softKey is an authenticator made in Go, as an attacker would: it signs whatever
@@ -352,4 +353,34 @@ func TestPasskeys_Hostile(t *testing.T) {
 		ch, rp := c.options(t, "/login/passkey/options", nil)
 		refused(t, "removed passkey", c.postJSON("/login/passkey", key.assertion(t, ch, passkeyOrigin(e.url), rp, 5)), http.StatusUnauthorized, "not one of this site's")
 	})
+}
+
+func TestPasskeyRelyingParty(t *testing.T) {
+	for _, tc := range []struct {
+		base, rpID, origin string
+		wantRP, wantOrigin string
+		wantErr            bool
+	}{
+		{base: "https://shop.example", wantRP: "shop.example", wantOrigin: "https://shop.example"},
+		{base: "https://shop.example:8443/", wantRP: "shop.example", wantOrigin: "https://shop.example:8443"},
+		{base: "http://127.0.0.1:8080", wantRP: "localhost", wantOrigin: "http://localhost:8080"},
+		{base: "http://127.0.0.1:8080", origin: "https://dash.example.com", rpID: "example.com", wantRP: "example.com", wantOrigin: "https://dash.example.com"},
+		{base: "https://shop.example", rpID: "other.example", wantErr: true},
+		{base: "https://shop.example", rpID: "hop.example", wantErr: true},
+		{base: "https://shop.example", origin: "https://shop.example/path", wantErr: true},
+		{base: "https://shop.example", origin: "ftp://shop.example", wantErr: true},
+	} {
+		rp, origin, err := web.PasskeyRelyingParty(tc.base, tc.rpID, tc.origin)
+		if (err != nil) != tc.wantErr || rp != tc.wantRP || origin != tc.wantOrigin {
+			t.Errorf("%q %q %q: got %q %q %v, want %q %q (error %v)", tc.base, tc.rpID, tc.origin, rp, origin, err, tc.wantRP, tc.wantOrigin, tc.wantErr)
+		}
+	}
+	// A server whose settings are wrong says so on the passkey routes (503), and
+	// serves everything else.
+	e := newAPI(t, 0, func(s *web.Server) { s.PasskeyOrigin = "http://10.0.0.1:8080" })
+	r := e.browserClient().post("/login/passkey/options", nil)
+	refused(t, "passkeys off", r, http.StatusServiceUnavailable, "Passkeys are not available on this server")
+	if r := e.browserClient().get("/login", false); r.status != http.StatusOK {
+		t.Fatalf("sign-in page: %d", r.status)
+	}
 }
