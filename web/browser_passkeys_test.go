@@ -65,6 +65,7 @@ func TestBrowser_Passkeys(t *testing.T) {
 			tb.checkAxe(t, "Security, with the passkey form")
 			tb.addPasskey(t, "Test laptop")
 			tb.checkAxe(t, "Security, with a passkey")
+			tb.screenshot(t, "security-passkey", v)
 			if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = 1 AND user_id = ? AND name = 'Test laptop'", id); n != 1 {
 				t.Fatalf("%d passkeys stored", n)
 			}
@@ -78,6 +79,7 @@ func TestBrowser_Passkeys(t *testing.T) {
 			signOut()
 			tb.waitFor(t, "the passkey button", `location.pathname === '/login' && `+visible("Sign in with a passkey"), `document.body.innerText`)
 			tb.checkAxe(t, "Sign in, with the passkey button")
+			tb.screenshot(t, "login-passkey", v)
 			tb.do(t, "sign in with the passkey", chromedp.Click(buttonByText("Sign in with a passkey")))
 			tb.waitFor(t, "signed in with the passkey", `location.pathname === '/'`, `document.body.innerText`)
 			if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND user_id = ? AND action = 'sign_in' AND details = 'passkey: Test laptop'", id); n != 1 {
@@ -138,6 +140,7 @@ func TestBrowser_TwoFactorRequired(t *testing.T) {
 			}
 			owner.waitFor(t, "the requirement on", `document.body.innerText.includes('Two-step sign-in is now required') && `+visible("Stop requiring two-step sign-in"), `document.body.innerText`)
 			owner.checkAxe(t, "Keys & users, two-step sign-in required")
+			owner.screenshot(t, "account-two-factor", v)
 
 			email := e.newUser(1, "viewer")
 			tb := newTab(t, br, base)
@@ -146,6 +149,7 @@ func TestBrowser_TwoFactorRequired(t *testing.T) {
 			tb.signIn(t, email)
 			tb.waitFor(t, "taken to Security", `location.pathname === '/account/security' && document.getElementById('two-factor-required')`, `location.href + ' ' + document.body.innerText`)
 			tb.checkAxe(t, "Security, two-step sign-in required")
+			tb.screenshot(t, "security-required", v)
 			if st := tb.open(t, "/purchases"); st != http.StatusOK {
 				t.Fatalf("purchases: %d", st)
 			}

@@ -36,6 +36,7 @@ func (s *Server) securityView(c *gin.Context) (templates.SecurityView, error) {
 	if v.Passkeys, err = s.passkeysView(c); err != nil {
 		return v, err
 	}
+	v.Authenticator.HasPasskey = len(v.Passkeys.Rows) > 0
 	if a := currentAccount(c); a != nil && a.RequireTwoFactor && !v.Authenticator.On && len(v.Passkeys.Rows) == 0 {
 		v.Required = true
 	}

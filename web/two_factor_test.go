@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"storefront/internal/mysql"
+	"storefront/internal/shop"
 )
 
 func TestTwoFactor_Requirement(t *testing.T) {
@@ -108,6 +111,34 @@ func TestTwoFactor_Requirement(t *testing.T) {
 		}
 		otherOwner := e.signInAs(other, dashPassword)
 		_ = otherOwner
+	})
+
+	t.Run("LastOwnerKeepsTheirApp", func(t *testing.T) {
+		// Another account, whose only owner has an authenticator app and no passkey.
+		e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id = 2")
+		t.Cleanup(func() { e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id = 2") })
+		e.exec("DELETE FROM users WHERE account_id = 2 AND role = 'owner'")
+		email := e.newUser(2, "owner")
+		o := e.signInAs(email, dashPassword)
+		if err := mysql.NewUserService(e.db).AddAuthenticator(t.Context(), 2, e.acctUserID(email), "JBSWY3DPEHPK3PXP", 1, nil, shop.SessionClient{}); err != nil {
+			t.Fatal(err)
+		}
+		if r := o.post("/account/two-factor", url.Values{"require": {"on"}}); r.status != http.StatusSeeOther {
+			t.Fatalf("on: %d %s", r.status, r.body)
+		}
+		r := o.post("/account/security/authenticator/remove", nil)
+		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "last second factor of its last owner") {
+			t.Fatalf("remove the app: %d %s", r.status, r.body)
+		}
+		if n := e.count("SELECT COUNT(*) FROM user_totp WHERE account_id = 2"); n != 1 {
+			t.Fatal("the app was removed")
+		}
+		if r := o.post("/account/two-factor", url.Values{"require": {"off"}}); r.status != http.StatusSeeOther {
+			t.Fatalf("off: %d", r.status)
+		}
+		if r := o.post("/account/security/authenticator/remove", nil); r.status != http.StatusSeeOther {
+			t.Fatalf("remove with the requirement off: %d %s", r.status, r.body)
+		}
 	})
 
 	t.Run("Off", func(t *testing.T) {
