@@ -58,19 +58,20 @@ func (s *UserService) AddPasskey(ctx context.Context, p *shop.Passkey, client sh
 // RemovePasskey implements shop.PasskeyService.
 func (s *UserService) RemovePasskey(ctx context.Context, accountID, userID, id, keepSessionID int64, client shop.SessionClient) error {
 	return s.db.inTx(ctx, func(tx *Tx) error {
-		if err := keepOwnerFactor(ctx, tx, accountID, userID); err != nil {
-			return err
-		}
 		var name string
-		err := tx.QueryRowContext(ctx, "SELECT name FROM user_passkeys WHERE account_id = ? AND user_id = ? AND id = ? FOR UPDATE", accountID, userID, id).Scan(&name)
+		err := tx.QueryRowContext(ctx, "SELECT name FROM user_passkeys WHERE account_id = ? AND user_id = ? AND id = ?", accountID, userID, id).Scan(&name)
 		if errors.Is(err, sql.ErrNoRows) {
 			return shop.Errorf(shop.ENotFound, "You have no passkey %d; it may have been removed already.", id)
 		}
 		if err != nil {
 			return translate(err)
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM user_passkeys WHERE account_id = ? AND user_id = ? AND id = ?", accountID, userID, id); err != nil {
-			return translate(err)
+		if err := keepOwnerFactor(ctx, tx, accountID, userID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, "DELETE FROM user_passkeys WHERE account_id = ? AND user_id = ? AND id = ?", accountID, userID, id)
+		if err := mustAffect(res, err, "You have no passkey %d; it may have been removed already.", id); err != nil {
+			return err
 		}
 		// A removed factor ends the user's other sessions at once, on every instance.
 		if _, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ? AND id <> ?", accountID, userID, keepSessionID); err != nil {
