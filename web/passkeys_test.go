@@ -384,3 +384,70 @@ func TestPasskeyRelyingParty(t *testing.T) {
 		t.Fatalf("sign-in page: %d", r.status)
 	}
 }
+
+// passkeyTenancyCases are TestTenancy's cases of the passkey and two-step routes:
+// account 2 reaches no passkey of account 1, nor its requirement.
+func passkeyTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser) map[string]func(t *testing.T) {
+	t.Helper()
+	email1 := e.newUser(1, "staff")
+	key1 := newSoftKey(t, 1, e.acctUserID(email1))
+	key1.store(t, e, "Account one's key")
+	var pid int64
+	if err := e.db.QueryRow("SELECT id FROM user_passkeys WHERE account_id = 1 AND user_id = ?", e.acctUserID(email1)).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	kept := func(t *testing.T) {
+		t.Helper()
+		if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = 1 AND id = ?", pid); n != 1 {
+			t.Fatal("account 1's passkey is gone")
+		}
+	}
+	origin := passkeyOrigin(e.url)
+	return map[string]func(t *testing.T){
+		"POST /account/security/passkeys/:id/remove": func(t *testing.T) {
+			mustStatus(t, owner2.post(fmt.Sprintf("/account/security/passkeys/%d/remove", pid), nil), 404)
+			mustStatus(t, owner2.post("/account/security/passkeys/999999999/remove", nil), 404)
+			kept(t)
+		},
+		"POST /account/security/passkeys/options": func(t *testing.T) {
+			r := mustStatus(t, owner2.post("/account/security/passkeys/options", url.Values{"name": {"Two's key"}}), 200)
+			if strings.Contains(string(r.body), b64.EncodeToString(key1.id)) {
+				t.Fatal("account 2's options name account 1's passkey")
+			}
+			noAccount1(t, r)
+		},
+		"POST /account/security/passkeys": func(t *testing.T) {
+			// Account 1's authenticator answering account 2's challenge is stored for
+			// account 2's user, never for account 1's.
+			u := e.with(t).signIn(2, "viewer")
+			ch, rp := u.options(t, "/account/security/passkeys/options", url.Values{"name": {"Borrowed"}})
+			mustStatus(t, u.postJSON("/account/security/passkeys", key1.attestation(t, ch, origin, rp)), 200)
+			if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = 1 AND name = 'Borrowed'"); n != 0 {
+				t.Fatal("a passkey of account 2 was stored in account 1")
+			}
+			mustStatus(t, owner2.postJSON("/account/security/passkeys", key1.attestation(t, "x", origin, rp)), 400)
+			kept(t)
+		},
+		"POST /account/two-factor": func(t *testing.T) {
+			mustStatus(t, owner2.post("/account/two-factor", url.Values{"require": {"on"}}), 400)
+			mustStatus(t, staff1.post("/account/two-factor", url.Values{"require": {"on"}}), 403)
+			if n := e.count("SELECT COUNT(*) FROM accounts WHERE id = 1 AND require_two_factor"); n != 0 {
+				t.Fatal("account 1 requires two-step sign-in")
+			}
+		},
+		"POST /login/passkey/options": func(t *testing.T) {
+			noAccount1(t, mustStatus(t, owner2.post("/login/passkey/options", nil), 200))
+		},
+		"POST /login/passkey": func(t *testing.T) {
+			// Account 1's passkey presented as a user of account 2 (the user handle
+			// names account 2): not found there.
+			c := e.with(t).browserClient()
+			ch, rp := c.options(t, "/login/passkey/options", nil)
+			forged := *key1
+			forged.handle = append([]byte{}, key1.handle...)
+			forged.handle[7] = 2
+			r := mustStatus(t, c.postJSON("/login/passkey", forged.assertion(t, ch, origin, rp, 50)), 401)
+			noAccount1(t, r)
+		},
+	}
+}
