@@ -23,6 +23,12 @@
 // one's own, with a given binary:
 //
 //	go run ./bench -only rates -import-dir bench-out/import -scratch sf_mine [-bin ./storefront] [-seed 0]
+//
+// What tracing costs (docs/OPERATIONS.md#what-tracing-costs): GET of one purchase and the
+// first list page, uncached, with the server's metrics on and its tracing off, then on
+// (to an OTLP collector in the bench process that discards), in turn twice:
+//
+//	go run ./bench -only observe [-db NAME -purchases N]
 package main
 
 import (
@@ -54,6 +60,7 @@ type options struct {
 	db                     string
 	purchases, subscribers int
 	addr, ginAddr          string
+	metricsAddr            string
 	dur, sqlDur            time.Duration
 	cases                  *regexp.Regexp
 	rates                  bool
@@ -85,6 +92,7 @@ func main() {
 	flag.IntVar(&o.subscribers, "subscribers", 100_000, "subscribers to seed with them")
 	flag.StringVar(&o.addr, "addr", "127.0.0.1:18480", "loopback address of the server under test")
 	flag.StringVar(&o.ginAddr, "gin-addr", "127.0.0.1:18481", "loopback address of the bare Gin handler")
+	flag.StringVar(&o.metricsAddr, "metrics-addr", "127.0.0.1:18482", "loopback address of the server's /metrics in the observe part")
 	flag.DurationVar(&o.dur, "duration", 2*time.Second, "length of each measured load run")
 	flag.DurationVar(&o.sqlDur, "sql-duration", time.Second, "length of each bare-SQL timing")
 	flag.StringVar(&cases, "cases", "", "only the list cases and sweep values whose name matches this regexp (the sweep always measures the unfiltered list)")
@@ -94,7 +102,7 @@ func main() {
 	flag.Int64Var(&o.bufferPool, "buffer-pool", 4<<30, "bytes: raise the server's InnoDB buffer pool to at least this (SET GLOBAL) before measuring, as a server holding a million purchases is configured; 0 leaves it as it is")
 	flag.Int64Var(&o.redoLog, "redo-log", 1<<30, "bytes: raise the server's InnoDB redo log to at least this (SET GLOBAL); 0 leaves it as it is")
 	flag.BoolVar(&o.keep, "keep", false, "leave the server running at the end (for pprof or a look)")
-	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep), export (the CSV exports), webhooks (delivery rate and latency) or rates (the import and seed rates); all when empty")
+	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep), export (the CSV exports), webhooks (delivery rate and latency), rates (the import and seed rates) or observe (metrics on, tracing off and on; not part of all); all when empty")
 	flag.StringVar(&o.importDir, "import-dir", "", "keep the import files in this directory and reuse them when present (written afresh each run when empty)")
 	flag.StringVar(&o.scratch, "scratch", "", "name prefix of the scratch databases of the rates (<prefix>_import, <prefix>_seed); -db when empty")
 	flag.StringVar(&o.bin, "bin", "", "storefront binary to measure instead of building ./cmd/storefront (to compare builds)")
@@ -103,15 +111,15 @@ func main() {
 	flag.IntVar(&o.hookRate, "hook-rate", 100, "reactivations a second while commit-to-delivery latency is measured")
 	flag.Parse()
 	switch o.only {
-	case "", "table", "sweep", "export", "webhooks", "rates":
+	case "", "table", "sweep", "export", "webhooks", "rates", "observe":
 	default:
-		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep, export, webhooks or rates")
+		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep, export, webhooks, rates or observe")
 		os.Exit(2)
 	}
 	if o.scratch == "" {
 		o.scratch = o.db
 	}
-	if o.only == "sweep" || o.only == "export" {
+	if o.only == "sweep" || o.only == "export" || o.only == "observe" {
 		o.rates = false
 	}
 	o.cases = regexp.MustCompile(cases)
@@ -275,6 +283,22 @@ func run(ctx context.Context, o options) error {
 		root.ExecContext(c, "DELETE FROM "+o.db+".api_keys WHERE name = 'bench'")
 		root.ExecContext(c, "DELETE FROM "+o.db+".users WHERE email LIKE 'bench-%@example.test'")
 	}()
+
+	if o.only == "observe" {
+		paths, err := purchasePaths(ctx, root, o.db)
+		if err != nil {
+			return err
+		}
+		rows, err := measureObserve(ctx, o, t, key, paths)
+		if err != nil {
+			return err
+		}
+		rep.load5 = loadavg()
+		printHeader(os.Stdout, rep, o)
+		fmt.Println()
+		printObserve(os.Stdout, rows)
+		return nil
+	}
 
 	srv, err := startServer(ctx, t, o)
 	if err != nil {
@@ -524,10 +548,10 @@ type server struct {
 	done chan error
 }
 
-func startServer(ctx context.Context, t tool, o options) (*server, error) {
+func startServer(ctx context.Context, t tool, o options, env ...string) (*server, error) {
 	cmd := exec.Command(t.bin, "serve")
-	cmd.Env = t.env(o.db, "STOREFRONT_RATE_LIMIT=0", "STOREFRONT_ADDR="+o.addr, "STOREFRONT_BASE_URL=http://"+o.addr,
-		"STOREFRONT_SESSION_KEY="+strings.Repeat("5b", 32))
+	cmd.Env = t.env(o.db, append([]string{"STOREFRONT_RATE_LIMIT=0", "STOREFRONT_ADDR=" + o.addr, "STOREFRONT_BASE_URL=http://" + o.addr,
+		"STOREFRONT_SESSION_KEY=" + strings.Repeat("5b", 32)}, env...)...)
 	logPath := filepath.Join(os.TempDir(), "storefront-bench-server.log")
 	lf, err := os.Create(logPath)
 	if err != nil {

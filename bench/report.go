@@ -13,6 +13,9 @@ func printHeader(w io.Writer, r *report, o options) {
 	if o.only == "sweep" || o.only == "export" || o.only == "rates" {
 		runs = ""
 	}
+	if o.only == "observe" {
+		runs = fmt.Sprintf("; %s per load run", o.dur)
+	}
 	fmt.Fprintf(w, "Storefront bench, %s: %s CPUs, %s; code %s; %s; %d purchases in %s%s; load average at start %s, at end %s.\n",
 		r.started.Format("2006-01-02 15:04"), r.cpus, r.goVersion, r.commit, r.server, r.benchPurchases, o.db, runs, r.load1, r.load5)
 }

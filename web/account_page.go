@@ -168,8 +168,8 @@ func (s *Server) createKey(c *gin.Context) error {
 	errs := map[string]string{}
 	name := requiredText(c, errs, "name", "The name", maxKeyNameLen, "Give the key a name, so that you know later which program uses it.")
 	scope := strings.TrimSpace(c.PostForm("scope"))
-	if scope != shop.ScopeRead && scope != shop.ScopeReadWrite {
-		errs["scope"] = "Choose read only or read and write."
+	if !shop.ValidScope(scope) {
+		errs["scope"] = "Choose read only, read and write, or audit log."
 	}
 	if len(errs) == 0 {
 		key, err := s.Admin.CreateAPIKey(c.Request.Context(), currentAccount(c).ID, name, scope)

@@ -62,7 +62,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 			v, _ := subsAttr(o, "value")
 			scopes = append(scopes, v)
 		}
-		if strings.Join(scopes, ",") != "read,read_write" {
+		if strings.Join(scopes, ",") != "read,read_write,audit" {
 			t.Errorf("scopes: got %v", scopes)
 		}
 		// The keys newAPI made are listed, never with their secret.

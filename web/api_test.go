@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/crypto/bcrypt"
 
 	"storefront/internal/dbtest"
@@ -102,8 +103,14 @@ var serverLog = slog.New(slog.NewJSONHandler(&serverLines, nil))
 // before its handler is built.
 func newAPI(t testing.TB, rateLimit int, options ...func(*web.Server)) *apiEnv {
 	t.Helper()
+	return newAPIOn(t, dbtest.New(t), nil, rateLimit, options...)
+}
+
+// newAPIOn is newAPI over db, a fresh database; with tracer, the workers' steps are
+// spans of it.
+func newAPIOn(t testing.TB, db *mysql.DB, tracer trace.Tracer, rateLimit int, options ...func(*web.Server)) *apiEnv {
+	t.Helper()
 	ctx := context.Background()
-	db := dbtest.New(t)
 	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}, notReady: &atomic.Value{}, metrics: prometheus.NewPedanticRegistry()}
 	db.Now = e.clock.now
 	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour)}, nil); err != nil {
@@ -127,15 +134,15 @@ func newAPI(t testing.TB, rateLimit int, options ...func(*web.Server)) *apiEnv {
 	sender := mail.NewSender(mysql.NewOutbox(db), &mail.Composer{Purchases: mysql.NewPurchaseService(db), Storefronts: mysql.NewAccountService(db), BaseURL: "http://shop.test"}, transport, mail.SenderOptions{Now: e.clock.now})
 	// The program's workers: woken by the commits that queue their work, and polling.
 	workers := worker.NewGroup(
-		worker.New(mysql.WorkEmails, sender.Step, worker.Options{Poll: 20 * time.Millisecond, Log: serverLog}),
-		worker.New(mysql.WorkJobs, mysql.NewJobService(db).RunJobStep, worker.Options{Poll: 20 * time.Millisecond, Log: serverLog}),
+		worker.New(mysql.WorkEmails, sender.Step, worker.Options{Poll: 20 * time.Millisecond, Log: serverLog, Tracer: tracer}),
+		worker.New(mysql.WorkJobs, mysql.NewJobService(db).RunJobStep, worker.Options{Poll: 20 * time.Millisecond, Log: serverLog, Tracer: tracer}),
 	)
 	db.Wake = workers.Wake
 	workers.Start()
 	t.Cleanup(func() { _ = workers.Stop(time.Minute) })
 	e.keys = &countingKeys{APIKeyService: mysql.NewAPIKeyService(db)}
 	s := &web.Server{Purchases: mysql.NewPurchaseService(db), Writer: mysql.NewPurchaseService(db), Subscribers: mysql.NewSubscriberService(db), Keys: e.keys, Accounts: mysql.NewAccountService(db), Users: mysql.NewUserService(db), Admin: mysql.NewAdminService(db), Webhooks: mysql.NewWebhookService(db), Overview: mysql.NewOverviewService(db), Views: mysql.NewSavedViewService(db), Jobs: mysql.NewJobService(db),
-		Customers: mysql.NewCustomerService(db), Activity: mysql.NewAccountActivityService(db), ExportBatch: exportBatch,
+		Customers: mysql.NewCustomerService(db), Activity: mysql.NewAccountActivityService(db), Audit: mysql.NewAuditService(db), ExportBatch: exportBatch,
 		Logger: serverLog, BaseURL: "http://shop.test", RateLimit: rateLimit, Now: e.clock.now,
 		SignInStore: mysql.NewSignInStore(db), Metrics: web.NewMetrics(e.metrics), Ready: func(ctx context.Context) error {
 			if err, _ := e.notReady.Load().(error); err != nil {

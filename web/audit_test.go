@@ -92,9 +92,10 @@ func TestAudit(t *testing.T) {
 	u.post("/account/security/authenticator/remove", nil)
 	step("removal", "factor_removed")
 
-	// Each record names the client it came from.
+	// Each record names the client it came from (those of the keys the set-up made
+	// have none: the system made them).
 	var bad int
-	if err := e.db.QueryRow(`SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND (address <> '127.0.0.1' OR user_agent NOT LIKE 'Go-http-client%' OR created_at IS NULL)`).Scan(&bad); err != nil || bad != 0 {
+	if err := e.db.QueryRow(`SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND actor <> 'system' AND (address <> '127.0.0.1' OR user_agent NOT LIKE 'Go-http-client%' OR created_at IS NULL)`).Scan(&bad); err != nil || bad != 0 {
 		t.Fatalf("%d records without the client (%v)", bad, err)
 	}
 }

@@ -105,6 +105,8 @@ func (s *Server) apiGate(c *gin.Context) {
 		return
 	}
 	c.Set(ctxAPIKey, key)
+	// The key is the actor of the request's changes, in their audit records.
+	c.Request = c.Request.WithContext(shop.WithActor(c.Request.Context(), shop.Actor{APIKeyID: key.ID, Name: key.Name, Client: auditClient(c)}))
 	if s.limiter != nil {
 		d, err := s.limiter.take(c.Request.Context(), key.ID)
 		if err != nil {
@@ -119,6 +121,11 @@ func (s *Server) apiGate(c *gin.Context) {
 			s.abort(c, shop.Errorf(shop.ERateLimited, "Too many requests: this key may make %d a minute. Try again in %d s.", d.limit, d.retryAfter))
 			return
 		}
+	}
+	// A key of the audit scope reads the audit log alone, whatever the path.
+	if key.Scope == shop.ScopeAudit && !auditKeyPath(c.Request.URL.Path) {
+		s.abort(c, shop.Errorf(shop.EForbidden, "This API key has the audit scope: it reads the audit log (GET /api/v2/audit) and nothing else."))
+		return
 	}
 	if s.touched.due(key.ID) {
 		s.recordKeyUse(c.Request.Context(), key)
@@ -181,6 +188,16 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (*shop.APIKe
 		return nil, unauth
 	}
 	return key, nil
+}
+
+// auditKeyPath reports whether a key with the audit scope may reach path: the audit
+// log, and the routes that answer any key (ping, the OpenAPI document).
+func auditKeyPath(path string) bool {
+	switch path {
+	case "/api/v2", "/api/v2/", "/api/v2/openapi.json", "/api/v2/audit":
+		return true
+	}
+	return false
 }
 
 // apiKey returns the authenticated key of an API request.

@@ -207,6 +207,7 @@ var queryParams = map[string][]string{
 	"GET /storefronts/{storefront_id}/subscribers.csv":    filter.SubscriberExportParams,
 	"GET /storefronts/{storefront_id}/subscribers/verify": filter.VerifyParams,
 	"POST /purchases/{id}/reactivate":                     filter.ReactivateParamNames,
+	"GET /audit":                                          filter.AuditParams,
 }
 
 // bodyParams gives the body fields an operation's parser accepts.

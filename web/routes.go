@@ -17,6 +17,7 @@ func (s *Server) routes(r *gin.Engine) {
 	api := r.Group("/api/v2")
 	api.GET("", h(s.ping)).GET("/", h(s.ping)).GET("/openapi.json", h(s.openAPI)).
 		GET("/purchases.csv", h(s.exportPurchasesAPI)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersAPI))
+	api.GET("/audit", h(s.auditAPI))
 	api.Group("/purchases").GET("", h(s.listPurchases)).GET("/:id", h(s.getPurchase)).POST("/:id/reactivate", h(s.reactivate))
 	api.Group("/storefronts/:storefront_id/subscribers").
 		GET("", h(s.listSubscribers)).GET("/verify", h(s.verifySubscriber)).GET("/:id", h(s.getSubscriber))
@@ -57,6 +58,8 @@ func (s *Server) routes(r *gin.Engine) {
 		POST("/authenticator/remove", h(s.removeAuthenticator)).
 		POST("/passkeys/options", s.handleJSON(s.beginPasskeyAdd)).POST("/passkeys", s.handleJSON(s.finishPasskeyAdd)).
 		POST("/passkeys/:id/remove", h(s.removePasskey))
+	// The audit log answers a non-owner 403 with a page of its own.
+	account.GET("/audit", h(s.auditPage)).GET("/audit.csv", h(s.auditCSV))
 	owner := account.Group("", s.requireOwner)
 	owner.GET("", h(s.accountPage)).GET("/activity", h(s.activityPage)).POST("/two-factor", h(s.setRequireTwoFactor))
 	owner.Group("/keys").POST("", h(s.createKey)).POST("/:id/revoke", h(s.revokeKey))

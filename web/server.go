@@ -33,6 +33,8 @@ type Server struct {
 	Webhooks shop.WebhookService
 	// Activity records the account's exports; nil records nothing.
 	Activity shop.AccountActivityService
+	// Audit reads the account's audit log; nil serves no audit log.
+	Audit shop.AuditService
 	// ExportBatch is how many rows an export reads at a time; 0 means shop.ExportBatch.
 	ExportBatch int
 	// Overview reads the overview's figures from the rollups.

@@ -79,12 +79,14 @@ func (s *Server) loadUser(c *gin.Context) {
 // requireUser sends a signed-out visitor to the sign-in page, remembering where they
 // were going. An htmx request is told to redirect the whole page.
 func (s *Server) requireUser(c *gin.Context) {
-	if currentUser(c) != nil {
+	if u := currentUser(c); u != nil {
 		// Every signed-in page works in the user's account.
 		if _, err := s.account(c); err != nil {
 			s.abort(c, err)
 			return
 		}
+		// The user is the actor of the request's changes, in their audit records.
+		c.Request = c.Request.WithContext(shop.WithActor(c.Request.Context(), shop.Actor{UserID: u.ID, Name: u.Email, Client: auditClient(c)}))
 		c.Next()
 		return
 	}
@@ -136,6 +138,12 @@ func (s *Server) cookieSession(c *gin.Context) (string, int64) {
 // named from the user agent, and its address.
 func sessionClient(c *gin.Context) shop.SessionClient {
 	return shop.SessionClient{Device: deviceName(c.Request.UserAgent()), Address: clientIP(c.Request), UserAgent: c.Request.UserAgent()}
+}
+
+// auditClient is what an audit record keeps of the request's client: its address and
+// user agent (the device's name, which sessions show, is not needed).
+func auditClient(c *gin.Context) shop.SessionClient {
+	return shop.SessionClient{Address: clientIP(c.Request), UserAgent: c.Request.UserAgent()}
 }
 
 // startSession puts a new session cookie holding token, for a user of accountID, with

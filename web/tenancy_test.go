@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"storefront/internal/mysql"
+	"storefront/internal/shop"
 	"storefront/web"
 )
 
@@ -312,6 +315,47 @@ func TestTenancy(t *testing.T) {
 			}
 			noAccount1(t, r)
 			mustStatus(t, viewer1.get("/account/activity", false), 403)
+		},
+		"GET /account/audit": func(t *testing.T) {
+			mustStatus(t, staff1.post("/purchases/views", url.Values{"name": {"only-account-one audit"}, "query": {"status=RFD"}}), http.StatusSeeOther)
+			for _, path := range []string{"/account/audit", "/account/audit.csv"} {
+				r := mustStatus(t, owner2.get(path, false), 200)
+				if strings.Contains(string(r.body), "only-account-one") || strings.Contains(string(r.body), staff1.email) {
+					t.Fatalf("account 2's %s shows a record of account 1", path)
+				}
+				noAccount1(t, r)
+			}
+			if rows, _ := auditPageRows(t, mustStatus(t, owner2.get("/account/audit?actor="+url.QueryEscape(staff1.email), false), 200)); len(rows) != 0 {
+				t.Fatalf("account 2 finds %d records of account 1's user", len(rows))
+			}
+			mustStatus(t, viewer1.get("/account/audit", false), 403)
+		},
+		"GET /account/audit.csv": func(t *testing.T) {
+			mustStatus(t, staff1.get("/account/audit.csv", false), 403)
+		},
+		"GET /api/v2/audit": func(t *testing.T) {
+			mustStatus(t, staff1.post("/purchases/views", url.Values{"name": {"only-account-one api"}, "query": {"status=RFD"}}), http.StatusSeeOther)
+			keys := map[int64]string{}
+			for _, account := range []int64{1, 2} {
+				k, err := mysql.NewAdminService(e.db).CreateAPIKey(context.Background(), account, "audit tenancy", shop.ScopeAudit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				keys[account] = k
+			}
+			bearer := func(path string, account int64) response {
+				return e.do("GET", path, "", nil, map[string]string{"Authorization": "Bearer " + keys[account]})
+			}
+			if r := mustStatus(t, bearer("/api/v2/audit", 1), 200); !strings.Contains(string(r.body), "only-account-one api") {
+				t.Fatal("account 1's audit key does not see its own record")
+			}
+			for _, path := range []string{"/api/v2/audit", "/api/v2/audit?actor=" + url.QueryEscape(staff1.email)} {
+				r := mustStatus(t, bearer(path, 2), 200)
+				if strings.Contains(string(r.body), "only-account-one") || strings.Contains(string(r.body), staff1.email) {
+					t.Fatalf("account 2's key reads a record of account 1 at %s", path)
+				}
+				noAccount1(t, r)
+			}
 		},
 		"POST /account/keys/:id/revoke": func(t *testing.T) {
 			dashboard404(t, owner2.post(fmt.Sprintf("/account/keys/%d/revoke", ids.key), url.Values{"confirm": {"yes"}}),

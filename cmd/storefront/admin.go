@@ -13,6 +13,7 @@ import (
 	"storefront/internal/importer"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
+	"storefront/internal/shop"
 )
 
 func (e *env) importFile(ctx context.Context, args []string) error {
@@ -79,15 +80,15 @@ func (e *env) apikeyCreate(ctx context.Context, args []string) error {
 	fs := newFlags("apikey create")
 	account := fs.Int64("account", 0, "account id")
 	name := fs.String("name", "", "a name to recognise the key by")
-	scope := fs.String("scope", "read", "read or read_write")
+	scope := fs.String("scope", "read", "read, read_write or audit")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *account <= 0 {
 		return usagef("apikey create: --account ID is required")
 	}
-	if *scope != "read" && *scope != "read_write" {
-		return usagef("apikey create: --scope must be read or read_write, not %q", *scope)
+	if !shop.ValidScope(*scope) {
+		return usagef("apikey create: --scope must be read, read_write or audit, not %q", *scope)
 	}
 	d, err := e.openDatabase(ctx)
 	if err != nil {

@@ -28,7 +28,7 @@ commands:
   import FILE|-              load a JSON document of accounts, storefronts, subscribers, purchases
   seed --purchases N --subscribers N
                              generate realistic demo data
-  apikey create --account ID [--name NAME] [--scope read|read_write]
+  apikey create --account ID [--name NAME] [--scope read|read_write|audit]
                              print a new API key
   user create --account ID --email EMAIL --role owner|staff|viewer
                              create a dashboard user; the password is read from standard input
@@ -166,7 +166,7 @@ func (d *database) Close() {
 
 // openDatabase connects to STOREFRONT_DSN, or starts the private MariaDB in the data
 // folder when no DSN is set, and migrates the schema.
-func (e *env) openDatabase(ctx context.Context) (*database, error) {
+func (e *env) openDatabase(ctx context.Context, opts ...mysql.OpenOption) (*database, error) {
 	d := &database{}
 	dsn := e.cfg.DSN
 	if dsn == "" {
@@ -186,7 +186,7 @@ func (e *env) openDatabase(ctx context.Context) (*database, error) {
 		}
 		dsn = srv.DSN("storefront")
 	}
-	db, err := mysql.Open(ctx, dsn)
+	db, err := mysql.Open(ctx, dsn, opts...)
 	if err != nil {
 		if d.server != nil {
 			d.server.Stop()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
@@ -51,7 +52,27 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		defer metricsLn.Close()
 	}
 
-	d, err := e.openDatabase(ctx)
+	// Traces: the tracer provider comes first, so that the database's statements are
+	// spans too (docs/OPERATIONS.md#traces).
+	var tp *sdktrace.TracerProvider
+	var dbOpts []mysql.OpenOption
+	if e.cfg.OTLPEndpoint != "" {
+		if tp, err = newTracerProvider(ctx, e.cfg.OTLPEndpoint); err != nil {
+			return fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %w", err)
+		}
+		// Runs last: the spans of the requests the shutdown let finish are sent too.
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(sctx); err != nil {
+				e.log.Warn("sending the last spans", "err", err)
+			}
+		}()
+		dbOpts = append(dbOpts, mysql.WithTracing(tp))
+		e.log.Info("sending traces", "endpoint", e.cfg.OTLPEndpoint)
+	}
+
+	d, err := e.openDatabase(ctx, dbOpts...)
 	if err != nil {
 		return err
 	}
@@ -77,7 +98,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if metricsLn != nil {
 		reg, work = newRegistry()
 	}
-	workers, err := e.workers(d.DB, transport, work)
+	workers, err := e.workers(d.DB, transport, work, tp)
 	if err != nil {
 		return err
 	}
@@ -92,7 +113,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	ws := &web.Server{
 		Purchases: purchases, Writer: purchases, Subscribers: mysql.NewSubscriberService(d.DB), Keys: mysql.NewAPIKeyService(d.DB),
 		Accounts: accounts, Users: mysql.NewUserService(d.DB), Admin: mysql.NewAdminService(d.DB),
-		Activity: mysql.NewAccountActivityService(d.DB), Webhooks: mysql.NewWebhookService(d.DB), Overview: mysql.NewOverviewService(d.DB),
+		Activity: mysql.NewAccountActivityService(d.DB), Audit: mysql.NewAuditService(d.DB), Webhooks: mysql.NewWebhookService(d.DB), Overview: mysql.NewOverviewService(d.DB),
 		Views: mysql.NewSavedViewService(d.DB), Jobs: mysql.NewJobService(d.DB), Customers: mysql.NewCustomerService(d.DB),
 		SessionKey: e.cfg.SessionKey,
 		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit,
@@ -109,7 +130,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		ws.RateStore = mysql.NewRateStore(d.DB)
 	}
 	if e.cfg.ReadDSN != "" {
-		replica, err := mysql.OpenReplica(e.cfg.ReadDSN)
+		replica, err := mysql.OpenReplica(e.cfg.ReadDSN, dbOpts...)
 		if err != nil {
 			return err
 		}
@@ -129,21 +150,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		defer msrv.Close()
 		e.log.Info("serving metrics", "url", "http://"+metricsLn.Addr().String()+"/metrics")
 	}
-	if e.cfg.OTLPEndpoint != "" {
-		tp, err := newTracerProvider(ctx, e.cfg.OTLPEndpoint)
-		if err != nil {
-			return fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %w", err)
-		}
-		// Runs last: the spans of the requests the shutdown let finish are sent too.
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := tp.Shutdown(sctx); err != nil {
-				e.log.Warn("sending the last spans", "err", err)
-			}
-		}()
+	if tp != nil {
 		ws.Tracer = tp.Tracer("storefront")
-		e.log.Info("sending traces", "endpoint", e.cfg.OTLPEndpoint)
 	}
 	handler := ws.Handler()
 	// Runs after the HTTP server's shutdown below, before the database is closed.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"storefront/internal/mail"
 	"storefront/internal/mysql"
 	"storefront/internal/webhook"
@@ -18,9 +20,14 @@ const workerGrace = 30 * time.Second
 // workers returns the instance's background workers, one of each kind; every instance
 // runs all of them, and the database hands each piece of work to one (docs/SCALING.md).
 // A transaction that queues work wakes its worker when it commits (mysql.DB.Wake).
-// With metrics, the e-mails' and deliveries' outcomes are counted.
-func (e *env) workers(db *mysql.DB, transport mail.Transport, metrics *workMetrics) (*worker.Group, error) {
+// With metrics, the e-mails' and deliveries' outcomes are counted; with tp, every step
+// is traced.
+func (e *env) workers(db *mysql.DB, transport mail.Transport, metrics *workMetrics, tp *sdktrace.TracerProvider) (*worker.Group, error) {
 	opt := worker.Options{Log: e.log}
+	if tp != nil {
+		// Every step is a span (docs/OPERATIONS.md#traces).
+		opt.Tracer = tp.Tracer("storefront")
+	}
 	// E-mails are written as they are sent, from the primary's data, with links to the
 	// public URL.
 	composer := &mail.Composer{Purchases: mysql.NewPurchaseService(db), Storefronts: mysql.NewAccountService(db), BaseURL: e.cfg.BaseURL}

@@ -52,7 +52,8 @@ type Config struct {
 	// /readyz at 503) before it stops taking requests, so that load balancers notice.
 	DrainDelay time.Duration
 	// OTLPEndpoint is the OpenTelemetry collector's base URL
-	// (OTEL_EXPORTER_OTLP_ENDPOINT) that request spans are sent to; empty traces nothing.
+	// (OTEL_EXPORTER_OTLP_ENDPOINT) that the spans of requests, SQL statements and
+	// background work are sent to; empty traces nothing.
 	OTLPEndpoint string
 }
 

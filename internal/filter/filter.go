@@ -230,6 +230,7 @@ var cursorKey = []byte("storefront cursor v1")
 const (
 	KindPurchase   = 'p'
 	KindSubscriber = 's'
+	KindAudit      = 'a'
 )
 
 // EncodeCursor writes an opaque cursor for the position c in a list of the given kind

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"storefront/internal/shop"
 )
@@ -42,17 +44,15 @@ type subscriberIn struct {
 	Subscription *subscriptionIn `json:"subscription"`
 }
 
+// subscriptionIn embeds shop.Subscription for its optional trial fields.
 type subscriptionIn struct {
+	shop.Subscription
 	ID             *int64      `json:"id"`
 	Status         *string     `json:"status"`
 	Price          *shop.Money `json:"price"`
 	Period         *int64      `json:"period"`
 	Unit           *string     `json:"unit"`
 	TaxAmount      *shop.Money `json:"tax_amount"`
-	TrialPrice     *shop.Money `json:"trial_price"`
-	TrialPeriod    *int64      `json:"trial_period"`
-	TrialUnit      *string     `json:"trial_unit"`
-	TrialTaxAmount *shop.Money `json:"trial_tax_amount"`
 	CreatedAt      *int64      `json:"created_at"`
 	UpdatedAt      *int64      `json:"updated_at"`
 	StartedAt      *int64      `json:"started_at"`
@@ -88,14 +88,13 @@ type purchaseIn struct {
 	Transactions     *[]transactionIn `json:"transactions"`
 }
 
+// customerIn embeds shop.Customer for its optional names and e-mail.
 type customerIn struct {
-	ID            *int64  `json:"id"`
-	Firstname     *string `json:"firstname"`
-	Lastname      *string `json:"lastname"`
-	Email         *string `json:"email"`
-	ReceivesEmail *bool   `json:"receives_email"`
-	CreatedAt     *int64  `json:"created_at"`
-	UpdatedAt     *int64  `json:"updated_at"`
+	shop.Customer
+	ID            *int64 `json:"id"`
+	ReceivesEmail *bool  `json:"receives_email"`
+	CreatedAt     *int64 `json:"created_at"`
+	UpdatedAt     *int64 `json:"updated_at"`
 }
 
 type customFieldIn struct {
@@ -128,7 +127,9 @@ type couponIn struct {
 	DiscountType   *string `json:"discount_type"`
 }
 
+// transactionIn embeds shop.Transaction for its optional reference and message.
 type transactionIn struct {
+	shop.Transaction
 	ID         *int64      `json:"id"`
 	PurchaseID *int64      `json:"purchase_id"`
 	Action     *string     `json:"action"`
@@ -136,8 +137,6 @@ type transactionIn struct {
 	Currency   *string     `json:"currency"`
 	Gateway    *string     `json:"gateway"`
 	IsSuccess  *bool       `json:"is_success"`
-	Reference  *string     `json:"reference"`
-	Message    *string     `json:"message"`
 	CreatedAt  *int64      `json:"created_at"`
 	UpdatedAt  *int64      `json:"updated_at"`
 }
@@ -229,7 +228,7 @@ func jsonFieldError(prefix string, err error) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &fieldError{field: join(prefix, te.Field), msg: fmt.Sprintf("must be %s, not %s", describeType(te.Type), te.Value)}
+		return &fieldError{field: join(prefix, formatPath(te.Field)), msg: fmt.Sprintf("must be %s, not %s", describeType(te.Type), te.Value)}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -239,6 +238,23 @@ func jsonFieldError(prefix string, err error) error {
 		return &fieldError{field: join(prefix, strings.Trim(name, `"`)), msg: "unknown field"}
 	}
 	return &fieldError{field: prefix, msg: err.Error()}
+}
+
+// formatPath is the path of a type error as the format names it. encoding/json puts
+// the Go name of an embedded struct in it (customer.Customer.firstname for a record
+// type that embeds a shop type); the format's keys are all lower case.
+func formatPath(field string) string {
+	if !strings.ContainsFunc(field, unicode.IsUpper) {
+		return field
+	}
+	parts := strings.Split(field, ".")
+	keys := parts[:0]
+	for _, p := range parts {
+		if r, _ := utf8.DecodeRuneInString(p); !unicode.IsUpper(r) {
+			keys = append(keys, p)
+		}
+	}
+	return strings.Join(keys, ".")
 }
 
 func describeType(t reflect.Type) string {

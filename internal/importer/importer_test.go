@@ -139,6 +139,14 @@ func TestRun(t *testing.T) {
 		{"NegativeID", head + `"subscribers":[{"id":-3,"storefront_id":2,"created_at":1,"updated_at":1,"username":"u"}]}`,
 			`subscribers[0] (id -3): id: must be a positive integer, not -3`},
 		{"NotAnObject", head + `"subscribers":[17]}`, `subscribers[0]: must be an object, not a number`},
+		// Fields that a record type takes from the shop type it embeds are named by
+		// their keys alone.
+		{"EmbeddedFieldType", head + `"purchases":[{"id":5,"buyer_email":5}]}`, `purchases[0] (id 5): buyer_email: must be a string, not number`},
+		{"CustomerFieldType", head + `"purchases":[{"id":5,"customer":{"id":6,"firstname":5}}]}`,
+			`purchases[0] (id 5): customer.firstname: must be a string, not number`},
+		{"TransactionFieldType", head + `"purchases":[{"id":5,"transactions":[{"id":7,"reference":true}]}]}`,
+			`purchases[0] (id 5): transactions[0].reference: must be a string, not bool`},
+		{"TrialFieldType", subscriberDoc(`{"id":4,"trial_period":"1"}`), `subscribers[0] (id 3): subscription.trial_period: must be an integer, not string`},
 		{"UnknownAccount", `{"storefronts":[{"id":2,"account_id":9,"name":"S","download_limit":0,"download_days":0}]}`,
 			`storefronts[0] (id 2): account_id: account 9 does not exist`},
 		{"LongName", `{"accounts":[{"id":1,"name":"` + strings.Repeat("é", 256) + `","api_username":"a"}]}`,

@@ -12,6 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"storefront/internal/worker"
 )
 
@@ -193,7 +197,17 @@ func (c *claim) settle(id int64, fn func(lease time.Time) error) error {
 
 // deliver sends one claimed message and records the outcome; it reports whether the
 // message was delivered.
-func (s *Sender) deliver(ctx context.Context, held *claim, c Claimed) bool {
+func (s *Sender) deliver(ctx context.Context, held *claim, c Claimed) (sent bool) {
+	ctx, span := worker.StartSpan(ctx, "email send", c.TraceParent, trace.WithAttributes(
+		attribute.Int64("storefront.email.id", c.ID), attribute.String("storefront.email.kind", c.Kind),
+		attribute.Int("storefront.email.attempt", c.Attempts), attribute.Int64("storefront.account_id", c.AccountID)))
+	defer func() {
+		span.SetAttributes(attribute.Bool("storefront.email.sent", sent))
+		if !sent {
+			span.SetStatus(codes.Error, "not sent")
+		}
+		span.End()
+	}()
 	// Outcomes are recorded even when ctx ends meanwhile: a delivery that is not
 	// recorded would be repeated.
 	rctx := context.WithoutCancel(ctx)
@@ -202,8 +216,8 @@ func (s *Sender) deliver(ctx context.Context, held *claim, c Claimed) bool {
 	sctx, cancel := context.WithTimeout(rctx, s.opt.SendTimeout)
 	// The text is written now, from the data as it is (Composer).
 	subject, body, err := s.composer.Compose(sctx, c)
-	sent := err == nil
-	if sent {
+	composed := err == nil
+	if composed {
 		err = s.transport.Send(sctx, Message{ID: c.ID, To: c.To, Subject: subject, Body: body, Date: s.opt.Now()})
 	}
 	cancel()
@@ -230,7 +244,7 @@ func (s *Sender) deliver(ctx context.Context, held *claim, c Claimed) bool {
 	// Only a failed send says the mail server could not be reached; a failed read of
 	// what the e-mail is about (the database) does not.
 	if rerr := held.settle(c.ID, func(lease time.Time) error {
-		_, err := s.outbox.RetryEmail(rctx, c.ID, lease, next, msg, sent && unreachable(err))
+		_, err := s.outbox.RetryEmail(rctx, c.ID, lease, next, msg, composed && unreachable(err))
 		return err
 	}); rerr != nil {
 		s.opt.Log.Warn("mail outbox: schedule retry; the lease lapses and the e-mail is tried again", "outbox_id", c.ID, "err", rerr)

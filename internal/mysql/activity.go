@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"time"
 
@@ -164,9 +165,38 @@ func (s *AccountActivityService) RecordAccountActivity(ctx context.Context, acco
 	if at.IsZero() {
 		at = time.Now()
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO account_activity (account_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?)`,
-		accountID, a.Actor, a.Action, a.Details, at.UTC().Truncate(time.Second))
-	return translate(err)
+	return s.db.inTx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO account_activity (account_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?)`,
+			accountID, a.Actor, a.Action, a.Details, at.UTC().Truncate(time.Second)); err != nil {
+			return translate(err)
+		}
+		if a.Action != shop.ActionExport {
+			return nil
+		}
+		return recordAudit(ctx, tx, at, accountID, shop.AuditExport, exportAuditDetails(a.Details))
+	})
+}
+
+// exportAuditDetails describes an export for its audit record from the details of
+// its activity entry (JSON: what, filters, rows, complete).
+func exportAuditDetails(details string) string {
+	var d struct {
+		What     string `json:"what"`
+		Filters  string `json:"filters"`
+		Rows     int64  `json:"rows"`
+		Complete bool   `json:"complete"`
+	}
+	if json.Unmarshal([]byte(details), &d) != nil {
+		return details
+	}
+	s := fmt.Sprintf("%s CSV, %d rows", d.What, d.Rows)
+	if !d.Complete {
+		s += " (stopped before the end)"
+	}
+	if d.Filters != "" {
+		s += ", filters: " + d.Filters
+	}
+	return s
 }
 
 // FindAccountActivity implements shop.AccountActivityService.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"storefront/internal/shop"
@@ -18,8 +19,8 @@ func HashAPIKey(key string) []byte { return hashToken(key) }
 
 // CreateAPIKey makes a new key for the account and returns it; only its hash is kept.
 func (s *AdminService) CreateAPIKey(ctx context.Context, accountID int64, name, scope string) (string, error) {
-	if scope != shop.ScopeRead && scope != shop.ScopeReadWrite {
-		return "", shop.ParamErrorf(shop.EInvalid, "scope", "Scope must be %q or %q.", shop.ScopeRead, shop.ScopeReadWrite)
+	if !shop.ValidScope(scope) {
+		return "", shop.ParamErrorf(shop.EInvalid, "scope", "Scope must be %q, %q or %q.", shop.ScopeRead, shop.ScopeReadWrite, shop.ScopeAudit)
 	}
 	if _, err := NewAccountService(s.db).FindAccountByID(ctx, accountID); err != nil {
 		return "", err
@@ -38,9 +39,19 @@ func (s *AdminService) CreateAPIKey(ctx context.Context, accountID int64, name, 
 // InsertAPIKey stores the hash of a given key; CreateAPIKey makes the key itself.
 func (s *AdminService) InsertAPIKey(ctx context.Context, accountID int64, name, scope, key string) error {
 	db := s.db
-	_, err := db.ExecContext(ctx, "INSERT INTO api_keys (account_id, name, key_hash, scope, created_at) VALUES (?, ?, ?, ?, ?)",
-		accountID, name, HashAPIKey(key), scope, db.Now().UTC())
-	return translate(err)
+	now := db.Now().UTC()
+	return db.inTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, "INSERT INTO api_keys (account_id, name, key_hash, scope, created_at) VALUES (?, ?, ?, ?, ?)",
+			accountID, name, HashAPIKey(key), scope, now)
+		if err != nil {
+			return translate(err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("key id: %w", err)
+		}
+		return recordAudit(ctx, tx, now, accountID, shop.AuditKeyCreated, fmt.Sprintf("key %d %q (%s)", id, name, scope))
+	})
 }
 
 // AuthenticateAPIKey returns the live key with this secret, or EUnauthenticated.
@@ -88,7 +99,21 @@ func (s *AdminService) FindAPIKeys(ctx context.Context, accountID int64) ([]*sho
 // web server keeps what it authenticated for a few seconds, web.KeyCacheTTL.)
 func (s *AdminService) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
 	db := s.db
-	res, err := db.ExecContext(ctx, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = ?",
-		db.Now().UTC(), keyID, accountID)
-	return mustAffect(res, err, "API key %d was not found.", keyID)
+	now := db.Now().UTC()
+	return db.inTx(ctx, func(tx *Tx) error {
+		var name string
+		var revoked sql.NullTime
+		err := tx.QueryRowContext(ctx, "SELECT name, revoked_at FROM api_keys WHERE account_id = ? AND id = ? FOR UPDATE", accountID, keyID).Scan(&name, &revoked)
+		if errors.Is(err, sql.ErrNoRows) {
+			return shop.Errorf(shop.ENotFound, "API key %d was not found.", keyID)
+		}
+		if err != nil || revoked.Valid {
+			// Revoked already: nothing changes.
+			return translate(err)
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND account_id = ?", now, keyID, accountID); err != nil {
+			return translate(err)
+		}
+		return recordAudit(ctx, tx, now, accountID, shop.AuditKeyRevoked, fmt.Sprintf("key %d %q", keyID, name))
+	})
 }

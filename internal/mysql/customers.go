@@ -391,9 +391,15 @@ func recordNoteActivity(ctx context.Context, tx *Tx, n *shop.Note, action, actor
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO account_activity (account_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?)`,
-		n.AccountID, actor, action, string(details), at)
-	return err
+	if _, err = tx.ExecContext(ctx, `INSERT INTO account_activity (account_id, actor, action, details, created_at) VALUES (?, ?, ?, ?, ?)`,
+		n.AccountID, actor, action, string(details), at); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("note %d on purchase %d", n.ID, n.PurchaseID)
+	if n.PurchaseID == 0 {
+		what = fmt.Sprintf("note %d on customer %s", n.ID, n.CustomerEmail)
+	}
+	return recordAudit(ctx, tx, at, n.AccountID, map[string]string{shop.ActionNoteAdded: shop.AuditNoteAdded, shop.ActionNoteDeleted: shop.AuditNoteDeleted}[action], what)
 }
 
 // syncBuyerEmails sets the buyer address of the account's purchases with these ids

@@ -5,8 +5,10 @@ package mysql
 import (
 	"database/sql"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"storefront/internal/shop"
 	"storefront/internal/webhook"
 )
 
@@ -25,7 +27,34 @@ type DB struct {
 
 	edgesOnce sync.Once
 	edges     *bandEdges
+
+	// counts are what the store counted as it worked, for the metrics (Collector).
+	counts counts
 }
+
+// Deadlock retries are counted by what was run again (the op label of
+// storefront_db_deadlock_retries_total).
+const (
+	retryReactivate = iota
+	retryWebhookAttempts
+	retryJobItem
+	retryOps
+)
+
+var retryOpNames = [retryOps]string{"reactivate", "webhook_attempts", "job_item"}
+
+// jobOutcomes are the outcomes of a job's items, as counted.
+var jobOutcomes = [...]string{shop.ItemDone, shop.ItemSkipped, shop.ItemFailed}
+
+// counts are counters of the store's work, read by the Collector on each scrape.
+type counts struct {
+	deadlockRetries [retryOps]atomic.Int64
+	jobItems        [len(jobOutcomes)]atomic.Int64
+}
+
+// deadlockRetried counts a transaction run again after InnoDB chose it as a deadlock's
+// victim.
+func (db *DB) deadlockRetried(op int) { db.counts.deadlockRetries[op].Add(1) }
 
 // bandEdges returns the accounts' remembered edge bands (bands.go), made on first use.
 func (db *DB) bandEdges() *bandEdges {

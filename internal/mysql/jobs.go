@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"storefront/internal/shop"
@@ -85,6 +86,9 @@ func (s *JobService) CreateReactivationJob(ctx context.Context, accountID int64,
 			return err
 		}
 		tx.queue(WorkJobs)
+		if err := recordAudit(ctx, tx, now, accountID, shop.AuditJobStarted, fmt.Sprintf("job %d: %d purchases, refulfill %v", job.ID, job.Total, refulfill)); err != nil {
+			return err
+		}
 		return upsertChunks(ctx, tx, "INSERT INTO job_items (account_id, job_id, purchase_id, status)", 4, "", items)
 	})
 	if err != nil {
@@ -207,9 +211,12 @@ func (s *JobService) CancelJob(ctx context.Context, accountID, id int64) error {
 		if status != shop.JobQueued && status != shop.JobRunning {
 			return shop.Errorf(shop.EConflict, "Job %d has ended (%s); there is nothing to cancel.", id, status)
 		}
-		_, err = tx.ExecContext(ctx, "UPDATE jobs SET status = ?, finished_at = ? WHERE account_id = ? AND id = ?",
-			shop.JobCanceled, db.Now().UTC().Truncate(time.Second), accountID, id)
-		return err
+		now := db.Now().UTC().Truncate(time.Second)
+		if _, err = tx.ExecContext(ctx, "UPDATE jobs SET status = ?, finished_at = ? WHERE account_id = ? AND id = ?",
+			shop.JobCanceled, now, accountID, id); err != nil {
+			return err
+		}
+		return recordAudit(ctx, tx, now, accountID, shop.AuditJobCancelled, fmt.Sprintf("job %d", id))
 	})
 }
 
@@ -261,6 +268,7 @@ func (s *JobService) RunJobStep(ctx context.Context) (bool, error) {
 func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, error) {
 	rc := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
 	worked := false
+	outcome := ""
 	err := db.inTxWith(ctx, rc, func(tx *Tx) error {
 		var (
 			status, actor string
@@ -293,7 +301,8 @@ func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, err
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT job_item"); err != nil {
 			return err
 		}
-		outcome, reason := shop.ItemDone, ""
+		var reason string
+		outcome = shop.ItemDone
 		_, rerr := db.reactivate(ctx, tx, shop.ReactivateRequest{AccountID: accountID, PurchaseID: purchaseID, Refulfill: refulfill,
 			Actor: fmt.Sprintf("%s (job %d)", actor, jobID)})
 		var se *shop.Error
@@ -325,9 +334,13 @@ func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, err
 	})
 	if err != nil {
 		if isDeadlock(err) {
+			db.deadlockRetried(retryJobItem)
 			return true, nil // rolled back whole: the purchase is pending again
 		}
 		return false, err
+	}
+	if i := slices.Index(jobOutcomes[:], outcome); i >= 0 {
+		db.counts.jobItems[i].Add(1)
 	}
 	return worked, nil
 }

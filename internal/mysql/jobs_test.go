@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"storefront/internal/dbtest"
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
@@ -40,6 +42,11 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(mysql.NewCollector(db, nil))
+	if fs := gather(t, reg); gauge(t, fs, "storefront_jobs", "status", "queued") != 1 || gauge(t, fs, "storefront_jobs", "status", "running") != 0 {
+		t.Errorf("jobs: %v queued, %v running; want the one queued", gauge(t, fs, "storefront_jobs", "status", "queued"), gauge(t, fs, "storefront_jobs", "status", "running"))
+	}
 	if job.Total != int64(len(ids)) {
 		t.Errorf("job total: got %d, want %d (duplicates and unknown ids left out)", job.Total, len(ids))
 	}
@@ -55,6 +62,19 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 	runnable := int64(want[shop.PurchaseActive] + want[shop.PurchasePending] + want[shop.PurchaseError])
 	if got.Status != shop.JobDone || got.Done != runnable || got.Skipped != int64(len(ids))-runnable || got.Failed != 0 || got.Pending != 0 {
 		t.Errorf("job: got %+v, want done with %d done and %d skipped", got, runnable, int64(len(ids))-runnable)
+	}
+	// The metrics count the items as the job's figures do.
+	fs := gather(t, reg)
+	for outcome, want := range map[string]int64{"done": got.Done, "skipped": got.Skipped, "failed": 0} {
+		if v := counter(t, fs, "storefront_job_items_total", "outcome", outcome); v != float64(want) {
+			t.Errorf("job items %s: %v, want %d", outcome, v, want)
+		}
+	}
+	if v := gauge(t, fs, "storefront_jobs", "status", "queued") + gauge(t, fs, "storefront_jobs", "status", "running"); v != 0 {
+		t.Errorf("%v jobs left unfinished", v)
+	}
+	if v := counter(t, fs, "storefront_db_deadlock_retries_total", "op", "job_item"); v < 0 {
+		t.Error("no deadlock retries counted for job items")
 	}
 	var twice int
 	if err := db.QueryRow(`SELECT COUNT(*) FROM (SELECT purchase_id FROM purchase_activity WHERE action = 'reactivated' GROUP BY purchase_id HAVING COUNT(*) > 1) x`).Scan(&twice); err != nil {

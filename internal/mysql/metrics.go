@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"storefront/internal/shop"
 )
 
 // QueueScrapeTimeout bounds the queue queries one scrape makes.
@@ -25,6 +27,7 @@ type Collector struct {
 
 	open, inUse, idle, maxOpen, waits, waitSeconds, closedIdle, closedLifetime *prometheus.Desc
 	depth, age, replicaUp, replicaBehind                                       *prometheus.Desc
+	deadlockRetries, jobItems, jobs                                            *prometheus.Desc
 }
 
 // NewCollector reads the pool of primary, the queues from it and, when router is not
@@ -51,12 +54,16 @@ func NewCollector(primary *DB, router *ReadRouter) *Collector {
 	c.age = d("queue_oldest_due_age_seconds", "How long the item most overdue has been due; 0 when nothing is due.", queue)
 	c.replicaUp = d("replica_up", "1 when list and detail reads go to the read replica, 0 while they fall back to the primary.", nil)
 	c.replicaBehind = d("replica_lag_transactions", "Transactions of the primary the replica has not applied yet (by GTID).", nil)
+	c.deadlockRetries = d("db_deadlock_retries_total", "Transactions run again after the database chose them as a deadlock's victim, by what was run.", []string{"op"})
+	c.jobItems = d("job_items_total", "Items of bulk jobs this instance ran, by outcome: done, skipped (the purchase's status forbade it) or failed.", []string{"outcome"})
+	c.jobs = d("jobs", "Bulk jobs not finished, by status: queued (no item run yet) or running.", []string{"status"})
 	return c
 }
 
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.open, c.inUse, c.idle, c.maxOpen, c.waits, c.waitSeconds, c.closedIdle, c.closedLifetime, c.depth, c.age, c.replicaUp, c.replicaBehind} {
+	for _, d := range []*prometheus.Desc{c.open, c.inUse, c.idle, c.maxOpen, c.waits, c.waitSeconds, c.closedIdle, c.closedLifetime, c.depth, c.age, c.replicaUp, c.replicaBehind,
+		c.deadlockRetries, c.jobItems, c.jobs} {
 		ch <- d
 	}
 }
@@ -83,6 +90,13 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		n(c.closedIdle, float64(st.MaxIdleClosed+st.MaxIdleTimeClosed))
 		n(c.closedLifetime, float64(st.MaxLifetimeClosed))
 	}
+	counts := &c.queue.counts
+	for i, op := range retryOpNames {
+		ch <- prometheus.MustNewConstMetric(c.deadlockRetries, prometheus.CounterValue, float64(counts.deadlockRetries[i].Load()), op)
+	}
+	for i, o := range jobOutcomes {
+		ch <- prometheus.MustNewConstMetric(c.jobItems, prometheus.CounterValue, float64(counts.jobItems[i].Load()), o)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), QueueScrapeTimeout)
 	defer cancel()
 	now := time.Now().UTC()
@@ -108,6 +122,26 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.depth, prometheus.GaugeValue, float64(depth), q.name)
 		ch <- prometheus.MustNewConstMetric(c.age, prometheus.GaugeValue, age.Seconds(), q.name)
 	}
+	if byStatus, err := c.jobFigures(ctx); err == nil {
+		for _, st := range []string{shop.JobQueued, shop.JobRunning} {
+			ch <- prometheus.MustNewConstMetric(c.jobs, prometheus.GaugeValue, float64(byStatus[st]), st)
+		}
+	}
+}
+
+// jobFigures counts the jobs not finished by status, across accounts: one read of the
+// jobs table, which holds a row per bulk action.
+func (c *Collector) jobFigures(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	err := eachRow(ctx, c.queue, "SELECT status, COUNT(*) FROM jobs WHERE status IN (?, ?) GROUP BY status", []any{shop.JobQueued, shop.JobRunning},
+		func(rows *sql.Rows) error {
+			var st string
+			var n int64
+			err := rows.Scan(&st, &n)
+			out[st] = n
+			return err
+		})
+	return out, err
 }
 
 // queueFigures counts a queue's waiting items (up to queueCountCap) and finds how long

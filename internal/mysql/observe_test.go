@@ -48,6 +48,33 @@ func gauge(t *testing.T, families []*dto.MetricFamily, name, label, value string
 	return -1
 }
 
+// counter returns the value of the family's counter whose label has value, or -1.
+func counter(t *testing.T, families []*dto.MetricFamily, name, label, value string) float64 {
+	t.Helper()
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return -1
+}
+
+func gather(t *testing.T, reg *prometheus.Registry) []*dto.MetricFamily {
+	t.Helper()
+	fs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
 func TestCollector(t *testing.T) {
 	db := dbtest.New(t)
 	now := time.Date(2030, 1, 1, 0, 10, 0, 0, time.UTC)

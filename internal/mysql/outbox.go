@@ -63,9 +63,9 @@ func enqueueEmail(ctx context.Context, tx *Tx, e shop.Email, now time.Time) (int
 	}
 	now = now.UTC().Truncate(time.Second)
 	res, err := tx.ExecContext(ctx, `INSERT INTO email_outbox
-		(account_id, purchase_id, kind, facts, to_address, status, attempts, next_attempt_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-		e.AccountID, pid, e.Kind, string(facts), e.To, outboxQueued, now, now)
+		(account_id, purchase_id, kind, facts, to_address, status, attempts, next_attempt_at, created_at, traceparent)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+		e.AccountID, pid, e.Kind, string(facts), e.To, outboxQueued, now, now, traceParent(ctx))
 	if err != nil {
 		return 0, fmt.Errorf("queue e-mail: %w", translate(err))
 	}
@@ -93,7 +93,7 @@ func (s *Outbox) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, lim
 		return nil, fmt.Errorf("claim e-mails: %w", translate(err))
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT id, account_id, purchase_id, kind, facts, to_address, subject, body, attempts, status
+	rows, err := tx.QueryContext(ctx, `SELECT id, account_id, purchase_id, kind, facts, to_address, subject, body, attempts, status, traceparent
 		FROM email_outbox
 		WHERE status IN (?, ?) AND next_attempt_at <= ?
 		ORDER BY next_attempt_at, id
@@ -108,12 +108,12 @@ func (s *Outbox) ClaimEmails(ctx context.Context, now, leaseUntil time.Time, lim
 		var c shop.ClaimedEmail
 		var status string
 		var purchaseID sql.NullInt64
-		var facts, subject, body sql.NullString
-		if err := rows.Scan(&c.ID, &c.AccountID, &purchaseID, &c.Kind, &facts, &c.To, &subject, &body, &c.Attempts, &status); err != nil {
+		var facts, subject, body, parent sql.NullString
+		if err := rows.Scan(&c.ID, &c.AccountID, &purchaseID, &c.Kind, &facts, &c.To, &subject, &body, &c.Attempts, &status, &parent); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("claim e-mails: %w", translate(err))
 		}
-		c.PurchaseID, c.Subject, c.Body = purchaseID.Int64, subject.String, body.String
+		c.PurchaseID, c.Subject, c.Body, c.TraceParent = purchaseID.Int64, subject.String, body.String, parent.String
 		if facts.Valid {
 			if err := json.Unmarshal([]byte(facts.String), &c.Facts); err != nil {
 				rows.Close()

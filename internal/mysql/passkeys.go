@@ -261,6 +261,6 @@ func (s *AdminService) SetRequireTwoFactor(ctx context.Context, accountID, userI
 		if on {
 			details = "on"
 		}
-		return insertAudit(ctx, tx, s.db.Now(), accountID, userID, shop.AuditRequireTwoFactor, details, client)
+		return recordAudit(ctx, tx, s.db.Now(), accountID, shop.AuditRequireTwoFactor, details)
 	})
 }

@@ -50,7 +50,11 @@ func (s *PurchaseService) Reactivate(ctx context.Context, req shop.ReactivateReq
 				answer = ce.error
 				return nil
 			}
-			return err
+			if err != nil || res.Replayed {
+				return err
+			}
+			return recordAudit(ctx, tx, db.Now(), req.AccountID, shop.AuditReactivated,
+				fmt.Sprintf("purchase %d, e-mail to %s, refulfill %v, %d keys made", req.PurchaseID, res.To, req.Refulfill, res.KeysGenerated))
 		})
 		if err == nil && answer != nil {
 			return nil, answer
@@ -59,6 +63,7 @@ func (s *PurchaseService) Reactivate(ctx context.Context, req shop.ReactivateReq
 			continue
 		}
 		if isDeadlock(err) && attempt < reactivateDeadlockRetries {
+			db.deadlockRetried(retryReactivate)
 			// The victim waits a moment, longer each time and at random, so that the
 			// two do not meet again at once.
 			time.Sleep(time.Duration(min(attempt+1, 10)) * time.Duration(1+mrand.IntN(5)) * time.Millisecond)

@@ -64,7 +64,7 @@ var (
 
 // OpenReplica returns a handle on the replica named by dsn without waiting for it to
 // answer: a replica that is down at start must not keep the service from starting.
-func OpenReplica(dsn string) (*DB, error) {
+func OpenReplica(dsn string, opts ...OpenOption) (*DB, error) {
 	norm, err := NormalizeDSN(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("STOREFRONT_READ_DSN: %w", err)
@@ -84,7 +84,7 @@ func OpenReplica(dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("STOREFRONT_READ_DSN: %w", err)
 	}
-	sqlDB := sql.OpenDB(connector)
+	sqlDB := openOptions(opts).openConnector(connector)
 	sqlDB.SetMaxOpenConns(64)
 	sqlDB.SetMaxIdleConns(64)
 	sqlDB.SetConnMaxLifetime(30 * time.Minute)

@@ -42,13 +42,14 @@ func NormalizeDSN(dsn string) (string, error) {
 	return cfg.FormatDSN(), nil
 }
 
-// Open connects to the database named by dsn and checks that it answers.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+// Open connects to the database named by dsn and checks that it answers; opts add
+// tracing (WithTracing).
+func Open(ctx context.Context, dsn string, opts ...OpenOption) (*DB, error) {
 	norm, err := NormalizeDSN(dsn)
 	if err != nil {
 		return nil, err
 	}
-	sqlDB, err := sql.Open(SQLDriver, norm)
+	sqlDB, err := openOptions(opts).openPool(norm)
 	if err != nil {
 		return nil, err
 	}

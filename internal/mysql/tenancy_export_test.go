@@ -82,5 +82,14 @@ func (db *DB) BuiltStatements(ctx context.Context, accountID, storefrontID, purc
 			return nil, err
 		}
 	}
+	// The audit log, with each of its filters and a page after a cursor.
+	for _, f := range []shop.AuditFilter{
+		{}, {Actor: "a@b.c"}, {Action: shop.AuditSignIn}, {CreatedFrom: &day, CreatedBefore: &day}, {After: cursor, PerPage: 2},
+	} {
+		f.AccountID = accountID
+		if _, _, err := findAuditRecords(ctx, r, f); err != nil {
+			return nil, err
+		}
+	}
 	return r.stmts, nil
 }

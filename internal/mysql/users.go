@@ -78,8 +78,14 @@ func (s *AdminService) SetUserRole(ctx context.Context, accountID, userID int64,
 		if err := keepAnOwner(ctx, tx, accountID, userID, role); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, "UPDATE users SET role = ? WHERE id = ? AND account_id = ?", role, userID, accountID)
-		return mustAffect(res, err, "User %d was not found.", userID)
+		email, was, err := lockedUser(ctx, tx, accountID, userID)
+		if err != nil || was == role {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE users SET role = ? WHERE id = ? AND account_id = ?", role, userID, accountID); err != nil {
+			return translate(err)
+		}
+		return recordAudit(ctx, tx, s.db.Now(), accountID, shop.AuditUserRoleChanged, fmt.Sprintf("%s: %s to %s", email, was, role))
 	})
 }
 
@@ -99,9 +105,26 @@ func (s *AdminService) DeleteUser(ctx context.Context, accountID, userID int64) 
 		if _, err := tx.ExecContext(ctx, "DELETE FROM user_passkeys WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
 			return translate(err)
 		}
-		res, err := tx.ExecContext(ctx, "DELETE FROM users WHERE id = ? AND account_id = ?", userID, accountID)
-		return mustAffect(res, err, "User %d was not found.", userID)
+		email, role, err := lockedUser(ctx, tx, accountID, userID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM users WHERE id = ? AND account_id = ?", userID, accountID); err != nil {
+			return translate(err)
+		}
+		return recordAudit(ctx, tx, s.db.Now(), accountID, shop.AuditUserRemoved, fmt.Sprintf("%s (%s)", email, role))
 	})
+}
+
+// lockedUser returns the e-mail and role of a user of the account, whose row the
+// transaction has locked. Returns ENotFound for a user not in the account.
+func lockedUser(ctx context.Context, tx *Tx, accountID, userID int64) (string, string, error) {
+	var email, role string
+	err := tx.QueryRowContext(ctx, "SELECT email, role FROM users WHERE account_id = ? AND id = ? FOR UPDATE", accountID, userID).Scan(&email, &role)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", shop.Errorf(shop.ENotFound, "User %d was not found.", userID)
+	}
+	return email, role, translate(err)
 }
 
 // keepAnOwner refuses to leave the account without an owner when userID takes newRole
@@ -157,17 +180,23 @@ func (s *AdminService) CreateUser(ctx context.Context, accountID int64, email, r
 		return 0, err
 	}
 	now := db.Now().UTC()
-	res, err := db.ExecContext(ctx, "INSERT INTO users (account_id, email, password_hash, role, created_at, password_changed_at) VALUES (?, ?, ?, ?, ?, ?)",
-		accountID, email, string(hash), role, now, now)
-	if isDuplicate(err) {
-		return 0, shop.ParamErrorf(shop.EInvalid, "email", "A user with the e-mail %s already exists.", email)
-	}
+	var id int64
+	err = db.inTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, "INSERT INTO users (account_id, email, password_hash, role, created_at, password_changed_at) VALUES (?, ?, ?, ?, ?, ?)",
+			accountID, email, string(hash), role, now, now)
+		if isDuplicate(err) {
+			return shop.ParamErrorf(shop.EInvalid, "email", "A user with the e-mail %s already exists.", email)
+		}
+		if err != nil {
+			return translate(err)
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return fmt.Errorf("user id: %w", err)
+		}
+		return recordAudit(ctx, tx, now, accountID, shop.AuditUserAdded, fmt.Sprintf("%s (%s)", email, role))
+	})
 	if err != nil {
-		return 0, translate(err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, fmt.Errorf("user id: %w", err)
+		return 0, err
 	}
 	return id, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"storefront/internal/shop"
@@ -51,9 +52,12 @@ func (s *SavedViewService) CreateSavedView(ctx context.Context, v shop.SavedView
 			return err
 		}
 		v.ID = next
-		_, err := tx.ExecContext(ctx, "INSERT INTO saved_views (account_id, id, user_id, name, query, position, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			v.AccountID, v.ID, v.UserID, v.Name, v.Query, pos, db.Now().UTC().Truncate(time.Second))
-		return err
+		now := db.Now().UTC().Truncate(time.Second)
+		if _, err := tx.ExecContext(ctx, "INSERT INTO saved_views (account_id, id, user_id, name, query, position, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			v.AccountID, v.ID, v.UserID, v.Name, v.Query, pos, now); err != nil {
+			return err
+		}
+		return recordAudit(ctx, tx, now, v.AccountID, shop.AuditViewSaved, viewAuditDetails(v.ID, v.Name, v.UserID == nil, v.Query))
 	})
 	if err != nil {
 		return nil, err
@@ -134,10 +138,26 @@ func (s *SavedViewService) MoveSavedView(ctx context.Context, accountID, userID,
 // DeleteSavedView implements shop.SavedViewService.
 func (s *SavedViewService) DeleteSavedView(ctx context.Context, accountID, userID, id int64, owner bool) error {
 	return s.db.inTx(ctx, func(tx *Tx) error {
-		if _, _, err := lockView(ctx, tx, accountID, userID, id, owner); err != nil {
+		user, _, err := lockView(ctx, tx, accountID, userID, id, owner)
+		if err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, "DELETE FROM saved_views WHERE account_id = ? AND id = ?", accountID, id)
-		return err
+		var name, query string
+		if err := tx.QueryRowContext(ctx, "SELECT name, query FROM saved_views WHERE account_id = ? AND id = ?", accountID, id).Scan(&name, &query); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM saved_views WHERE account_id = ? AND id = ?", accountID, id); err != nil {
+			return err
+		}
+		return recordAudit(ctx, tx, s.db.Now(), accountID, shop.AuditViewRemoved, viewAuditDetails(id, name, user == nil, query))
 	})
+}
+
+// viewAuditDetails describes a saved view for its audit record.
+func viewAuditDetails(id int64, name string, everyone bool, query string) string {
+	whose := "own"
+	if everyone {
+		whose = "for everyone"
+	}
+	return fmt.Sprintf("view %d %q (%s): %s", id, name, whose, query)
 }

@@ -95,6 +95,7 @@ func recordEvents(ctx context.Context, tx *Tx, accountID int64, targets []hookTa
 	var ids []string
 	// The deliveries of a batch stay well below the protocol's 65,535 placeholders.
 	batch := max(1, min(eventBatch, 8000/max(1, len(targets))))
+	parent := traceParent(ctx)
 	for start := 0; start < len(events); start += batch {
 		var evArgs, dlArgs []any
 		nEv, nDl := 0, 0
@@ -113,7 +114,7 @@ func recordEvents(ctx context.Context, tx *Tx, accountID int64, targets []hookTa
 			if err != nil {
 				return ids, fmt.Errorf("event body: %w", err)
 			}
-			evArgs = append(evArgs, accountID, id, e.typ, now, body)
+			evArgs = append(evArgs, accountID, id, e.typ, now, body, parent)
 			nEv++
 			for _, ep := range to {
 				dlArgs = append(dlArgs, accountID, ep, id, now, now.Add(webhook.RetryFor), now)
@@ -124,8 +125,8 @@ func recordEvents(ctx context.Context, tx *Tx, accountID int64, targets []hookTa
 		if nEv == 0 {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO webhook_events (account_id, event_id, type, created_at, body) VALUES "+
-			rowPlaceholders(nEv, 5), evArgs...); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO webhook_events (account_id, event_id, type, created_at, body, traceparent) VALUES "+
+			rowPlaceholders(nEv, 6), evArgs...); err != nil {
 			return ids, fmt.Errorf("record events: %w", translate(err))
 		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id, next_attempt_at, give_up_at, created_at) VALUES "+

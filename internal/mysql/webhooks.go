@@ -62,12 +62,22 @@ func (s *WebhookService) CreateWebhookEndpoint(ctx context.Context, accountID in
 	}
 	now := db.Now().UTC().Truncate(time.Second)
 	secret := webhook.NewSecret()
-	res, err := db.ExecContext(ctx, `INSERT INTO webhook_endpoints (account_id, url, event_types, secret, enabled, created_at, updated_at)
+	var id int64
+	err := db.inTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO webhook_endpoints (account_id, url, event_types, secret, enabled, created_at, updated_at)
 		VALUES (?, ?, ?, ?, TRUE, ?, ?)`, accountID, url, strings.Join(types, ","), secret, now, now)
-	if err != nil {
-		return nil, "", fmt.Errorf("create webhook endpoint: %w", translate(err))
-	}
-	id, err := res.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("create webhook endpoint: %w", translate(err))
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		events := strings.Join(types, ", ")
+		if events == "" {
+			events = "every event"
+		}
+		return recordAudit(ctx, tx, now, accountID, shop.AuditWebhookAdded, fmt.Sprintf("endpoint %d %s (%s)", id, url, events))
+	})
 	if err != nil {
 		return nil, "", err
 	}
@@ -134,9 +144,15 @@ func endpointChanged(res sql.Result, err error, id int64) error {
 func (s *WebhookService) SetWebhookEndpointEnabled(ctx context.Context, accountID, id int64, enabled bool) error {
 	db := s.db
 	now := db.Now().UTC().Truncate(time.Second)
-	res, err := db.ExecContext(ctx, `UPDATE webhook_endpoints SET enabled = ?, disabled_reason = NULL, failing_since = NULL, updated_at = ?
+	return db.inTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET enabled = ?, disabled_reason = NULL, failing_since = NULL, updated_at = ?
 		WHERE account_id = ? AND id = ?`, enabled, now, accountID, id)
-	return endpointChanged(res, err, id)
+		if err := endpointChanged(res, err, id); err != nil {
+			return err
+		}
+		what := map[bool]string{true: "enabled", false: "disabled"}[enabled]
+		return recordAudit(ctx, tx, now, accountID, shop.AuditWebhookChanged, fmt.Sprintf("endpoint %d %s", id, what))
+	})
 }
 
 // RotateWebhookSecret implements shop.WebhookService.
@@ -144,9 +160,15 @@ func (s *WebhookService) RotateWebhookSecret(ctx context.Context, accountID, id 
 	db := s.db
 	now := db.Now().UTC().Truncate(time.Second)
 	secret := webhook.NewSecret()
-	res, err := db.ExecContext(ctx, `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?, secret = ?, updated_at = ?
+	err := db.inTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?, secret = ?, updated_at = ?
 		WHERE account_id = ? AND id = ?`, now.Add(rotationWindow), secret, now, accountID, id)
-	if err := endpointChanged(res, err, id); err != nil {
+		if err := endpointChanged(res, err, id); err != nil {
+			return err
+		}
+		return recordAudit(ctx, tx, now, accountID, shop.AuditWebhookRotated, fmt.Sprintf("endpoint %d", id))
+	})
+	if err != nil {
 		return "", err
 	}
 	return secret, nil
@@ -156,8 +178,18 @@ func (s *WebhookService) RotateWebhookSecret(ctx context.Context, accountID, id 
 // endpoints may have them.
 func (s *WebhookService) DeleteWebhookEndpoint(ctx context.Context, accountID, id int64) error {
 	return s.db.inTx(ctx, func(tx *Tx) error {
-		res, err := tx.ExecContext(ctx, "DELETE FROM webhook_endpoints WHERE account_id = ? AND id = ?", accountID, id)
-		if err := endpointChanged(res, err, id); err != nil {
+		var url string
+		err := tx.QueryRowContext(ctx, "SELECT url FROM webhook_endpoints WHERE account_id = ? AND id = ? FOR UPDATE", accountID, id).Scan(&url)
+		if errors.Is(err, sql.ErrNoRows) {
+			return shop.Errorf(shop.ENotFound, "Webhook endpoint %d was not found.", id)
+		}
+		if err != nil {
+			return translate(err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM webhook_endpoints WHERE account_id = ? AND id = ?", accountID, id); err != nil {
+			return translate(err)
+		}
+		if err := recordAudit(ctx, tx, s.db.Now(), accountID, shop.AuditWebhookDeleted, fmt.Sprintf("endpoint %d %s", id, url)); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE a FROM webhook_attempts a
@@ -339,15 +371,16 @@ func (s *WebhookDeliveryStore) ClaimDeliveries(ctx context.Context, now, leaseUn
 			if err != nil {
 				return err
 			}
-			bodies := map[string][]byte{}
-			err = eachRow(ctx, tx, "SELECT event_id, body FROM webhook_events WHERE account_id = ? AND event_id IN ("+placeholders(len(evIDs))+")",
+			bodies, parents := map[string][]byte{}, map[string]string{}
+			err = eachRow(ctx, tx, "SELECT event_id, body, traceparent FROM webhook_events WHERE account_id = ? AND event_id IN ("+placeholders(len(evIDs))+")",
 				append([]any{account}, evIDs...), func(rows *sql.Rows) error {
 					var id string
 					var body []byte
-					if err := rows.Scan(&id, &body); err != nil {
+					var parent sql.NullString
+					if err := rows.Scan(&id, &body, &parent); err != nil {
 						return err
 					}
-					bodies[id] = body
+					bodies[id], parents[id] = body, parent.String
 					return nil
 				})
 			if err != nil {
@@ -360,7 +393,7 @@ func (s *WebhookDeliveryStore) ClaimDeliveries(ctx context.Context, now, leaseUn
 					dead = append(dead, c)
 					continue
 				}
-				c.URL, c.Body, c.Secrets = e.url, bodies[c.EventID], []string{e.secret}
+				c.URL, c.Body, c.Secrets, c.TraceParent = e.url, bodies[c.EventID], []string{e.secret}, parents[c.EventID]
 				if e.previous != "" && e.until != nil && e.until.After(now) {
 					c.Secrets = append(c.Secrets, e.previous)
 				}
@@ -440,6 +473,9 @@ func (s *WebhookDeliveryStore) RecordAttempts(ctx context.Context, results []web
 		})
 		if !isDeadlock(err) {
 			break
+		}
+		if try < 2 {
+			db.deadlockRetried(retryWebhookAttempts)
 		}
 	}
 	if err != nil {

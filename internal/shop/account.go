@@ -48,7 +48,12 @@ func ValidRole(r string) bool { return r == RoleOwner || r == RoleStaff || r == 
 const (
 	ScopeRead      = "read"
 	ScopeReadWrite = "read_write"
+	// ScopeAudit reads the account's audit log (GET /api/v2/audit) and nothing else.
+	ScopeAudit = "audit"
 )
+
+// ValidScope reports whether s is an API key scope.
+func ValidScope(s string) bool { return s == ScopeRead || s == ScopeReadWrite || s == ScopeAudit }
 
 // AccountService reads accounts and storefronts.
 type AccountService interface {

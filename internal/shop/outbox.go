@@ -57,4 +57,7 @@ type ClaimedEmail struct {
 	// LeaseUntil is when the claim lapses and another sender may claim the row again.
 	// It also identifies this claim to the outbox's Retry, Fail and Release methods.
 	LeaseUntil time.Time
+	// TraceParent is the W3C traceparent of the work that queued the e-mail, when it
+	// was traced; "" when not.
+	TraceParent string
 }

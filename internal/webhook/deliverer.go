@@ -16,8 +16,16 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"storefront/internal/worker"
 )
+
+// traceContext writes the W3C traceparent header of an attempt.
+var traceContext = propagation.TraceContext{}
 
 // Limits of one attempt (docs/WEBHOOKS.md).
 const (
@@ -44,6 +52,9 @@ type Claimed struct {
 	// lasts.
 	Secrets []string
 	Body    []byte
+	// TraceParent is the W3C traceparent of the work that wrote the event, when it was
+	// traced; "" when not.
+	TraceParent string
 	// Attempt counts this attempt (1 for the first).
 	Attempt    int
 	LeaseUntil time.Time
@@ -237,10 +248,25 @@ func (d *Deliverer) step(ctx context.Context) (delivered int, more bool, err err
 
 // attempt POSTs one claimed delivery and returns the outcome, with the time of the
 // next attempt when it failed.
-func (d *Deliverer) attempt(ctx context.Context, c Claimed) Outcome {
+func (d *Deliverer) attempt(ctx context.Context, c Claimed) (a Outcome) {
+	// The attempt's span is sent to the receiver as its traceparent (post).
+	ctx, span := worker.StartSpan(ctx, "webhook deliver", c.TraceParent, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.Int64("storefront.webhook.delivery_id", c.ID), attribute.String("storefront.webhook.event_id", c.EventID),
+		attribute.Int64("storefront.webhook.endpoint_id", c.EndpointID), attribute.Int("storefront.webhook.attempt", c.Attempt),
+		attribute.Int64("storefront.account_id", c.AccountID), attribute.String("http.request.method", http.MethodPost)))
+	defer func() {
+		if a.StatusCode != 0 {
+			span.SetAttributes(attribute.Int("http.response.status_code", a.StatusCode))
+		}
+		span.SetAttributes(attribute.Bool("storefront.webhook.delivered", a.Delivered))
+		if !a.Delivered {
+			span.SetStatus(codes.Error, a.Err)
+		}
+		span.End()
+	}()
 	// An attempt under way when ctx ends runs to its own timeout: one cut off would be
 	// sent again.
-	a := d.post(context.WithoutCancel(ctx), c)
+	a = d.post(context.WithoutCancel(ctx), c)
 	if !a.Delivered {
 		next := a.StartedAt.Add(d.Backoff(c.Attempt))
 		if next.Before(c.GiveUpAt) {
@@ -266,6 +292,8 @@ func (d *Deliverer) post(ctx context.Context, c Claimed) Outcome {
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set("Storefront-Event-Id", c.EventID)
 	req.Header.Set("Storefront-Signature", SignatureHeader(ts, c.Body, c.Secrets...))
+	// The attempt's span, when traced: the receiver's spans join the trace.
+	traceContext.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	a.RequestHeaders = headerText(req.Header)
 	t0 := time.Now()
 	resp, err := d.client.Do(req)

@@ -1,0 +1,71 @@
+package filter
+
+import (
+	"net/url"
+	"strconv"
+	"time"
+
+	"storefront/internal/shop"
+)
+
+// AuditParams are the parameters of the audit log: GET /api/v2/audit, the dashboard's
+// Account → Audit log page and its CSV.
+var AuditParams = []string{"actor", "action", "date_min", "date_max", "cursor", "per_page"}
+
+// Audit reads the parameters of the audit log into a filter for the account, newest
+// first. Dates are read relative to now in loc, the account's time zone, as the
+// purchases' date_min and date_max are (docs/API.md#dates-in-filters).
+func Audit(q url.Values, accountID int64, now time.Time, loc *time.Location) (shop.AuditFilter, error) {
+	f := shop.AuditFilter{AccountID: accountID, PerPage: shop.DefaultPerPage}
+	v, err := Check(q, AuditParams)
+	if err != nil {
+		return f, err
+	}
+	if f.Actor, err = v.text("actor"); err != nil {
+		return f, err
+	}
+	if f.Action, err = v.one("action"); err != nil {
+		return f, err
+	}
+	if f.Action != "" && shop.AuditActionLabel(f.Action) == f.Action {
+		return f, shop.ParamErrorf(shop.EInvalid, "action", "action %q is not an action of the audit log; see the list in docs/API.md#audit-log.", clip(f.Action))
+	}
+	for _, d := range []struct {
+		name string
+		dst  **time.Time
+	}{{"date_min", &f.CreatedFrom}, {"date_max", &f.CreatedBefore}} {
+		s, err := v.text(d.name)
+		if err != nil {
+			return f, err
+		}
+		if s == "" {
+			continue
+		}
+		t, err := ParseDate(d.name, s, now, loc)
+		if err != nil {
+			return f, err
+		}
+		*d.dst = &t
+	}
+	if s, err := v.one("per_page"); err != nil {
+		return f, err
+	} else if s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > shop.MaxPerPage {
+			return f, shop.ParamErrorf(shop.EInvalid, "per_page", "per_page must be a whole number from 1 to %d, not %q.", shop.MaxPerPage, clip(s))
+		}
+		f.PerPage = n
+	}
+	cursor, err := v.one("cursor")
+	if err != nil {
+		return f, err
+	}
+	if cursor != "" {
+		c, _, err := DecodeCursor(cursor, KindAudit)
+		if err != nil {
+			return f, err
+		}
+		f.After = &c
+	}
+	return f, nil
+}
