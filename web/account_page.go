@@ -23,6 +23,7 @@ const (
 // accountView loads both sections of the account page.
 func (s *Server) accountView(c *gin.Context) (templates.AccountView, error) {
 	v := templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account")}
+	v.TwoFactor.On = currentAccount(c).RequireTwoFactor
 	var err error
 	if v.Keys, err = s.keysSection(c); err != nil {
 		return v, err
@@ -105,6 +106,7 @@ func (s *Server) showSection(c *gin.Context, k *templates.KeysSection, u *templa
 			return templates.AccountUsers(*u), nil
 		}
 		v := templates.AccountView{Chrome: s.chrome(c, "Keys & users", "account")}
+		v.TwoFactor.On = currentAccount(c).RequireTwoFactor
 		var err error
 		if k != nil {
 			v.Keys = *k

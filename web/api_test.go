@@ -150,15 +150,20 @@ func newAPIOn(t testing.TB, db *mysql.DB, tracer trace.Tracer, rateLimit int, op
 			}
 			return db.Ready(ctx)
 		}}
+	// Passkeys are bound to the origin the browser sees: the test server's, named
+	// localhost (a relying party id is never an address).
+	hs := httptest.NewUnstartedServer(nil)
+	e.url = "http://" + hs.Listener.Addr().String()
+	s.PasskeyOrigin = passkeyOrigin(e.url)
 	for _, o := range options {
 		o(s)
 	}
 	e.server = s
 	e.handler = s.Handler()
-	hs := httptest.NewServer(e.handler)
+	hs.Config.Handler = e.handler
+	hs.Start()
 	t.Cleanup(s.Wait)
 	t.Cleanup(hs.Close)
-	e.url = hs.URL
 	return e
 }
 
@@ -934,3 +939,7 @@ func sqlTime(v any) string {
 	}
 	return "'" + v.(time.Time).UTC().Format("2006-01-02 15:04:05") + "'"
 }
+
+// passkeyOrigin is the origin of the server at base under the name localhost, where
+// browsers take passkeys (never at an address).
+func passkeyOrigin(base string) string { return strings.Replace(base, "127.0.0.1", "localhost", 1) }

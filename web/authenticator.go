@@ -198,7 +198,16 @@ func (s *Server) addAuthenticator(c *gin.Context) error {
 // removeAuthenticator turns the app off and signs the user's other sessions out.
 func (s *Server) removeAuthenticator(c *gin.Context) error {
 	u := currentUser(c)
-	if err := s.Users.RemoveAuthenticator(c.Request.Context(), u.AccountID, u.ID, currentSessionID(c), sessionClient(c)); err != nil {
+	err := s.Users.RemoveAuthenticator(c.Request.Context(), u.AccountID, u.ID, currentSessionID(c), sessionClient(c))
+	if shop.ErrorCode(err) == shop.EInvalid {
+		// The account's last owner with a second factor keeps it (docs/SECURITY.md).
+		return &formError{err, func(bool) (templ.Component, error) {
+			v, verr := s.securityView(c)
+			v.Error = shop.ErrorMessage(err)
+			return templates.Security(v), verr
+		}}
+	}
+	if err != nil {
 		return err
 	}
 	s.flash(c, "The authenticator app was removed; your other sessions were signed out.")

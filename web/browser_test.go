@@ -287,7 +287,9 @@ func eval[T any](t *testing.T, tb *tab, expr string) T {
 // the call, as it does when a document is replaced just then.
 func staleContext(err error) bool {
 	return strings.Contains(err.Error(), "Cannot find context with specified id") ||
-		strings.Contains(err.Error(), "Execution context was destroyed")
+		strings.Contains(err.Error(), "Execution context was destroyed") ||
+		// A script's own navigation (location.assign) under a poll.
+		strings.Contains(err.Error(), "Inspected target navigated or closed")
 }
 
 // waitFor waits until the JavaScript condition holds in the page. On time-out it

@@ -71,10 +71,10 @@ func (s *Server) login(c *gin.Context) error {
 	}
 	// A user with a second factor gives it next; their failures are forgotten only
 	// then, so that a known password does not reset the count of guessed codes.
-	if _, err := s.Users.FindAuthenticator(ctx, u.AccountID, u.ID); err == nil {
-		return s.startSecondStep(c, u, next)
-	} else if shop.ErrorCode(err) != shop.ENotFound {
+	if has, err := s.Users.HasSecondFactor(ctx, u.AccountID, u.ID); err != nil {
 		return err
+	} else if has {
+		return s.startSecondStep(c, u, next)
 	}
 	if err := s.throttle.succeed(ctx, email); err != nil {
 		return err

@@ -60,14 +60,36 @@ func (s *Server) pendingSignIn(c *gin.Context) (*shop.User, string, error) {
 }
 
 func (s *Server) loginCodePage(c *gin.Context) error {
-	if _, _, err := s.pendingSignIn(c); err != nil {
+	u, _, err := s.pendingSignIn(c)
+	if err != nil {
 		if shop.ErrorCode(err) == shop.EUnauthenticated {
 			c.Redirect(http.StatusSeeOther, "/login")
 			return nil
 		}
 		return err
 	}
-	return render(c, templates.LoginCode(templates.LoginCodeView{}))
+	v, err := s.loginCodeView(c, u)
+	if err != nil {
+		return err
+	}
+	return render(c, templates.LoginCode(v))
+}
+
+// loginCodeView offers the second factors the user has: a code (authenticator app or
+// recovery code), a passkey.
+func (s *Server) loginCodeView(c *gin.Context, u *shop.User) (templates.LoginCodeView, error) {
+	var v templates.LoginCodeView
+	_, err := s.Users.FindAuthenticator(c.Request.Context(), u.AccountID, u.ID)
+	switch shop.ErrorCode(err) {
+	case "":
+		v.Code = true
+	case shop.ENotFound:
+	default:
+		return v, err
+	}
+	keys, err := s.Users.FindPasskeys(c.Request.Context(), u.AccountID, u.ID)
+	v.Passkey = len(keys) > 0
+	return v, err
 }
 
 // loginCode ends a sign-in with a code from the user's authenticator app or one of
@@ -86,7 +108,9 @@ func (s *Server) loginCode(c *gin.Context) error {
 	}
 	refuse := func(code, msg string) error {
 		return &formError{shop.Errorf(code, "%s", msg), func(bool) (templ.Component, error) {
-			return templates.LoginCode(templates.LoginCodeView{Error: msg}), nil
+			v, err := s.loginCodeView(c, u)
+			v.Error, v.Code = msg, true
+			return templates.LoginCode(v), err
 		}}
 	}
 	ip := clientIP(c.Request)

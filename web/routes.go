@@ -29,9 +29,10 @@ func (s *Server) routes(r *gin.Engine) {
 	r.GET("/static/*path", h(staticFiles()))
 	r.GET("/favicon.ico", favicon)
 	r.GET("/login", h(s.loginPage)).POST("/login", h(s.login)).POST("/logout", h(s.logout)).
-		GET("/login/code", h(s.loginCodePage)).POST("/login/code", h(s.loginCode))
+		GET("/login/code", h(s.loginCodePage)).POST("/login/code", h(s.loginCode)).
+		POST("/login/passkey/options", s.handleJSON(s.beginPasskeySignIn)).POST("/login/passkey", s.handleJSON(s.finishPasskeySignIn))
 
-	d := r.Group("/", s.requireUser)
+	d := r.Group("/", s.requireUser, s.requireSecondFactor)
 	d.GET("/", h(s.overviewPage))
 	d.GET("/docs/api", h(s.apiDocs)).GET(templates.SearchHelpURL, h(s.searchHelp)).GET("/subscribers", h(s.subscribersHome)).GET(allSubscribersURL, h(s.allSubscribersPage)).GET(subscriberSuggestURL, h(s.subscriberSuggestions)).
 		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage))
@@ -54,11 +55,13 @@ func (s *Server) routes(r *gin.Engine) {
 	account.Group("/security").GET("", h(s.securityPage)).
 		POST("/sessions/:id/end", h(s.endSession)).POST("/sessions/end-others", h(s.endOtherSessions)).
 		GET("/authenticator", h(s.authenticatorSetupPage)).POST("/authenticator", h(s.addAuthenticator)).
-		POST("/authenticator/remove", h(s.removeAuthenticator))
+		POST("/authenticator/remove", h(s.removeAuthenticator)).
+		POST("/passkeys/options", s.handleJSON(s.beginPasskeyAdd)).POST("/passkeys", s.handleJSON(s.finishPasskeyAdd)).
+		POST("/passkeys/:id/remove", h(s.removePasskey))
 	// The audit log answers a non-owner 403 with a page of its own.
 	account.GET("/audit", h(s.auditPage)).GET("/audit.csv", h(s.auditCSV))
 	owner := account.Group("", s.requireOwner)
-	owner.GET("", h(s.accountPage)).GET("/activity", h(s.activityPage))
+	owner.GET("", h(s.accountPage)).GET("/activity", h(s.activityPage)).POST("/two-factor", h(s.setRequireTwoFactor))
 	owner.Group("/keys").POST("", h(s.createKey)).POST("/:id/revoke", h(s.revokeKey))
 	owner.Group("/users").POST("", h(s.createUser)).POST("/:id/role", h(s.setUserRole)).POST("/:id/remove", h(s.removeUser))
 	d.Group("/webhooks", s.requireOwner).GET("", h(s.webhooksPage)).POST("", h(s.createWebhook)).GET("/:id", h(s.webhookPage)).

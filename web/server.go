@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/gorilla/sessions"
 	"go.opentelemetry.io/otel/trace"
 
@@ -45,8 +46,15 @@ type Server struct {
 	// Customers reads customers' pages and keeps notes; nil serves no customer pages.
 	Customers shop.CustomerService
 	Logger    *slog.Logger
-	// BaseURL is the public URL, for links.
+	// BaseURL is the public URL, for links; passkeys are bound to its origin and host
+	// unless PasskeyOrigin and PasskeyRPID say otherwise.
 	BaseURL string
+	// PasskeyOrigin is the origin the dashboard is served at, for passkeys
+	// (scheme://host[:port]); "" means BaseURL's.
+	PasskeyOrigin string
+	// PasskeyRPID is the WebAuthn relying party id: PasskeyOrigin's host or a domain
+	// above it; "" means the origin's host.
+	PasskeyRPID string
 	// RateLimit is API requests a minute per key; 0 means no limit.
 	RateLimit int
 	// Now is the clock; nil means time.Now.
@@ -87,7 +95,11 @@ type Server struct {
 	zones      sync.Map
 	store      sessions.Store
 	throttle   loginThrottle
-	draining   atomic.Bool
+	// webauthn is the passkeys' relying party; nil when its settings are wrong
+	// (webauthnErr says how).
+	webauthn    *webauthn.WebAuthn
+	webauthnErr error
+	draining    atomic.Bool
 }
 
 func (s *Server) now() time.Time {
@@ -144,6 +156,9 @@ func (s *Server) engine() *gin.Engine {
 		s.Metrics.cacheBytes = func() float64 { return float64(answers.size.Load()) }
 	}
 	s.store = s.sessionStore()
+	if s.webauthn, s.webauthnErr = s.relyingParty(); s.webauthnErr != nil {
+		s.Logger.Error("passkeys are off: their settings are wrong", "err", s.webauthnErr)
+	}
 	s.throttle.now = s.now
 	s.throttle.store = s.SignInStore
 	if s.throttle.store == nil {

@@ -386,6 +386,9 @@ func TestTenancy(t *testing.T) {
 	for route, fn := range webhookTenancyCases(t, e, owner2, viewer1, staff1) {
 		cases[route] = fn
 	}
+	for route, fn := range passkeyTenancyCases(t, e, owner2, staff1) {
+		cases[route] = fn
+	}
 
 	var routes []string
 	for _, r := range (&web.Server{}).Engine().Routes() {

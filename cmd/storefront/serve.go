@@ -117,6 +117,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		Views: mysql.NewSavedViewService(d.DB), Jobs: mysql.NewJobService(d.DB), Customers: mysql.NewCustomerService(d.DB),
 		SessionKey: e.cfg.SessionKey,
 		Logger:     e.log, BaseURL: e.cfg.BaseURL, RateLimit: e.cfg.RateLimit,
+		PasskeyOrigin: e.cfg.PasskeyOrigin, PasskeyRPID: e.cfg.PasskeyRPID,
 		// Failed sign-ins are counted in the database: the throttle holds across
 		// instances and restarts.
 		SignInStore: mysql.NewSignInStore(d.DB),

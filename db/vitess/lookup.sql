@@ -26,6 +26,7 @@ CREATE TABLE transactions_seq (id INT NOT NULL, next_id BIGINT, cache BIGINT, PR
 CREATE TABLE users_seq (id INT NOT NULL, next_id BIGINT, cache BIGINT, PRIMARY KEY (id)) COMMENT 'vitess_sequence';
 CREATE TABLE account_activity_seq (id INT NOT NULL, next_id BIGINT, cache BIGINT, PRIMARY KEY (id)) COMMENT 'vitess_sequence';
 CREATE TABLE audit_records_seq (id INT NOT NULL, next_id BIGINT, cache BIGINT, PRIMARY KEY (id)) COMMENT 'vitess_sequence';
+CREATE TABLE user_passkeys_seq (id INT NOT NULL, next_id BIGINT, cache BIGINT, PRIMARY KEY (id)) COMMENT 'vitess_sequence';
 CREATE TABLE notes_seq (id INT NOT NULL, next_id BIGINT, cache BIGINT, PRIMARY KEY (id)) COMMENT 'vitess_sequence';
 CREATE TABLE user_sessions_seq (id INT NOT NULL, next_id BIGINT, cache BIGINT, PRIMARY KEY (id)) COMMENT 'vitess_sequence';
 CREATE TABLE webhook_attempts_seq (id INT NOT NULL, next_id BIGINT, cache BIGINT, PRIMARY KEY (id)) COMMENT 'vitess_sequence';

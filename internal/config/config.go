@@ -26,6 +26,12 @@ type Config struct {
 	Addr string
 	// BaseURL is the public URL used in e-mails and links.
 	BaseURL string
+	// PasskeyOrigin is the origin passkeys are bound to (STOREFRONT_PASSKEY_ORIGIN,
+	// scheme://host[:port]); empty means BaseURL's.
+	PasskeyOrigin string
+	// PasskeyRPID is the WebAuthn relying party id (STOREFRONT_PASSKEY_RP_ID): the
+	// origin's host or a domain above it; empty means the origin's host.
+	PasskeyRPID string
 	// SessionKey signs session cookies; nil means one is generated per run.
 	SessionKey []byte
 	// SMTPURL names the mail server; empty means e-mails are written to the log.
@@ -54,17 +60,19 @@ type Config struct {
 // Load reads the configuration from getenv (os.Getenv in production) and validates it.
 func Load(getenv func(string) string) (Config, error) {
 	c := Config{
-		DSN:          getenv("STOREFRONT_DSN"),
-		ReadDSN:      getenv("STOREFRONT_READ_DSN"),
-		DataDir:      or(getenv("STOREFRONT_DATA_DIR"), "./.devdata"),
-		Addr:         or(getenv("STOREFRONT_ADDR"), "127.0.0.1:8080"),
-		BaseURL:      getenv("STOREFRONT_BASE_URL"),
-		SMTPURL:      getenv("STOREFRONT_SMTP_URL"),
-		MailFrom:     or(getenv("STOREFRONT_MAIL_FROM"), "no-reply@localhost"),
-		RateLimit:    600,
-		LogFormat:    or(getenv("STOREFRONT_LOG_FORMAT"), "text"),
-		MetricsAddr:  getenv("STOREFRONT_METRICS_ADDR"),
-		OTLPEndpoint: getenv("OTEL_EXPORTER_OTLP_ENDPOINT"),
+		DSN:           getenv("STOREFRONT_DSN"),
+		ReadDSN:       getenv("STOREFRONT_READ_DSN"),
+		DataDir:       or(getenv("STOREFRONT_DATA_DIR"), "./.devdata"),
+		Addr:          or(getenv("STOREFRONT_ADDR"), "127.0.0.1:8080"),
+		BaseURL:       getenv("STOREFRONT_BASE_URL"),
+		PasskeyOrigin: getenv("STOREFRONT_PASSKEY_ORIGIN"),
+		PasskeyRPID:   getenv("STOREFRONT_PASSKEY_RP_ID"),
+		SMTPURL:       getenv("STOREFRONT_SMTP_URL"),
+		MailFrom:      or(getenv("STOREFRONT_MAIL_FROM"), "no-reply@localhost"),
+		RateLimit:     600,
+		LogFormat:     or(getenv("STOREFRONT_LOG_FORMAT"), "text"),
+		MetricsAddr:   getenv("STOREFRONT_METRICS_ADDR"),
+		OTLPEndpoint:  getenv("OTEL_EXPORTER_OTLP_ENDPOINT"),
 	}
 	if v := getenv("STOREFRONT_DRAIN_DELAY"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -110,6 +118,9 @@ func (c *Config) Finish() error {
 		return fmt.Errorf("STOREFRONT_BASE_URL: %q is not an http(s) URL", c.BaseURL)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if err := c.checkPasskeys(); err != nil {
+		return err
+	}
 	if c.SMTPURL != "" {
 		u, err := url.Parse(c.SMTPURL)
 		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
@@ -166,4 +177,27 @@ func or(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// checkPasskeys checks that the passkeys' origin is scheme://host[:port] and that their
+// relying party id is its host or a domain above it (docs/SECURITY.md#passkeys).
+func (c *Config) checkPasskeys() error {
+	origin := c.PasskeyOrigin
+	if origin == "" {
+		origin = c.BaseURL
+	} else {
+		u, err := url.Parse(origin)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return fmt.Errorf("STOREFRONT_PASSKEY_ORIGIN: %q is not scheme://host[:port] (e.g. https://shop.example)", origin)
+		}
+	}
+	if c.PasskeyRPID == "" {
+		return nil
+	}
+	u, _ := url.Parse(origin)
+	host, rp := strings.ToLower(u.Hostname()), strings.ToLower(c.PasskeyRPID)
+	if host != rp && !strings.HasSuffix(host, "."+rp) {
+		return fmt.Errorf("STOREFRONT_PASSKEY_RP_ID: %q is neither the host of %s nor a domain above it", c.PasskeyRPID, origin)
+	}
+	return nil
 }

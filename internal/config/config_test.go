@@ -35,20 +35,23 @@ func TestLoad(t *testing.T) {
 		}
 	})
 	for name, e := range map[string]map[string]string{
-		"BadRate":         {"STOREFRONT_RATE_LIMIT": "fast"},
-		"NegRate":         {"STOREFRONT_RATE_LIMIT": "-1"},
-		"ShortKey":        {"STOREFRONT_SESSION_KEY": "abcd"},
-		"BadAddr":         {"STOREFRONT_ADDR": "8080"},
-		"BadBaseURL":      {"STOREFRONT_BASE_URL": "ftp://x"},
-		"BadSMTP":         {"STOREFRONT_SMTP_URL": "mail.example:25"},
-		"BadMailFrom":     {"STOREFRONT_MAIL_FROM": "nobody"},
-		"BadPrivate":      {"STOREFRONT_WEBHOOK_ALLOW_PRIVATE": "yes"},
-		"BadLogFormat":    {"STOREFRONT_LOG_FORMAT": "JSON"},
-		"BadMetricsAddr":  {"STOREFRONT_METRICS_ADDR": "9100"},
-		"MetricsOnPublic": {"STOREFRONT_ADDR": "127.0.0.1:8080", "STOREFRONT_METRICS_ADDR": "127.0.0.1:8080"},
-		"BadOTLP":         {"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"},
-		"BadDrainDelay":   {"STOREFRONT_DRAIN_DELAY": "5"},
-		"LongDrainDelay":  {"STOREFRONT_DRAIN_DELAY": "1h"},
+		"BadRate":                    {"STOREFRONT_RATE_LIMIT": "fast"},
+		"NegRate":                    {"STOREFRONT_RATE_LIMIT": "-1"},
+		"ShortKey":                   {"STOREFRONT_SESSION_KEY": "abcd"},
+		"BadAddr":                    {"STOREFRONT_ADDR": "8080"},
+		"BadBaseURL":                 {"STOREFRONT_BASE_URL": "ftp://x"},
+		"BadSMTP":                    {"STOREFRONT_SMTP_URL": "mail.example:25"},
+		"BadMailFrom":                {"STOREFRONT_MAIL_FROM": "nobody"},
+		"BadPrivate":                 {"STOREFRONT_WEBHOOK_ALLOW_PRIVATE": "yes"},
+		"BadLogFormat":               {"STOREFRONT_LOG_FORMAT": "JSON"},
+		"BadMetricsAddr":             {"STOREFRONT_METRICS_ADDR": "9100"},
+		"MetricsOnPublic":            {"STOREFRONT_ADDR": "127.0.0.1:8080", "STOREFRONT_METRICS_ADDR": "127.0.0.1:8080"},
+		"BadOTLP":                    {"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"},
+		"BadDrainDelay":              {"STOREFRONT_DRAIN_DELAY": "5"},
+		"LongDrainDelay":             {"STOREFRONT_DRAIN_DELAY": "1h"},
+		"BadPasskeyOrigin":           {"STOREFRONT_PASSKEY_ORIGIN": "https://shop.example/dashboard"},
+		"PasskeyRPIDOfOtherSite":     {"STOREFRONT_BASE_URL": "https://shop.example", "STOREFRONT_PASSKEY_RP_ID": "other.example"},
+		"PasskeyRPIDNotADomainAbove": {"STOREFRONT_PASSKEY_ORIGIN": "https://shop.example", "STOREFRONT_PASSKEY_RP_ID": "hop.example"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Load(env(e)); err == nil {

@@ -11,8 +11,8 @@ import (
 // FindAccountByID returns an account, or ENotFound.
 func (s *AccountService) FindAccountByID(ctx context.Context, id int64) (*shop.Account, error) {
 	var a shop.Account
-	err := s.db.QueryRowContext(ctx, "SELECT id, name, api_username, timezone FROM accounts WHERE id = ?", id).
-		Scan(&a.ID, &a.Name, &a.APIUsername, &a.Timezone)
+	err := s.db.QueryRowContext(ctx, "SELECT id, name, api_username, timezone, require_two_factor FROM accounts WHERE id = ?", id).
+		Scan(&a.ID, &a.Name, &a.APIUsername, &a.Timezone, &a.RequireTwoFactor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, shop.Errorf(shop.ENotFound, "Account %d was not found.", id)
 	}

@@ -100,6 +100,9 @@ func (s *UserService) UseRecoveryCode(ctx context.Context, accountID, userID int
 // RemoveAuthenticator implements shop.UserService.
 func (s *UserService) RemoveAuthenticator(ctx context.Context, accountID, userID, keepSessionID int64, client shop.SessionClient) error {
 	return s.db.inTx(ctx, func(tx *Tx) error {
+		if err := keepOwnerFactor(ctx, tx, accountID, userID); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, "DELETE FROM user_totp WHERE account_id = ? AND user_id = ?", accountID, userID)
 		if err := changedOrRefused(res, err, shop.Errorf(shop.ENotFound, "You have no authenticator app.")); err != nil {
 			return err

@@ -113,6 +113,8 @@ var (
 	_ shop.AccountService         = (*AccountService)(nil)
 	_ shop.APIKeyService          = (*APIKeyService)(nil)
 	_ shop.UserService            = (*UserService)(nil)
+	_ shop.PasskeyService         = (*UserService)(nil)
+	_ shop.TwoFactorService       = (*AdminService)(nil)
 	_ shop.AdminService           = (*AdminService)(nil)
 	_ shop.AccountActivityService = (*AccountActivityService)(nil)
 	_ shop.OverviewService        = (*OverviewService)(nil)

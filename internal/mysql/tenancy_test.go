@@ -30,6 +30,7 @@ var tenantTables = map[string]bool{
 	"purchase_prefixes": true, "purchase_pairs": true,
 	"purchase_rollups": true, "purchase_rollups_monthly": true, "purchase_rollups_weekly": true, "product_rollups": true, "product_rollups_monthly": true, "subscriber_terms": true, "subscriber_rollups": true, "customer_rollups": true,
 	"saved_views": true, "jobs": true, "job_items": true, "notes": true, "account_activity": true,
+	"user_passkeys": true,
 }
 
 // unscoped are the statements on tenant tables that carry neither the account nor the
@@ -114,7 +115,7 @@ var (
 	sqlStart   = regexp.MustCompile(`(?is)^\s*(SELECT|UPDATE|DELETE|INSERT)\b`)
 	tableRef   = regexp.MustCompile(`(?i)\b(?:FROM|JOIN|UPDATE|INTO)\s+([a-z_]+)`)
 	scopedCond = regexp.MustCompile(`(?i)\b(?:\w+\.)?(?:account_id|storefront_id)\s*(?:=|IN\s*\()`)
-	accountPK  = regexp.MustCompile(`(?i)\bFROM accounts\b.*\bWHERE\s+(?:\w+\.)?id\s*=`)
+	accountPK  = regexp.MustCompile(`(?i)\b(?:FROM|UPDATE) accounts\b.*\bWHERE\s+(?:\w+\.)?id\s*=`)
 	insertCols = regexp.MustCompile(`(?is)^\s*INSERT\s+INTO\s+([a-z_]+)\s*\(([^)]*)`)
 	spaces     = regexp.MustCompile(`\s+`)
 )

@@ -101,6 +101,10 @@ func (s *AdminService) DeleteUser(ctx context.Context, accountID, userID int64) 
 		if _, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
 			return translate(err)
 		}
+		// Their passkeys go too: a passkey alone signs in.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM user_passkeys WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
+			return translate(err)
+		}
 		email, role, err := lockedUser(ctx, tx, accountID, userID)
 		if err != nil {
 			return err

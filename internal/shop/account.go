@@ -10,6 +10,9 @@ type Account struct {
 	APIUsername string `json:"api_username"`
 	// Timezone is an IANA zone name; dates in filters are read in it.
 	Timezone string `json:"timezone"`
+	// RequireTwoFactor is whether every user must sign in with a second factor: a
+	// user without one can reach only the Security page.
+	RequireTwoFactor bool `json:"-"`
 }
 
 // Storefront belongs to an account and owns subscribers, products and purchases.

@@ -37,6 +37,8 @@ var AuditActions = []struct{ Name, Label string }{
 	{AuditFactorAdded, "Factor added"},
 	{AuditFactorRemoved, "Factor removed"},
 	{AuditSessionEnded, "Session ended"},
+	{AuditPasskeySignInFailed, "Passkey sign-in failed"},
+	{AuditRequireTwoFactor, "Two-step sign-in requirement"},
 	{AuditReactivated, "Purchase reactivated"},
 	{AuditJobStarted, "Bulk reactivation started"},
 	{AuditJobCancelled, "Bulk reactivation cancelled"},

@@ -55,6 +55,8 @@ type Session struct {
 // UserService signs dashboard users in and keeps their sessions server-side, so that
 // signing out (or a password change) really ends them.
 type UserService interface {
+	// PasskeyService keeps the users' passkeys.
+	PasskeyService
 	// CheckPassword returns the user with this e-mail and password. Returns
 	// EUnauthenticated for an unknown e-mail or a wrong password, alike.
 	// A wrong password of a known user leaves an AuditSignInFailed record.
@@ -126,6 +128,8 @@ type APIKeyInfo struct {
 
 // AdminService is what an owner manages: the account's users and API keys.
 type AdminService interface {
+	// TwoFactorService turns the account's requirement of two-step sign-in on and off.
+	TwoFactorService
 	FindUsers(ctx context.Context, accountID int64) ([]*User, error)
 	// CreateUser returns EInvalid for a bad e-mail, role or password, or a taken e-mail.
 	CreateUser(ctx context.Context, accountID int64, email, role, password string) (int64, error)

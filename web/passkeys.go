@@ -1,0 +1,472 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/a-h/templ"
+	"github.com/gin-gonic/gin"
+	"github.com/go-webauthn/webauthn/protocol"
+	"github.com/go-webauthn/webauthn/webauthn"
+
+	"storefront/internal/shop"
+	"storefront/templates"
+)
+
+// Passkeys (WebAuthn): a user adds them on the Security page and signs in with one
+// alone, which is both factors (the authenticator verifies its user). Every ceremony's
+// challenge is kept in the database (shop.PasskeyService.SaveCeremony) under a random
+// token that the session cookie holds, and is deleted as it is answered: each is
+// answered once. docs/SECURITY.md#passkeys.
+
+// sessionCeremony is the cookie's key of the token of the passkey ceremony under way.
+const sessionCeremony = "passkey_ceremony"
+
+// passkeyUser is a user as the WebAuthn library sees them, with their passkeys.
+type passkeyUser struct {
+	u    *shop.User
+	keys []*shop.Passkey
+}
+
+// userHandle is the WebAuthn user handle of a user: their account and their id, 8
+// bytes each. The authenticator gives it back when it signs in, so that the passkey is
+// looked up in its account's rows alone (docs/SCALING.md); it names no person.
+func userHandle(accountID, userID int64) []byte {
+	b := make([]byte, 16)
+	binary.BigEndian.PutUint64(b, uint64(accountID))
+	binary.BigEndian.PutUint64(b[8:], uint64(userID))
+	return b
+}
+
+// parseUserHandle reads a user handle made by userHandle.
+func parseUserHandle(h []byte) (accountID, userID int64, ok bool) {
+	if len(h) != 16 {
+		return 0, 0, false
+	}
+	accountID, userID = int64(binary.BigEndian.Uint64(h)), int64(binary.BigEndian.Uint64(h[8:]))
+	return accountID, userID, accountID > 0 && userID > 0
+}
+
+func (p *passkeyUser) WebAuthnID() []byte          { return userHandle(p.u.AccountID, p.u.ID) }
+func (p *passkeyUser) WebAuthnName() string        { return p.u.Email }
+func (p *passkeyUser) WebAuthnDisplayName() string { return p.u.Email }
+func (p *passkeyUser) WebAuthnCredentials() []webauthn.Credential {
+	out := make([]webauthn.Credential, 0, len(p.keys))
+	for _, k := range p.keys {
+		var transports []protocol.AuthenticatorTransport
+		for _, t := range k.Transports {
+			transports = append(transports, protocol.AuthenticatorTransport(t))
+		}
+		out = append(out, webauthn.Credential{
+			ID: k.CredentialID, PublicKey: k.PublicKey, AttestationType: k.AttestationType, Transport: transports,
+			Flags:         webauthn.NewCredentialFlags(protocol.AuthenticatorFlags(k.Flags)),
+			Authenticator: webauthn.Authenticator{AAGUID: k.AAGUID, SignCount: k.SignCount},
+		})
+	}
+	return out
+}
+
+// PasskeyRelyingParty returns the relying party id and origin that passkeys are bound
+// to: rpID and origin when given, else the origin of the public URL and its host name.
+// It returns an error naming what is wrong (docs/SECURITY.md#passkeys).
+func PasskeyRelyingParty(baseURL, rpID, origin string) (string, string, error) {
+	if origin == "" {
+		u, err := url.Parse(baseURL)
+		if err != nil || u.Host == "" {
+			return "", "", fmt.Errorf("the public URL %q has no host", baseURL)
+		}
+		origin = u.Scheme + "://" + u.Host
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return "", "", fmt.Errorf("the passkey origin %q is not scheme://host[:port]", origin)
+	}
+	origin = u.Scheme + "://" + u.Host
+	host := strings.ToLower(u.Hostname())
+	if rpID == "" {
+		rpID = host
+		// A relying party id is a domain name, never an address: a server on the
+		// loopback address (the default http://127.0.0.1:8080) takes passkeys at
+		// localhost, which browsers treat as secure too.
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			rpID, origin = "localhost", u.Scheme+"://localhost"
+			if p := u.Port(); p != "" {
+				origin += ":" + p
+			}
+			host = rpID
+		}
+	}
+	rpID = strings.ToLower(rpID)
+	if host != rpID && !strings.HasSuffix(host, "."+rpID) {
+		return "", "", fmt.Errorf("the passkey relying party id %q is neither the host of %s nor a domain above it", rpID, origin)
+	}
+	return rpID, origin, nil
+}
+
+// relyingParty builds the WebAuthn relying party of the server's configuration.
+func (s *Server) relyingParty() (*webauthn.WebAuthn, error) {
+	rpID, origin, err := PasskeyRelyingParty(s.BaseURL, s.PasskeyRPID, s.PasskeyOrigin)
+	if err != nil {
+		return nil, err
+	}
+	timeout := webauthn.TimeoutConfig{Enforce: true, Timeout: shop.CeremonyTTL, TimeoutUVD: shop.CeremonyTTL}
+	return webauthn.New(&webauthn.Config{
+		RPID: rpID, RPDisplayName: "storefront", RPOrigins: []string{origin},
+		AttestationPreference: protocol.PreferNoAttestation,
+		// A passkey alone signs in: it must be discoverable, and its authenticator must
+		// verify its user (PIN, fingerprint, face), which is the second factor.
+		AuthenticatorSelection: protocol.AuthenticatorSelection{
+			ResidentKey: protocol.ResidentKeyRequirementRequired, RequireResidentKey: protocol.ResidentKeyRequired(),
+			UserVerification: protocol.VerificationRequired,
+		},
+		Timeouts: webauthn.TimeoutsConfig{Login: timeout, Registration: timeout},
+	})
+}
+
+// handleJSON adapts a handler of the passkey ceremonies, which the page's script
+// calls: its error is answered as JSON {"error": message} with the error's status.
+func (s *Server) handleJSON(h func(c *gin.Context) error) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		err := h(c)
+		if err == nil {
+			return
+		}
+		code := shop.ErrorCode(err)
+		kind, ok := errorTable[code]
+		if !ok {
+			code, kind = shop.EInternal, errorTable[shop.EInternal]
+		}
+		msg := shop.ErrorMessage(err)
+		switch code {
+		case shop.EInternal:
+			rid := c.GetString(ctxRequestID)
+			s.Logger.Error("internal error", "request_id", rid, "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
+			msg = "Something went wrong on our side. The request id is " + rid + "."
+		case shop.EUnavailable:
+			c.Header("Retry-After", "5")
+		}
+		_ = writeJSON(c, kind.status, gin.H{"error": msg})
+	}
+}
+
+// passkeysOff is the error of a server whose passkey settings are wrong.
+func (s *Server) passkeysOff() error {
+	if s.webauthn != nil {
+		return nil
+	}
+	return shop.Errorf(shop.EUnavailable, "Passkeys are not available on this server: its passkey settings are wrong (%v).", s.webauthnErr)
+}
+
+// beginCeremony keeps the library's session data of a new ceremony in the database,
+// under a token the cookie holds, replacing any earlier ceremony of this browser.
+func (s *Server) beginCeremony(c *gin.Context, cer shop.Ceremony, data *webauthn.SessionData) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	cer.SessionData = b
+	tok := make([]byte, 32)
+	if _, err := rand.Read(tok); err != nil {
+		return err
+	}
+	token := base64.RawURLEncoding.EncodeToString(tok)
+	if err := s.Users.SaveCeremony(c.Request.Context(), token, cer); err != nil {
+		return err
+	}
+	sess, _ := s.store.Get(c.Request, sessionName)
+	sess.Values[sessionCeremony] = token
+	return sess.Save(c.Request, c.Writer)
+}
+
+// takeCeremony returns the ceremony of this browser, of kind, and forgets it: a second
+// answer to the same challenge finds nothing (400).
+func (s *Server) takeCeremony(c *gin.Context, kind string) (*shop.Ceremony, *webauthn.SessionData, error) {
+	gone := shop.Errorf(shop.EInvalid, "This passkey request has expired or was used already. Try again.")
+	sess, _ := s.store.Get(c.Request, sessionName)
+	token, _ := sess.Values[sessionCeremony].(string)
+	if token == "" {
+		return nil, nil, gone
+	}
+	cer, err := s.Users.TakeCeremony(c.Request.Context(), token)
+	if shop.ErrorCode(err) == shop.ENotFound {
+		return nil, nil, gone
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if cer.Kind != kind {
+		return nil, nil, gone
+	}
+	var data webauthn.SessionData
+	if err := json.Unmarshal(cer.SessionData, &data); err != nil {
+		return nil, nil, fmt.Errorf("passkey ceremony: %w", err)
+	}
+	return cer, &data, nil
+}
+
+// readCeremonyAnswer reads the body of a ceremony's answer, at most MaxBodyBytes.
+func readCeremonyAnswer(c *gin.Context) ([]byte, error) {
+	if c.Request.ContentLength > MaxBodyBytes {
+		return nil, tooLarge("passkey's answer")
+	}
+	b, err := io.ReadAll(io.LimitReader(c.Request.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, shop.Errorf(shop.EInvalid, "The passkey's answer could not be read.")
+	}
+	if len(b) > MaxBodyBytes {
+		return nil, tooLarge("passkey's answer")
+	}
+	return b, nil
+}
+
+// refusedAnswer is the error of an answer the library refused: a clear 400 or 401
+// saying what failed, never the library's internals.
+func refusedAnswer(err error) error {
+	var perr *protocol.Error
+	detail := ""
+	if errors.As(err, &perr) {
+		detail = perr.Details
+	}
+	return shop.Errorf(shop.EUnauthenticated, "The passkey's answer was refused%s. Try again.", strings.TrimSuffix(": "+detail, ": "))
+}
+
+// passkeyName reads the name of a passkey being added.
+func passkeyName(c *gin.Context) (string, error) {
+	name := strings.Join(strings.Fields(c.PostForm("name")), " ")
+	switch {
+	case !utf8.ValidString(name):
+		return "", shop.ParamErrorf(shop.EInvalid, "name", "The name contains characters that cannot be read.")
+	case name == "":
+		return "", shop.ParamErrorf(shop.EMissing, "name", "Name the passkey (for example \"Work laptop\"), so that you can tell it from others.")
+	case utf8.RuneCountInString(name) > shop.MaxPasskeyNameLen:
+		return "", shop.ParamErrorf(shop.EInvalid, "name", "The name must have at most %d characters.", shop.MaxPasskeyNameLen)
+	}
+	return name, nil
+}
+
+// beginPasskeyAdd answers the options of a new passkey for the signed-in user.
+func (s *Server) beginPasskeyAdd(c *gin.Context) error {
+	if err := s.passkeysOff(); err != nil {
+		return err
+	}
+	name, err := passkeyName(c)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	keys, err := s.Users.FindPasskeys(c.Request.Context(), u.AccountID, u.ID)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if strings.EqualFold(k.Name, name) {
+			return shop.ParamErrorf(shop.EInvalid, "name", "You have a passkey named %q already; give this one another name.", name)
+		}
+	}
+	pu := &passkeyUser{u: u, keys: keys}
+	// The authenticator is told of the user's passkeys, so that it does not make a
+	// second one for the same account.
+	var exclude []protocol.CredentialDescriptor
+	for _, cr := range pu.WebAuthnCredentials() {
+		exclude = append(exclude, cr.Descriptor())
+	}
+	opts, data, err := s.webauthn.BeginRegistration(pu, webauthn.WithExclusions(exclude))
+	if err != nil {
+		return err
+	}
+	if err := s.beginCeremony(c, shop.Ceremony{Kind: shop.CeremonyRegister, AccountID: u.AccountID, UserID: u.ID, Name: name}, data); err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, opts)
+}
+
+// finishPasskeyAdd checks the authenticator's answer and stores the new passkey.
+func (s *Server) finishPasskeyAdd(c *gin.Context) error {
+	if err := s.passkeysOff(); err != nil {
+		return err
+	}
+	body, err := readCeremonyAnswer(c)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	cer, data, err := s.takeCeremony(c, shop.CeremonyRegister)
+	if err != nil {
+		return err
+	}
+	if cer.AccountID != u.AccountID || cer.UserID != u.ID {
+		return shop.Errorf(shop.EInvalid, "This passkey request was begun by another user. Try again.")
+	}
+	parsed, err := protocol.ParseCredentialCreationResponseBytes(body)
+	if err != nil {
+		return shop.Errorf(shop.EInvalid, "The passkey's answer could not be read.")
+	}
+	keys, err := s.Users.FindPasskeys(c.Request.Context(), u.AccountID, u.ID)
+	if err != nil {
+		return err
+	}
+	cred, err := s.webauthn.CreateCredential(&passkeyUser{u: u, keys: keys}, *data, parsed)
+	if err != nil {
+		return refusedAnswer(err)
+	}
+	var transports []string
+	for _, t := range cred.Transport {
+		transports = append(transports, string(t))
+	}
+	err = s.Users.AddPasskey(c.Request.Context(), &shop.Passkey{
+		AccountID: u.AccountID, UserID: u.ID, Name: cer.Name, CredentialID: cred.ID, PublicKey: cred.PublicKey,
+		AttestationType: cred.AttestationType, AAGUID: cred.Authenticator.AAGUID, Transports: transports,
+		Flags: byte(cred.Flags.ProtocolValue()), SignCount: cred.Authenticator.SignCount,
+	}, sessionClient(c))
+	if err != nil {
+		return err
+	}
+	s.flash(c, fmt.Sprintf("The passkey %q was added. It signs you in on its own.", cer.Name))
+	return writeJSON(c, http.StatusOK, gin.H{"redirect": securityURL})
+}
+
+// removePasskey removes one of the user's passkeys and signs their other sessions out.
+func (s *Server) removePasskey(c *gin.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	err = s.Users.RemovePasskey(c.Request.Context(), u.AccountID, u.ID, id, currentSessionID(c), sessionClient(c))
+	if shop.ErrorCode(err) == shop.EInvalid {
+		return &formError{err, func(bool) (templ.Component, error) {
+			v, verr := s.securityView(c)
+			v.Error = shop.ErrorMessage(err)
+			return templates.Security(v), verr
+		}}
+	}
+	if err != nil {
+		return err
+	}
+	s.flash(c, "The passkey was removed; your other sessions were signed out.")
+	c.Redirect(http.StatusSeeOther, securityURL)
+	return nil
+}
+
+// beginPasskeySignIn answers the options of a sign-in with any passkey of this site
+// (discoverable credentials: nobody is named before the authenticator answers).
+func (s *Server) beginPasskeySignIn(c *gin.Context) error {
+	if err := s.passkeysOff(); err != nil {
+		return err
+	}
+	opts, data, err := s.webauthn.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
+	if err != nil {
+		return err
+	}
+	if err := s.beginCeremony(c, shop.Ceremony{Kind: shop.CeremonySignIn}, data); err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, opts)
+}
+
+// finishPasskeySignIn checks the authenticator's answer, and signs its user in with a
+// new session: the passkey is both factors.
+func (s *Server) finishPasskeySignIn(c *gin.Context) error {
+	if err := s.passkeysOff(); err != nil {
+		return err
+	}
+	ctx := c.Request.Context()
+	body, err := readCeremonyAnswer(c)
+	if err != nil {
+		return err
+	}
+	_, data, err := s.takeCeremony(c, shop.CeremonySignIn)
+	if err != nil {
+		return err
+	}
+	parsed, err := protocol.ParseCredentialRequestResponseBytes(body)
+	if err != nil {
+		return shop.Errorf(shop.EInvalid, "The passkey's answer could not be read.")
+	}
+	unknown := shop.Errorf(shop.EUnauthenticated, "This passkey is not one of this site's. Sign in with your e-mail and password, then add it on the Security page.")
+	accountID, userID, ok := parseUserHandle(parsed.Response.UserHandle)
+	if !ok {
+		return unknown
+	}
+	var found *passkeyUser
+	var lookupErr error
+	handler := func(rawID, handle []byte) (webauthn.User, error) {
+		u, err := s.Users.FindUserByID(ctx, accountID, userID)
+		if err == nil {
+			var keys []*shop.Passkey
+			if keys, err = s.Users.FindPasskeys(ctx, accountID, userID); err == nil {
+				found = &passkeyUser{u: u, keys: keys}
+				return found, nil
+			}
+		}
+		lookupErr = err
+		return nil, err
+	}
+	_, cred, err := s.webauthn.ValidatePasskeyLogin(handler, *data, parsed)
+	if err != nil {
+		if lookupErr != nil && shop.ErrorCode(lookupErr) != shop.ENotFound {
+			return lookupErr
+		}
+		if found == nil || len(found.keys) == 0 {
+			return unknown
+		}
+		refused := refusedAnswer(err)
+		if aerr := s.Users.RecordPasskeyFailure(ctx, accountID, userID, truncate(shop.ErrorMessage(refused), 200), sessionClient(c)); aerr != nil {
+			return aerr
+		}
+		return refused
+	}
+	token, err := s.Users.SignInWithPasskey(ctx, accountID, userID, cred.ID, parsed.Response.AuthenticatorData.Counter, sessionClient(c))
+	if err != nil {
+		return err
+	}
+	if t, a := s.cookieSession(c); t != "" {
+		_ = s.Users.DeleteSession(ctx, a, t, sessionClient(c))
+	}
+	if err := s.startSession(c, accountID, token, ""); err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, gin.H{"redirect": safeNext(c.Query("next"))})
+}
+
+// truncate cuts s to at most n bytes, on a character boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// passkeysView is the Security page's list of the user's passkeys.
+func (s *Server) passkeysView(c *gin.Context) (templates.PasskeysView, error) {
+	u := currentUser(c)
+	keys, err := s.Users.FindPasskeys(c.Request.Context(), u.AccountID, u.ID)
+	if err != nil {
+		return templates.PasskeysView{}, err
+	}
+	loc := s.zone(c)
+	var v templates.PasskeysView
+	for _, k := range keys {
+		r := templates.PasskeyRow{Name: k.Name, Added: templates.FormatTime(k.AddedAt.Time, loc), AddedISO: k.AddedAt.UTC().Format(time.RFC3339),
+			RemoveURL: fmt.Sprintf("%s/passkeys/%d/remove", securityURL, k.ID)}
+		if k.LastUsedAt != nil {
+			r.LastUsed, r.LastUsedISO = templates.FormatTime(k.LastUsedAt.Time, loc), k.LastUsedAt.UTC().Format(time.RFC3339)
+		}
+		v.Rows = append(v.Rows, r)
+	}
+	return v, nil
+}
