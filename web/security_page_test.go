@@ -157,6 +157,7 @@ func TestSecurity_Sessions(t *testing.T) {
 		email := e.newUser(1, "staff")
 		a := e.signInAs(email, dashPassword)
 		b := e.signInAs(email, dashPassword)
+		a.setUpAuthenticator(t)
 		if r := a.post("/account/password", url.Values{"current_password": {dashPassword}, "new_password": {"another password"}, "confirm_password": {"another password"}}); r.status != http.StatusSeeOther {
 			t.Fatalf("change: %d", r.status)
 		}
@@ -171,6 +172,11 @@ func TestSecurity_Sessions(t *testing.T) {
 		}
 		if n := e.count("SELECT COUNT(*) FROM user_sessions WHERE account_id = 1 AND user_id NOT IN (SELECT id FROM users WHERE account_id = 1)"); n != 0 {
 			t.Fatalf("%d sessions of removed users", n)
+		}
+		for _, table := range []string{"user_totp", "user_recovery_codes", "user_passkeys"} {
+			if n := e.count("SELECT COUNT(*) FROM " + table + " WHERE account_id = 1 AND user_id NOT IN (SELECT id FROM users WHERE account_id = 1)"); n != 0 {
+				t.Fatalf("%d rows of %s left of removed users", n, table)
+			}
 		}
 	})
 

@@ -101,9 +101,12 @@ func (s *AdminService) DeleteUser(ctx context.Context, accountID, userID int64) 
 		if _, err := tx.ExecContext(ctx, "DELETE FROM user_sessions WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
 			return translate(err)
 		}
-		// Their passkeys go too: a passkey alone signs in.
-		if _, err := tx.ExecContext(ctx, "DELETE FROM user_passkeys WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
-			return translate(err)
+		// Their factors go too: a passkey alone signs in, and an authenticator app's
+		// secret and recovery codes are no one's to keep.
+		for _, table := range []string{"user_passkeys", "user_totp", "user_recovery_codes"} {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE account_id = ? AND user_id = ?", accountID, userID); err != nil {
+				return translate(err)
+			}
 		}
 		email, role, err := lockedUser(ctx, tx, accountID, userID)
 		if err != nil {
