@@ -60,7 +60,7 @@ func (s *Server) pendingSignIn(c *gin.Context) (*shop.User, string, error) {
 }
 
 func (s *Server) loginCodePage(c *gin.Context) error {
-	u, _, err := s.pendingSignIn(c)
+	u, next, err := s.pendingSignIn(c)
 	if err != nil {
 		if shop.ErrorCode(err) == shop.EUnauthenticated {
 			c.Redirect(http.StatusSeeOther, "/login")
@@ -68,7 +68,7 @@ func (s *Server) loginCodePage(c *gin.Context) error {
 		}
 		return err
 	}
-	v, err := s.loginCodeView(c, u)
+	v, err := s.loginCodeView(c, u, next)
 	if err != nil {
 		return err
 	}
@@ -76,9 +76,9 @@ func (s *Server) loginCodePage(c *gin.Context) error {
 }
 
 // loginCodeView offers the second factors the user has: a code (authenticator app or
-// recovery code), a passkey.
-func (s *Server) loginCodeView(c *gin.Context, u *shop.User) (templates.LoginCodeView, error) {
-	var v templates.LoginCodeView
+// recovery code), a passkey; either leads on to next.
+func (s *Server) loginCodeView(c *gin.Context, u *shop.User, next string) (templates.LoginCodeView, error) {
+	v := templates.LoginCodeView{Next: next}
 	_, err := s.Users.FindAuthenticator(c.Request.Context(), u.AccountID, u.ID)
 	switch shop.ErrorCode(err) {
 	case "":
@@ -108,7 +108,7 @@ func (s *Server) loginCode(c *gin.Context) error {
 	}
 	refuse := func(code, msg string) error {
 		return &formError{shop.Errorf(code, "%s", msg), func(bool) (templ.Component, error) {
-			v, err := s.loginCodeView(c, u)
+			v, err := s.loginCodeView(c, u, next)
 			v.Error, v.Code = msg, true
 			return templates.LoginCode(v), err
 		}}

@@ -321,9 +321,14 @@ func TestPasskeys_Hostile(t *testing.T) {
 		b := e.signInAs(email, dashPassword)
 		key := newSoftKey(t, 1, id)
 		key.store(t, e, "Laptop")
-		// With a passkey, the password asks for it next.
-		if r := e.browserClient().post("/login", url.Values{"email": {email}, "password": {dashPassword}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/login/code" {
+		// With a passkey, the password asks for it next, and the passkey leads on to
+		// where the sign-in was going.
+		pw := e.browserClient()
+		if r := pw.post("/login", url.Values{"email": {email}, "password": {dashPassword}, "next": {"/purchases?status=ACT"}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/login/code" {
 			t.Fatalf("password of a user with a passkey: %d %q", r.status, r.header.Get("Location"))
+		}
+		if r := pw.get("/login/code", false); r.status != http.StatusOK || !strings.Contains(string(r.body), `data-finish="/login/passkey?next=%2Fpurchases%3Fstatus%3DACT"`) {
+			t.Fatalf("the second step's passkey button forgets where the sign-in goes: %d %s", r.status, r.body)
 		}
 		var pid int64
 		if err := e.db.QueryRow("SELECT id FROM user_passkeys WHERE account_id = 1 AND user_id = ?", id).Scan(&pid); err != nil {
