@@ -354,7 +354,7 @@ func SavedViews(b SavedViewsBar) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(b.Tabs) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<details class=\"text-sm\"><summary class=\"cursor-pointer font-medium text-indigo-700 hover:text-indigo-900\">Manage views</summary><ul class=\"mt-2 space-y-2\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<details class=\"min-w-0 text-sm\"><summary class=\"cursor-pointer font-medium text-indigo-700 hover:text-indigo-900\">Manage views</summary><ul class=\"mt-2 space-y-2\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -377,7 +377,7 @@ func SavedViews(b SavedViewsBar) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "\" method=\"post\" class=\"flex items-end gap-2\"><input type=\"hidden\" name=\"back\" value=\"")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "\" method=\"post\" class=\"flex min-w-0 flex-wrap items-end gap-2\"><input type=\"hidden\" name=\"back\" value=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -604,7 +604,7 @@ func (tb *tab) screenshot(t *testing.T, name string, v viewport) {
 		return out.slice(0, 6);
 	})()`, v.width))
 	if len(overflow) > 0 {
-		t.Logf("LAYOUT %s at %dx%d: the page scrolls sideways; outermost elements past the edge: %s",
+		t.Errorf("LAYOUT %s at %dx%d: the page scrolls sideways; outermost elements past the edge: %s",
 			name, v.width, v.height, strings.Join(overflow, "; "))
 	}
 }
