@@ -70,6 +70,15 @@
     return (e && e.message) || String(e);
   }
   function say(el, text) { if (el) el.textContent = text; }
+  // atHome refuses, saying where to go, when this page is not at the passkeys' site
+  // (rpId): the dashboard opened at 127.0.0.1 keeps its passkeys at localhost, and the
+  // browser would only say "SecurityError".
+  function atHome(rpId) {
+    var h = location.hostname;
+    if (!rpId || h === rpId || h.slice(-rpId.length - 1) === "." + rpId) return;
+    throw new Error("Passkeys of this dashboard are kept at " + rpId + ": open it at " +
+      location.protocol + "//" + rpId + (location.port ? ":" + location.port : "") + " to use one.");
+  }
 
   function init() {
     document.querySelectorAll("[data-passkey-supported]").forEach(function (el) { el.hidden = !supported; });
@@ -87,7 +96,7 @@
     say(err, "");
     btn.disabled = true;
     post(form.getAttribute("data-options"), new URLSearchParams(new FormData(form)).toString(), "application/x-www-form-urlencoded")
-      .then(function (opts) { return navigator.credentials.create({ publicKey: creationOptions(opts.publicKey) }); })
+      .then(function (opts) { atHome(opts.publicKey.rp && opts.publicKey.rp.id); return navigator.credentials.create({ publicKey: creationOptions(opts.publicKey) }); })
       .then(function (cred) { return post(form.getAttribute("action"), JSON.stringify(answer(cred)), "application/json"); })
       .then(function (data) { location.assign(data.redirect); })
       .catch(function (e) { say(err, message(e)); btn.disabled = false; });
@@ -102,7 +111,7 @@
     say(err, "");
     btn.disabled = true;
     post(btn.getAttribute("data-options"), "", "application/x-www-form-urlencoded")
-      .then(function (opts) { return navigator.credentials.get({ publicKey: requestOptions(opts.publicKey) }); })
+      .then(function (opts) { atHome(opts.publicKey.rpId); return navigator.credentials.get({ publicKey: requestOptions(opts.publicKey) }); })
       .then(function (cred) { return post(btn.getAttribute("data-finish"), JSON.stringify(answer(cred)), "application/json"); })
       .then(function (data) { location.assign(data.redirect); })
       .catch(function (e) { say(err, message(e)); btn.disabled = false; });

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/webauthn"
@@ -113,6 +114,39 @@ func TestBrowser_Passkeys(t *testing.T) {
 			tb.checkConsole(t)
 		})
 	}
+}
+
+// TestBrowser_PasskeysElsewhere opens the dashboard at 127.0.0.1, whose passkeys are kept
+// at localhost: adding one and signing in with one say where to go instead of the
+// browser's bare SecurityError.
+func TestBrowser_PasskeysElsewhere(t *testing.T) {
+	br := startBrowser(t)
+	e := newAPI(t, 0)
+	if !strings.Contains(e.url, "127.0.0.1") {
+		t.Fatalf("the test server is not at 127.0.0.1: %s", e.url)
+	}
+	v := viewports[1]
+	email := e.newUser(1, "staff")
+	tb := newTab(t, br, e.url)
+	tb.addVirtualAuthenticator(t)
+	tb.openAt(t, v, "/account/security")
+	tb.signIn(t, email)
+	tb.waitFor(t, "the passkey form", `location.pathname === '/account/security' && byLabel('Passkey name') && `+visible("Add a passkey"), `document.body.innerText`)
+	tb.do(t, "name the passkey", chromedp.SendKeys(byLabel("Passkey name"), "Phone"))
+	tb.do(t, "add the passkey", chromedp.Click(buttonByText("Add a passkey")))
+	want := `Passkeys of this dashboard are kept at localhost: open it at ` + passkeyOrigin(e.url)
+	tb.waitFor(t, "where passkeys are kept", `text(document.querySelector('#passkey-error')).startsWith(`+js(want)+`)`, `text(document.querySelector('#passkey-error'))`)
+	tb.checkAxe(t, "Security, the passkey refused at 127.0.0.1")
+	if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = 1"); n != 0 {
+		t.Fatalf("%d passkeys stored", n)
+	}
+	if st := tb.follow(t, "sign out", chromedp.Click(buttonByText("Sign out"))); st != http.StatusOK {
+		t.Fatalf("sign out: %d", st)
+	}
+	tb.waitFor(t, "the passkey button", `location.pathname === '/login' && `+visible("Sign in with a passkey"), `document.body.innerText`)
+	tb.do(t, "sign in with a passkey", chromedp.Click(buttonByText("Sign in with a passkey")))
+	tb.waitFor(t, "where passkeys are kept", `[...document.querySelectorAll('[data-passkey-error]')].some(el => text(el).startsWith(`+js(want)+`))`, `document.body.innerText`)
+	tb.checkConsole(t)
 }
 
 // TestBrowser_TwoFactorRequired has an owner require two-step sign-in on the Keys &
