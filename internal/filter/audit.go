@@ -30,22 +30,8 @@ func Audit(q url.Values, accountID int64, now time.Time, loc *time.Location) (sh
 	if f.Action != "" && shop.AuditActionLabel(f.Action) == f.Action {
 		return f, shop.ParamErrorf(shop.EInvalid, "action", "action %q is not an action of the audit log; see the list in docs/API.md#audit-log.", clip(f.Action))
 	}
-	for _, d := range []struct {
-		name string
-		dst  **time.Time
-	}{{"date_min", &f.CreatedFrom}, {"date_max", &f.CreatedBefore}} {
-		s, err := v.text(d.name)
-		if err != nil {
-			return f, err
-		}
-		if s == "" {
-			continue
-		}
-		t, err := ParseDate(d.name, s, now, loc)
-		if err != nil {
-			return f, err
-		}
-		*d.dst = &t
+	if f.CreatedFrom, f.CreatedBefore, err = v.dates(now, loc); err != nil {
+		return f, err
 	}
 	if s, err := v.one("per_page"); err != nil {
 		return f, err

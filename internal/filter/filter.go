@@ -104,6 +104,29 @@ func ParseID(name, s string) (int64, error) {
 	return n, nil
 }
 
+// dates reads date_min and date_max, free-form (docs/API.md#dates-in-filters), in loc;
+// nil for one not given.
+func (v values) dates(now time.Time, loc *time.Location) (from, before *time.Time, err error) {
+	for _, d := range []struct {
+		name string
+		dst  **time.Time
+	}{{"date_min", &from}, {"date_max", &before}} {
+		s, err := v.text(d.name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if s == "" {
+			continue
+		}
+		t, err := ParseDate(d.name, s, now, loc)
+		if err != nil {
+			return nil, nil, err
+		}
+		*d.dst = &t
+	}
+	return from, before, nil
+}
+
 func (v values) id(name string) (int64, error) {
 	s, err := v.one(name)
 	if err != nil || s == "" {
@@ -337,22 +360,8 @@ func purchases(q url.Values, accountID int64, now time.Time, loc *time.Location)
 	if f.LastPrefix, err = v.text("customer_last_name"); err != nil {
 		return f, err
 	}
-	for _, d := range []struct {
-		name string
-		dst  **time.Time
-	}{{"date_min", &f.CreatedFrom}, {"date_max", &f.CreatedBefore}} {
-		s, err := v.text(d.name)
-		if err != nil {
-			return f, err
-		}
-		if s == "" {
-			continue
-		}
-		t, err := ParseDate(d.name, s, now, loc)
-		if err != nil {
-			return f, err
-		}
-		*d.dst = &t
+	if f.CreatedFrom, f.CreatedBefore, err = v.dates(now, loc); err != nil {
+		return f, err
 	}
 	total, err := v.one("total")
 	if err != nil {
