@@ -199,8 +199,14 @@ func (s *Server) addAuthenticator(c *gin.Context) error {
 func (s *Server) removeAuthenticator(c *gin.Context) error {
 	u := currentUser(c)
 	err := s.Users.RemoveAuthenticator(c.Request.Context(), u.AccountID, u.ID, currentSessionID(c), sessionClient(c))
+	return s.factorRemoved(c, err, "The authenticator app was removed; your other sessions were signed out.")
+}
+
+// factorRemoved answers the removal of a second factor: the Security page with the
+// refusal (the account's last owner with a factor keeps it while two-step sign-in is
+// required, docs/SECURITY.md), or back to it with done said.
+func (s *Server) factorRemoved(c *gin.Context, err error, done string) error {
 	if shop.ErrorCode(err) == shop.EInvalid {
-		// The account's last owner with a second factor keeps it (docs/SECURITY.md).
 		return &formError{err, func(bool) (templ.Component, error) {
 			v, verr := s.securityView(c)
 			v.Error = shop.ErrorMessage(err)
@@ -210,7 +216,7 @@ func (s *Server) removeAuthenticator(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	s.flash(c, "The authenticator app was removed; your other sessions were signed out.")
+	s.flash(c, done)
 	c.Redirect(http.StatusSeeOther, securityURL)
 	return nil
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -344,19 +343,7 @@ func (s *Server) removePasskey(c *gin.Context) error {
 	}
 	u := currentUser(c)
 	err = s.Users.RemovePasskey(c.Request.Context(), u.AccountID, u.ID, id, currentSessionID(c), sessionClient(c))
-	if shop.ErrorCode(err) == shop.EInvalid {
-		return &formError{err, func(bool) (templ.Component, error) {
-			v, verr := s.securityView(c)
-			v.Error = shop.ErrorMessage(err)
-			return templates.Security(v), verr
-		}}
-	}
-	if err != nil {
-		return err
-	}
-	s.flash(c, "The passkey was removed; your other sessions were signed out.")
-	c.Redirect(http.StatusSeeOther, securityURL)
-	return nil
+	return s.factorRemoved(c, err, "The passkey was removed; your other sessions were signed out.")
 }
 
 // beginPasskeySignIn answers the options of a sign-in with any passkey of this site
