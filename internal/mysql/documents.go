@@ -471,8 +471,9 @@ func backfillDocuments(ctx context.Context, sqlDB *sql.DB) (int, error) {
 func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 	for _, q := range []string{
 		"DELETE FROM purchase_products",
-		`INSERT IGNORE INTO purchase_products (account_id, product_id, created_at, purchase_id)
-			SELECT p.account_id, li.product_id, p.created_at, p.id FROM purchases p
+		`INSERT IGNORE INTO purchase_products (account_id, product_id, created_at, purchase_id, email_initial, first_initial, last_initial)
+			SELECT p.account_id, li.product_id, p.created_at, p.id,
+				LEFT(p.buyer_email, 1), LEFT(p.buyer_firstname, 1), LEFT(p.buyer_lastname, 1) FROM purchases p
 			JOIN line_items li ON li.account_id = p.account_id AND li.purchase_id = p.id`,
 		"DELETE FROM purchase_documents",
 		"DELETE FROM purchase_prefixes",
@@ -484,6 +485,9 @@ func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 	}
 	if err := backfillPrefixes(ctx, sqlDB); err != nil {
 		return err
+	}
+	if _, err := sqlDB.ExecContext(ctx, prefixProductsFill); err != nil {
+		return translate(err)
 	}
 	if err := backfillPairs(ctx, sqlDB); err != nil {
 		return err

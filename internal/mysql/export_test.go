@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,6 +85,10 @@ func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
 		{"product path row extra", `SELECT pp.purchase_id FROM purchase_products pp
 			LEFT JOIN purchases p ON p.account_id = pp.account_id AND p.id = pp.purchase_id AND p.created_at = pp.created_at
 			WHERE p.id IS NULL OR NOT EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id AND li.product_id = pp.product_id)`},
+		{"product path row's initials differ from the purchase's", `SELECT pp.purchase_id FROM purchase_products pp
+			JOIN purchases p ON p.account_id = pp.account_id AND p.id = pp.purchase_id
+			WHERE NOT (BINARY pp.email_initial <=> BINARY LEFT(p.buyer_email, 1)) OR NOT (BINARY pp.first_initial <=> BINARY LEFT(p.buyer_firstname, 1))
+			OR NOT (BINARY pp.last_initial <=> BINARY LEFT(p.buyer_lastname, 1))`},
 	} {
 		err := eachRow(ctx, db.DB, q.query, nil, func(rows *sql.Rows) error {
 			var id int64
@@ -145,9 +150,27 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 	type row struct {
 		value      string
 		storefront int64
+		products   string
+	}
+	// The products of each purchase, in order, as its prefix rows of two and three
+	// characters of e-mail and names hold them.
+	products := map[int64]string{}
+	err := eachRow(ctx, db.DB, "SELECT purchase_id, product_id FROM purchase_products ORDER BY purchase_id, product_id", nil, func(rows *sql.Rows) error {
+		var id, product int64
+		if err := rows.Scan(&id, &product); err != nil {
+			return err
+		}
+		if products[id] != "" {
+			products[id] += ","
+		}
+		products[id] += strconv.FormatInt(product, 10)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	want := map[key]row{}
-	err := eachRow(ctx, db.DB, "SELECT account_id, id, created_at, storefront_id, buyer_email, buyer_firstname, buyer_lastname FROM purchases", nil,
+	err = eachRow(ctx, db.DB, "SELECT account_id, id, created_at, storefront_id, buyer_email, buyer_firstname, buyer_lastname FROM purchases", nil,
 		func(rows *sql.Rows) error {
 			var account, id, storefront int64
 			var created time.Time
@@ -158,18 +181,22 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 			for i, v := range vals {
 				runes := []rune(v.String)
 				for n := 1; n <= 3 && n <= len(runes); n++ {
-					want[key{account, id, i + 1, n, string(runes[:n]), created.UTC().Format(time.DateTime)}] = row{v.String, storefront}
+					r := row{v.String, storefront, ""}
+					if n >= 2 {
+						r.products = products[id]
+					}
+					want[key{account, id, i + 1, n, string(runes[:n]), created.UTC().Format(time.DateTime)}] = r
 				}
 			}
 			// The initials: both names' first characters, when both have one.
 			if first, last := []rune(vals[1].String), []rune(vals[2].String); len(first) > 0 && len(last) > 0 {
-				want[key{account, id, 4, 2, string(first[:1]) + string(last[:1]), created.UTC().Format(time.DateTime)}] = row{"", storefront}
+				want[key{account, id, 4, 2, string(first[:1]) + string(last[:1]), created.UTC().Format(time.DateTime)}] = row{"", storefront, ""}
 			}
 			// The domain: the e-mail's text after its last "@", up to 63 characters, with
 			// the whole e-mail.
 			if e := vals[0]; e.Valid && strings.Contains(e.String, "@") {
 				domain := []rune(e.String[strings.LastIndex(e.String, "@")+1:])
-				want[key{account, id, 5, 0, string(domain[:min(len(domain), 63)]), created.UTC().Format(time.DateTime)}] = row{e.String, storefront}
+				want[key{account, id, 5, 0, string(domain[:min(len(domain), 63)]), created.UTC().Format(time.DateTime)}] = row{e.String, storefront, ""}
 			}
 			return nil
 		})
@@ -177,12 +204,12 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	err = eachRow(ctx, db.DB, "SELECT account_id, purchase_id, field, prefix_len, prefix, created_at, value, storefront_id FROM purchase_prefixes", nil,
+	err = eachRow(ctx, db.DB, "SELECT account_id, purchase_id, field, prefix_len, prefix, created_at, value, storefront_id, COALESCE(products, '') FROM purchase_prefixes", nil,
 		func(rows *sql.Rows) error {
 			var k key
 			var created time.Time
 			var got row
-			if err := rows.Scan(&k.account, &k.id, &k.field, &k.n, &k.prefix, &created, &got.value, &got.storefront); err != nil {
+			if err := rows.Scan(&k.account, &k.id, &k.field, &k.n, &k.prefix, &created, &got.value, &got.storefront, &got.products); err != nil {
 				return err
 			}
 			k.when = created.UTC().Format(time.DateTime)
@@ -286,8 +313,16 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 	}
 }
 
-// BackfillPrefixes runs migration 00033's backfill of the prefix rows.
-func (db *DB) BackfillPrefixes(ctx context.Context) error { return backfillPrefixes(ctx, db.DB) }
+// BackfillPrefixes runs migration 00033's backfill of the prefix rows, then 00221's fill of
+// their products.
+func (db *DB) BackfillPrefixes(ctx context.Context) error {
+	if err := backfillPrefixes(ctx, db.DB); err != nil {
+		return err
+	}
+	// Then migration 00221's fill of the products the longer prefixes' rows hold.
+	_, err := db.ExecContext(ctx, prefixProductsFill)
+	return err
+}
 
 // BackfillDomains runs migration 00131's backfill of the domains' prefix rows.
 func (db *DB) BackfillDomains(ctx context.Context) error { return backfillDomains(ctx, db.DB) }

@@ -130,7 +130,8 @@ func buildArgs(b *importer.PurchaseBatch) *batchWork {
 		for _, li := range p.LineItems {
 			if !seen[li.ProductID] {
 				seen[li.ProductID] = true
-				w.products = append(w.products, p.AccountID, li.ProductID, p.CreatedAt.Time, p.ID)
+				w.products = append(w.products, p.AccountID, li.ProductID, p.CreatedAt.Time, p.ID,
+					Initial(p.BuyerEmail), Initial(p.BuyerFirstname), Initial(p.BuyerLastname))
 			}
 			w.items = append(w.items, li.ID, p.AccountID, p.ID, li.ProductID, string(li.Price), li.Quantity, string(li.Subtotal), string(li.Tax),
 				string(li.Discount), string(li.Total), li.ProductName, li.DownloadLimit, li.DownloadCount, importTime(li.ExpiresAt), li.HasAllKeys)

@@ -329,7 +329,7 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		args []any
 		tail string
 	}{
-		{"INSERT INTO purchase_products (account_id, product_id, created_at, purchase_id)", 4, w.products, "ON DUPLICATE KEY UPDATE purchase_id = purchase_id"},
+		{"INSERT INTO purchase_products (account_id, product_id, created_at, purchase_id, email_initial, first_initial, last_initial)", 7, w.products, "ON DUPLICATE KEY UPDATE purchase_id = purchase_id"},
 		{"INSERT INTO line_items (id, account_id, purchase_id, product_id, price, quantity, subtotal, tax, discount, total, product_name, " +
 			"download_limit, download_count, expires_at, has_all_keys)", 15, w.items, ""},
 		{"INSERT INTO product_keys (line_item_id, position, account_id, purchase_id, key_value)", 5, w.keys, ""},

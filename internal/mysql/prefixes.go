@@ -164,11 +164,11 @@ func storePrefixes(ctx context.Context, tx queryer, accountID int64, ps []*shop.
 		}
 		return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.id, b.id))
 	})
-	args := make([]any, 0, 8*len(rows))
+	args := make([]any, 0, 9*len(rows))
 	for _, r := range rows {
-		args = append(args, accountID, r.field, r.n, r.prefix, r.at, r.id, r.value, r.storefront)
+		args = append(args, accountID, r.field, r.n, r.prefix, r.at, r.id, r.value, r.storefront, r.products)
 	}
-	err := upsertChunks(ctx, tx, "INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id)", 8, "", args)
+	err := upsertChunks(ctx, tx, "INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id, products)", 9, "", args)
 	if err != nil {
 		return fmt.Errorf("write prefix rows: %w", err)
 	}
@@ -182,6 +182,7 @@ type prefixRow struct {
 	prefix, value, order string
 	at                   time.Time
 	id, storefront       int64
+	products             any // productList, on the rows that hold it (productsHeld)
 }
 
 // prefixRows appends the prefix rows of a purchase to rows, as prefixRowsInsert derives
@@ -192,6 +193,7 @@ type prefixRow struct {
 // row, with the e-mail. A missing value (NULL) has no rows.
 func prefixRows(rows []prefixRow, p *shop.Purchase) []prefixRow {
 	at := p.CreatedAt.UTC()
+	var products any
 	for i, v := range []*string{p.BuyerEmail, p.BuyerFirstname, p.BuyerLastname} {
 		if v == nil {
 			continue
@@ -201,8 +203,15 @@ func prefixRows(rows []prefixRow, p *shop.Purchase) []prefixRow {
 			_, size := utf8.DecodeRuneInString((*v)[cut:])
 			cut += size
 			prefix := (*v)[:cut]
-			rows = append(rows, prefixRow{field: int(prefixEmail) + i, n: n, prefix: prefix, value: *v, order: strings.ToLower(prefix),
-				at: at, id: p.ID, storefront: p.StorefrontID})
+			r := prefixRow{field: int(prefixEmail) + i, n: n, prefix: prefix, value: *v, order: strings.ToLower(prefix),
+				at: at, id: p.ID, storefront: p.StorefrontID}
+			if n >= productsHeld {
+				if products == nil {
+					products = productList(p)
+				}
+				r.products = products
+			}
+			rows = append(rows, r)
 		}
 	}
 	if f, l := firstRune(p.BuyerFirstname), firstRune(p.BuyerLastname); f != "" && l != "" {
@@ -218,6 +227,44 @@ func prefixRows(rows []prefixRow, p *shop.Purchase) []prefixRow {
 	}
 	return rows
 }
+
+// productsHeld is the shortest prefix whose rows hold the purchase's products: a
+// product with a prefix of one character reads the product's path and checks the
+// character there (purchase_products' initials); with a longer one, the prefix's path,
+// and checks the product on the entry.
+const productsHeld = 2
+
+// productList is the products column of a purchase's prefix rows: its products' ids,
+// ascending, comma-separated, as fillPrefixProducts writes them; NULL without one.
+func productList(p *shop.Purchase) any {
+	ids := make([]int64, 0, len(p.LineItems))
+	for _, li := range p.LineItems {
+		ids = append(ids, li.ProductID)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	b := make([]byte, 0, 8*len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(b)
+}
+
+// prefixProductsFill writes the products column of every prefix row that holds it, from
+// purchase_products (migration 00221 is the same statement): after the rows are derived
+// by prefixRowsInsert, which leaves it NULL, as the migrations before the column do.
+const prefixProductsFill = `UPDATE purchase_prefixes x JOIN (
+	SELECT account_id, purchase_id, GROUP_CONCAT(product_id ORDER BY product_id SEPARATOR ',') AS products
+	FROM purchase_products GROUP BY account_id, purchase_id
+) t ON t.account_id = x.account_id AND t.purchase_id = x.purchase_id
+SET x.products = t.products
+WHERE x.field IN (1, 2, 3) AND x.prefix_len >= 2`
 
 // firstRunes returns the first n characters of s (all of it when shorter), as LEFT
 // counts them.
@@ -315,6 +362,21 @@ func (pp prefixPath) check(a string) sq.Sqlizer {
 func domainCondition(col, domain string) sq.Sqlizer {
 	return sq.Expr(hasDomain(col)+" AND "+domainOf(col)+" LIKE ?", escapeLike(domain))
 }
+
+// Initial is the first character of a purchase's column as purchase_products keeps it
+// beside each entry (email_initial, first_initial, last_initial): LEFT(col, 1), NULL
+// for NULL.
+func Initial(s *string) any {
+	if s == nil {
+		return nil
+	}
+	_, n := utf8.DecodeRuneInString(*s)
+	return (*s)[:n]
+}
+
+// initialColumns names the column of purchase_products that holds each prefix field's
+// first character.
+var initialColumns = map[prefixField]string{prefixEmail: "email_initial", prefixFirst: "first_initial", prefixLast: "last_initial"}
 
 // prefixFilters returns the prefix filters of f with their fields, longest first (the
 // longer a prefix, the fewer purchases it usually matches), then e-mail, last name,

@@ -31,11 +31,12 @@ var (
 	lineItemsTable = newTable("line_items",
 		"id", "account_id", "purchase_id", "product_id", "price", "quantity", "subtotal", "tax", "discount", "total",
 		"product_name", "download_limit", "download_count", "expires_at", "has_all_keys")
-	purchaseProductsTable = newTable("purchase_products", "account_id", "product_id", "created_at", "purchase_id")
-	productKeysTable      = newTable("product_keys", "line_item_id", "position", "account_id", "purchase_id", "key_value")
-	couponsTable          = newTable("coupons", "account_id", "purchase_id", "position", "name", "code", "discount_amount", "discount_type")
-	customFieldsTable     = newTable("custom_fields", "account_id", "purchase_id", "position", "label", "response")
-	transactionsTable     = newTable("transactions",
+	purchaseProductsTable = newTable("purchase_products", "account_id", "product_id", "created_at", "purchase_id",
+		"email_initial", "first_initial", "last_initial")
+	productKeysTable  = newTable("product_keys", "line_item_id", "position", "account_id", "purchase_id", "key_value")
+	couponsTable      = newTable("coupons", "account_id", "purchase_id", "position", "name", "code", "discount_amount", "discount_type")
+	customFieldsTable = newTable("custom_fields", "account_id", "purchase_id", "position", "label", "response")
+	transactionsTable = newTable("transactions",
 		"id", "account_id", "purchase_id", "action", "amount", "currency", "gateway", "is_success", "reference", "message",
 		"created_at", "updated_at")
 )
@@ -136,6 +137,8 @@ type productPath struct {
 	account, product int64
 	at               time.Time
 	purchase         int64
+	// The first characters of the buyer's e-mail, first and last name (mysql.Initial).
+	email, first, last any
 }
 
 // newGenerator returns a generator of rows after the ids next for the storefronts sfs;
@@ -193,7 +196,7 @@ func (g *generator) endChunk() {
 		return cmp.Or(cmp.Compare(a.account, b.account), cmp.Compare(a.product, b.product), a.at.Compare(b.at), cmp.Compare(a.purchase, b.purchase))
 	})
 	for _, p := range g.paths {
-		g.purchaseProducts.add(p.account, p.product, p.at, p.purchase)
+		g.purchaseProducts.add(p.account, p.product, p.at, p.purchase, p.email, p.first, p.last)
 	}
 	g.paths = g.paths[:0]
 	for _, b := range g.batches() {
@@ -822,7 +825,8 @@ func (g *generator) purchase(t time.Time) {
 	// of the purchase once.
 	for i := range lines {
 		if !slices.ContainsFunc(lines[:i], func(o line) bool { return o.p.id == lines[i].p.id }) {
-			g.paths = append(g.paths, productPath{acct.id, lines[i].p.id, t, pid})
+			g.paths = append(g.paths, productPath{acct.id, lines[i].p.id, t, pid,
+				mysql.Initial(doc.BuyerEmail), mysql.Initial(doc.BuyerFirstname), mysql.Initial(doc.BuyerLastname)})
 		}
 	}
 	var expires any
