@@ -18,17 +18,16 @@ import (
 // auditCSVBatch is how many records the audit log's CSV reads at a time.
 const auditCSVBatch = 500
 
-// requireAuditReader refuses the audit log to a user who is not an owner.
-func requireAuditReader(c *gin.Context) error {
+// auditRequest checks a request for the audit log's page or CSV: only the account's
+// owners see the log, and there must be one. It returns the request's query with the
+// form's stray blanks trimmed (the API reads its parameters as sent).
+func (s *Server) auditRequest(c *gin.Context) (url.Values, error) {
 	if u := currentUser(c); u == nil || !u.IsOwner() {
-		return shop.Errorf(shop.EForbidden, "Only the account's owners can see the audit log.")
+		return nil, shop.Errorf(shop.EForbidden, "Only the account's owners can see the audit log.")
 	}
-	return nil
-}
-
-// auditQuery is the page's or the CSV's query with the form's stray blanks trimmed
-// (the API reads its parameters as sent).
-func auditQuery(c *gin.Context) url.Values {
+	if s.Audit == nil {
+		return nil, shop.Errorf(shop.ENotFound, "There is no audit log here.")
+	}
 	q := c.Request.URL.Query()
 	for _, name := range []string{"actor", "action", "date_min", "date_max"} {
 		if vs, ok := q[name]; ok {
@@ -37,21 +36,18 @@ func auditQuery(c *gin.Context) url.Values {
 			}
 		}
 	}
-	return q
+	return q, nil
 }
 
 // auditPage is Account → Audit log: the owner's view of the audit records, filtered
 // and paged newest first (docs/SECURITY.md#audit-records).
 func (s *Server) auditPage(c *gin.Context) error {
-	if err := requireAuditReader(c); err != nil {
+	q, err := s.auditRequest(c)
+	if err != nil {
 		return err
-	}
-	if s.Audit == nil {
-		return shop.Errorf(shop.ENotFound, "There is no audit log here.")
 	}
 	acct := currentAccount(c)
 	loc, now := s.location(acct.Timezone), s.now()
-	q := auditQuery(c)
 	v := templates.AuditView{Chrome: s.chrome(c, "Audit log", "account"),
 		Actor: q.Get("actor"), Action: q.Get("action"), DateMin: q.Get("date_min"), DateMax: q.Get("date_max")}
 	v.DateMinHint, v.DateMaxHint = dateHint(v.DateMin, now, loc), dateHint(v.DateMax, now, loc)
@@ -105,16 +101,13 @@ func (s *Server) auditPage(c *gin.Context) error {
 // auditCSV answers Account → Audit log's Export CSV: the records the page's filter
 // selects, from the page's cursor on, newest first, each row the page's row.
 func (s *Server) auditCSV(c *gin.Context) error {
-	if err := requireAuditReader(c); err != nil {
+	q, err := s.auditRequest(c)
+	if err != nil {
 		return err
-	}
-	if s.Audit == nil {
-		return shop.Errorf(shop.ENotFound, "There is no audit log here.")
 	}
 	acct := currentAccount(c)
 	loc, now := s.location(acct.Timezone), s.now()
 	// per_page is read, and checked, as the page reads it: the file holds every page.
-	q := auditQuery(c)
 	f, err := filter.Audit(q, acct.ID, now, loc)
 	if err != nil {
 		return err
