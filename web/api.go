@@ -253,10 +253,6 @@ func (s *Server) reactivate(c *gin.Context) error {
 		return err
 	}
 	key := apiKey(c)
-	actor := "API key " + strconv.FormatInt(key.ID, 10)
-	if key.Name != "" {
-		actor += " (" + key.Name + ")"
-	}
 	body, err := readBody(c, "request body")
 	if err != nil {
 		return err
@@ -267,7 +263,7 @@ func (s *Server) reactivate(c *gin.Context) error {
 	idem, ierr := filter.IdempotencyKey(c.Request.Header.Values("Idempotency-Key"))
 	_, err = s.Writer.Reactivate(c.Request.Context(), shop.ReactivateRequest{
 		AccountID: key.AccountID, PurchaseID: id, CustomerEmail: p.CustomerEmail, Refulfill: p.Refulfill,
-		Actor: actor, IdempotencyKey: idem, ParamsErr: cmp.Or(perr, ierr),
+		Actor: keyActor(key), IdempotencyKey: idem, ParamsErr: cmp.Or(perr, ierr),
 	})
 	if err != nil {
 		return err
