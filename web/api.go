@@ -184,6 +184,17 @@ func (s *Server) getSubscriber(c *gin.Context) error {
 	return writeJSON(c, http.StatusOK, sub)
 }
 
+// nullID is the id of a record that may be absent: null in JSON when it is 0.
+type nullID int64
+
+// MarshalJSON writes the id, or null for 0.
+func (id nullID) MarshalJSON() ([]byte, error) {
+	if id == 0 {
+		return []byte("null"), nil
+	}
+	return strconv.AppendInt(nil, int64(id), 10), nil
+}
+
 // verifyBody is the answer of verify (docs/API.md#verify).
 type verifyBody struct {
 	Status           *shop.SubscriptionStatus `json:"status"`

@@ -165,12 +165,18 @@ type auditJSON struct {
 	CreatedAt int64  `json:"created_at"`
 	ActorType string `json:"actor_type"`
 	Actor     string `json:"actor"`
-	UserID    *int64 `json:"user_id"`
-	APIKeyID  *int64 `json:"api_key_id"`
+	UserID    nullID `json:"user_id"`
+	APIKeyID  nullID `json:"api_key_id"`
 	Action    string `json:"action"`
 	Details   string `json:"details"`
 	Address   string `json:"address"`
 	UserAgent string `json:"user_agent"`
+}
+
+// auditRecordJSON is r as GET /api/v2/audit answers it.
+func auditRecordJSON(r shop.AuditRecord) auditJSON {
+	return auditJSON{ID: r.ID, CreatedAt: r.CreatedAt.Unix(), ActorType: r.ActorKind(), Actor: r.Actor,
+		UserID: nullID(r.UserID), APIKeyID: nullID(r.APIKeyID), Action: r.Action, Details: r.Details, Address: r.Address, UserAgent: r.UserAgent}
 }
 
 // auditAPI answers GET /api/v2/audit to a key with the audit scope: one page of the
@@ -193,15 +199,7 @@ func (s *Server) auditAPI(c *gin.Context) error {
 	}
 	out := make([]auditJSON, 0, len(recs))
 	for _, r := range recs {
-		j := auditJSON{ID: r.ID, CreatedAt: r.CreatedAt.Unix(), ActorType: r.ActorKind(), Actor: r.Actor, Action: r.Action,
-			Details: r.Details, Address: r.Address, UserAgent: r.UserAgent}
-		if r.UserID != 0 {
-			j.UserID = &r.UserID
-		}
-		if r.APIKeyID != 0 {
-			j.APIKeyID = &r.APIKeyID
-		}
-		out = append(out, j)
+		out = append(out, auditRecordJSON(r))
 	}
 	s.listHeaders(c, next, filter.KindAudit, true, -1)
 	c.Header("Cache-Control", "no-store")
