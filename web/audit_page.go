@@ -46,15 +46,14 @@ func (s *Server) auditPage(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	acct := currentAccount(c)
-	loc, now := s.location(acct.Timezone), s.now()
+	loc, now := s.zone(c), s.now()
 	v := templates.AuditView{Chrome: s.chrome(c, "Audit log", "account"),
 		Actor: q.Get("actor"), Action: q.Get("action"), DateMin: q.Get("date_min"), DateMax: q.Get("date_max")}
 	v.DateMinHint, v.DateMaxHint = dateHint(v.DateMin, now, loc), dateHint(v.DateMax, now, loc)
 	for _, a := range shop.AuditActions {
 		v.Actions = append(v.Actions, templates.Option{Value: a.Name, Label: a.Label, Selected: a.Name == v.Action})
 	}
-	f, err := filter.Audit(q, acct.ID, now, loc)
+	f, err := filter.Audit(q, currentAccount(c).ID, now, loc)
 	if err != nil {
 		var se *shop.Error
 		if !errors.As(err, &se) {
@@ -105,10 +104,9 @@ func (s *Server) auditCSV(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	acct := currentAccount(c)
-	loc, now := s.location(acct.Timezone), s.now()
+	loc, now := s.zone(c), s.now()
 	// per_page is read, and checked, as the page reads it: the file holds every page.
-	f, err := filter.Audit(q, acct.ID, now, loc)
+	f, err := filter.Audit(q, currentAccount(c).ID, now, loc)
 	if err != nil {
 		return err
 	}
