@@ -9,6 +9,7 @@ test:
 
 generate:
 	go tool templ generate
+	go generate ./internal/importer
 
 assets:
 	npm install --no-audit --no-fund && npm run build
@@ -17,6 +18,7 @@ lint:
 	go vet ./...
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))"
 	go tool templ generate && git diff --exit-code -- '*_templ.go'
+	go generate ./internal/importer && git diff --exit-code -- internal/importer/wire_gen.go
 
 ci:
 	bash .ci/run

@@ -3,7 +3,6 @@ package templates
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -38,12 +37,4 @@ func FormatCount(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
-}
-
-// CustomerURL is the page of the customer with the e-mail address; "" for no address.
-func CustomerURL(email string) string {
-	if strings.TrimSpace(email) == "" {
-		return ""
-	}
-	return "/customers/" + url.PathEscape(email)
 }

@@ -67,7 +67,7 @@ func activityRow(a shop.Activity, loc *time.Location) templates.ActivityRow {
 		row.What = map[string]string{shop.ActionNoteAdded: "Note added on ", shop.ActionNoteDeleted: "Note deleted from "}[a.Action]
 		if n.Customer != "" {
 			row.What += n.Customer
-			row.URL = templates.CustomerURL(n.Customer) + "#notes"
+			row.URL = customerURL(n.Customer) + "#notes"
 		} else {
 			row.What += fmt.Sprintf("purchase #%d", n.PurchaseID)
 			row.URL = fmt.Sprintf("/purchases/%d#notes", n.PurchaseID)

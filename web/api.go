@@ -184,6 +184,17 @@ func (s *Server) getSubscriber(c *gin.Context) error {
 	return writeJSON(c, http.StatusOK, sub)
 }
 
+// nullID is the id of a record that may be absent: null in JSON when it is 0.
+type nullID int64
+
+// MarshalJSON writes the id, or null for 0.
+func (id nullID) MarshalJSON() ([]byte, error) {
+	if id == 0 {
+		return []byte("null"), nil
+	}
+	return strconv.AppendInt(nil, int64(id), 10), nil
+}
+
 // verifyBody is the answer of verify (docs/API.md#verify).
 type verifyBody struct {
 	Status           *shop.SubscriptionStatus `json:"status"`
@@ -253,10 +264,6 @@ func (s *Server) reactivate(c *gin.Context) error {
 		return err
 	}
 	key := apiKey(c)
-	actor := "API key " + strconv.FormatInt(key.ID, 10)
-	if key.Name != "" {
-		actor += " (" + key.Name + ")"
-	}
 	body, err := readBody(c, "request body")
 	if err != nil {
 		return err
@@ -267,7 +274,7 @@ func (s *Server) reactivate(c *gin.Context) error {
 	idem, ierr := filter.IdempotencyKey(c.Request.Header.Values("Idempotency-Key"))
 	_, err = s.Writer.Reactivate(c.Request.Context(), shop.ReactivateRequest{
 		AccountID: key.AccountID, PurchaseID: id, CustomerEmail: p.CustomerEmail, Refulfill: p.Refulfill,
-		Actor: actor, IdempotencyKey: idem, ParamsErr: cmp.Or(perr, ierr),
+		Actor: keyActor(key), IdempotencyKey: idem, ParamsErr: cmp.Or(perr, ierr),
 	})
 	if err != nil {
 		return err

@@ -18,17 +18,16 @@ import (
 // auditCSVBatch is how many records the audit log's CSV reads at a time.
 const auditCSVBatch = 500
 
-// requireAuditReader refuses the audit log to a user who is not an owner.
-func requireAuditReader(c *gin.Context) error {
+// auditRequest checks a request for the audit log's page or CSV: only the account's
+// owners see the log, and there must be one. It returns the request's query with the
+// form's stray blanks trimmed (the API reads its parameters as sent).
+func (s *Server) auditRequest(c *gin.Context) (url.Values, error) {
 	if u := currentUser(c); u == nil || !u.IsOwner() {
-		return shop.Errorf(shop.EForbidden, "Only the account's owners can see the audit log.")
+		return nil, shop.Errorf(shop.EForbidden, "Only the account's owners can see the audit log.")
 	}
-	return nil
-}
-
-// auditQuery is the page's or the CSV's query with the form's stray blanks trimmed
-// (the API reads its parameters as sent).
-func auditQuery(c *gin.Context) url.Values {
+	if s.Audit == nil {
+		return nil, shop.Errorf(shop.ENotFound, "There is no audit log here.")
+	}
 	q := c.Request.URL.Query()
 	for _, name := range []string{"actor", "action", "date_min", "date_max"} {
 		if vs, ok := q[name]; ok {
@@ -37,28 +36,24 @@ func auditQuery(c *gin.Context) url.Values {
 			}
 		}
 	}
-	return q
+	return q, nil
 }
 
 // auditPage is Account → Audit log: the owner's view of the audit records, filtered
 // and paged newest first (docs/SECURITY.md#audit-records).
 func (s *Server) auditPage(c *gin.Context) error {
-	if err := requireAuditReader(c); err != nil {
+	q, err := s.auditRequest(c)
+	if err != nil {
 		return err
 	}
-	if s.Audit == nil {
-		return shop.Errorf(shop.ENotFound, "There is no audit log here.")
-	}
-	acct := currentAccount(c)
-	loc, now := s.location(acct.Timezone), s.now()
-	q := auditQuery(c)
+	loc, now := s.zone(c), s.now()
 	v := templates.AuditView{Chrome: s.chrome(c, "Audit log", "account"),
 		Actor: q.Get("actor"), Action: q.Get("action"), DateMin: q.Get("date_min"), DateMax: q.Get("date_max")}
 	v.DateMinHint, v.DateMaxHint = dateHint(v.DateMin, now, loc), dateHint(v.DateMax, now, loc)
 	for _, a := range shop.AuditActions {
 		v.Actions = append(v.Actions, templates.Option{Value: a.Name, Label: a.Label, Selected: a.Name == v.Action})
 	}
-	f, err := filter.Audit(q, acct.ID, now, loc)
+	f, err := filter.Audit(q, currentAccount(c).ID, now, loc)
 	if err != nil {
 		var se *shop.Error
 		if !errors.As(err, &se) {
@@ -105,17 +100,13 @@ func (s *Server) auditPage(c *gin.Context) error {
 // auditCSV answers Account → Audit log's Export CSV: the records the page's filter
 // selects, from the page's cursor on, newest first, each row the page's row.
 func (s *Server) auditCSV(c *gin.Context) error {
-	if err := requireAuditReader(c); err != nil {
+	q, err := s.auditRequest(c)
+	if err != nil {
 		return err
 	}
-	if s.Audit == nil {
-		return shop.Errorf(shop.ENotFound, "There is no audit log here.")
-	}
-	acct := currentAccount(c)
-	loc, now := s.location(acct.Timezone), s.now()
+	loc, now := s.zone(c), s.now()
 	// per_page is read, and checked, as the page reads it: the file holds every page.
-	q := auditQuery(c)
-	f, err := filter.Audit(q, acct.ID, now, loc)
+	f, err := filter.Audit(q, currentAccount(c).ID, now, loc)
 	if err != nil {
 		return err
 	}
@@ -172,12 +163,18 @@ type auditJSON struct {
 	CreatedAt int64  `json:"created_at"`
 	ActorType string `json:"actor_type"`
 	Actor     string `json:"actor"`
-	UserID    *int64 `json:"user_id"`
-	APIKeyID  *int64 `json:"api_key_id"`
+	UserID    nullID `json:"user_id"`
+	APIKeyID  nullID `json:"api_key_id"`
 	Action    string `json:"action"`
 	Details   string `json:"details"`
 	Address   string `json:"address"`
 	UserAgent string `json:"user_agent"`
+}
+
+// auditRecordJSON is r as GET /api/v2/audit answers it.
+func auditRecordJSON(r shop.AuditRecord) auditJSON {
+	return auditJSON{ID: r.ID, CreatedAt: r.CreatedAt.Unix(), ActorType: r.ActorKind(), Actor: r.Actor,
+		UserID: nullID(r.UserID), APIKeyID: nullID(r.APIKeyID), Action: r.Action, Details: r.Details, Address: r.Address, UserAgent: r.UserAgent}
 }
 
 // auditAPI answers GET /api/v2/audit to a key with the audit scope: one page of the
@@ -200,15 +197,7 @@ func (s *Server) auditAPI(c *gin.Context) error {
 	}
 	out := make([]auditJSON, 0, len(recs))
 	for _, r := range recs {
-		j := auditJSON{ID: r.ID, CreatedAt: r.CreatedAt.Unix(), ActorType: r.ActorKind(), Actor: r.Actor, Action: r.Action,
-			Details: r.Details, Address: r.Address, UserAgent: r.UserAgent}
-		if r.UserID != 0 {
-			j.UserID = &r.UserID
-		}
-		if r.APIKeyID != 0 {
-			j.APIKeyID = &r.APIKeyID
-		}
-		out = append(out, j)
+		out = append(out, auditRecordJSON(r))
 	}
 	s.listHeaders(c, next, filter.KindAudit, true, -1)
 	c.Header("Cache-Control", "no-store")

@@ -33,6 +33,15 @@ func customerEmail(c *gin.Context, suffix string) (string, error) {
 	return email, nil
 }
 
+// customerURL is the page of the customer with the e-mail address, the path
+// customerEmail reads; "" for no address.
+func customerURL(email string) string {
+	if strings.TrimSpace(email) == "" {
+		return ""
+	}
+	return "/customers/" + url.PathEscape(email)
+}
+
 // customerBefore reads a list's paging parameter: the entry the page starts after, 0
 // for the newest.
 func customerBefore(c *gin.Context, name string) (int64, error) {
@@ -136,7 +145,7 @@ func (s *Server) customerView(c *gin.Context, sum *shop.CustomerSummary, form te
 func (s *Server) customerPurchases(c *gin.Context, sum *shop.CustomerSummary, names map[int64]string) (templates.PurchaseResults, error) {
 	acct := currentAccount(c)
 	loc := s.location(acct.Timezone)
-	self := templates.CustomerURL(sum.Email)
+	self := customerURL(sum.Email)
 	res := templates.PurchaseResults{ClearURL: self, Count: templates.FormatCount(sum.Purchases)}
 	var after *shop.Cursor
 	if cur := strings.TrimSpace(c.Query("cursor")); cur != "" {
@@ -196,7 +205,7 @@ func customerList[E, R any](c *gin.Context, email, name string, loc *time.Locati
 	for _, e := range entries {
 		rows = append(rows, row(e, loc))
 	}
-	return rows, customerPager(templates.CustomerURL(email), name, before, next), nil
+	return rows, customerPager(customerURL(email), name, before, next), nil
 }
 
 // customerActivity loads the page of the activity of the customer's purchases the
@@ -219,7 +228,7 @@ func (s *Server) customerNotes(c *gin.Context, email string, form templates.Note
 	if err != nil {
 		return templates.NotesView{}, err
 	}
-	self := templates.CustomerURL(email)
+	self := customerURL(email)
 	v := notesView(notes, currentUser(c), self+"/notes", self, form, loc, true)
 	v.Pager = pager
 	return v, nil
@@ -298,7 +307,7 @@ func (s *Server) answerNotes(c *gin.Context, n shop.Note, form templates.NotesVi
 	onCustomer := n.PurchaseID == 0
 	page := fmt.Sprintf("/purchases/%d", n.PurchaseID)
 	if onCustomer {
-		page = templates.CustomerURL(n.CustomerEmail)
+		page = customerURL(n.CustomerEmail)
 	}
 	if !isFragment(c) && !refused {
 		c.Redirect(http.StatusSeeOther, page+"#notes")

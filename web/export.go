@@ -3,7 +3,6 @@ package web
 import (
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -20,15 +19,6 @@ import (
 // exportName is the file name of an export made now in the account's zone.
 func exportName(what string, now time.Time, loc *time.Location) string {
 	return what + "-" + now.In(loc).Format("2006-01-02") + ".csv"
-}
-
-// keyActor names an API key in activity records.
-func keyActor(key *shop.APIKey) string {
-	actor := "API key " + strconv.FormatInt(key.ID, 10)
-	if key.Name != "" {
-		actor += " (" + key.Name + ")"
-	}
-	return actor
 }
 
 // exportPurchasesAPI answers GET /api/v2/purchases.csv.
@@ -96,7 +86,7 @@ func (s *Server) purchaseViewAsAPI(acct *shop.Account, shown url.Values, now tim
 	list := cloneValues(q)
 	list.Set("per_page", strconv.Itoa(dashboardPageSize))
 	_, sr, _ := filter.PurchaseSearch(list, acct.ID, now, loc)
-	return x, s.apiRequest(acct, "purchases", "purchases", list, q, sr)
+	return x, s.apiRequest(acct, "/purchases", "purchases", list, q, sr)
 }
 
 // subscriberViewAsAPI returns a storefront's subscribers list's current view (its one
@@ -113,14 +103,15 @@ func (s *Server) subscriberViewAsAPI(acct *shop.Account, sf *shop.Storefront, sh
 	list := cloneValues(q)
 	list.Set("per_page", strconv.Itoa(dashboardPageSize))
 	_, sr, _ := filter.SubscribersSearch(list, acct.ID, sf.ID, now, loc)
-	return links, s.apiRequest(acct, strings.TrimPrefix(listURL, "/"), "subscribers", list, q, sr)
+	return links, s.apiRequest(acct, listURL, "subscribers", list, q, sr)
 }
 
 // apiRequest is the API request panel of a list: the curl commands of the list at
-// resource (and of its CSV file) with the list's and the file's parameters, and what the
-// search meant as the answer's headers say it (docs/API.md#search).
+// resource (a path below /api/v2, which is also the dashboard's, and of its CSV file)
+// with the list's and the file's parameters, and what the search meant as the answer's
+// headers say it (docs/API.md#search).
 func (s *Server) apiRequest(acct *shop.Account, resource, rows string, list, file url.Values, sr filter.Search) templates.APIRequest {
-	curl := "curl -u " + acct.APIUsername + ":$STOREFRONT_KEY '" + s.BaseURL + "/api/v2/"
+	curl := "curl -u " + acct.APIUsername + ":$STOREFRONT_KEY '" + s.BaseURL + "/api/v2"
 	return templates.APIRequest{
 		List:  curl + resource + "?" + list.Encode() + "'",
 		CSV:   curl + resource + ".csv?" + file.Encode() + "' -OJ",

@@ -207,6 +207,15 @@ func apiKey(c *gin.Context) *shop.APIKey {
 	return k
 }
 
+// keyActor names an API key in activity records.
+func keyActor(key *shop.APIKey) string {
+	actor := "API key " + strconv.FormatInt(key.ID, 10)
+	if key.Name != "" {
+		actor += " (" + key.Name + ")"
+	}
+	return actor
+}
+
 // requireWrite answers 403 unless the key may change data.
 func requireWrite(c *gin.Context) error {
 	if k := apiKey(c); k == nil || k.Scope != shop.ScopeReadWrite {

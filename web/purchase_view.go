@@ -96,7 +96,7 @@ func purchaseDetail(p *shop.Purchase, sf *shop.Storefront, loc *time.Location) t
 	}
 
 	// The buyer's address and names lead to the customer's page.
-	customer := templates.CustomerURL(deref(p.BuyerEmail))
+	customer := customerURL(deref(p.BuyerEmail))
 	d.Buyer = []templates.Field{
 		optField("E-mail", "buyer_email", p.BuyerEmail),
 		optField("First name", "buyer_firstname", p.BuyerFirstname),

@@ -4,13 +4,11 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
-	"storefront/internal/search"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -47,7 +45,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	}
 	_, ferr := filter.Purchases(q, acct.ID, now, loc)
 	if ferr == nil || searchError(ferr) {
-		if qb, err := combineQuery(search.Purchases, purchaseBoxFields, q); err != nil {
+		if qb, err := combinePurchaseQuery(q); err != nil {
 			box.Error = shop.ErrorMessage(err)
 		} else {
 			q = canonicalValues(q, purchaseBoxFields, qb)
@@ -121,7 +119,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	}
 	return answerList(c, "purchases", ferr, &res.Error, func() error {
 		f.PerPage = dashboardPageSize
-		if err := s.fillPurchaseResults(c, &res, f, pushed, backwards, loc); err != nil {
+		if err := s.fillPurchaseResults(c, &res, f, pushed, backwards); err != nil {
 			return err
 		}
 		res.Export, res.API = s.purchaseViewAsAPI(acct, pushed, now, loc)
@@ -131,8 +129,8 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 }
 
 // fillPurchaseResults loads one page of purchases, the capped count and the paging links.
-func (s *Server) fillPurchaseResults(c *gin.Context, res *templates.PurchaseResults, f shop.PurchaseFilter, q url.Values, backwards bool, loc *time.Location) error {
-	ctx := c.Request.Context()
+func (s *Server) fillPurchaseResults(c *gin.Context, res *templates.PurchaseResults, f shop.PurchaseFilter, q url.Values, backwards bool) error {
+	ctx, loc := c.Request.Context(), s.zone(c)
 	page, err := s.Purchases.FindPurchases(ctx, f)
 	if err != nil {
 		return err

@@ -327,7 +327,7 @@ func purchaseViewQuery(query string) string {
 	if err != nil {
 		return query
 	}
-	box, err := combineQuery(search.Purchases, purchaseBoxFields, q)
+	box, err := combinePurchaseQuery(q)
 	if err != nil {
 		return query
 	}

@@ -83,6 +83,12 @@ var purchaseBoxFields = []boxField{
 	},
 }
 
+// combinePurchaseQuery reads a purchases request's fields and q as one query
+// (combineQuery): for the purchases page and for the views saved of it.
+func combinePurchaseQuery(q url.Values) (queryBox, error) {
+	return combineQuery(search.Purchases, purchaseBoxFields, q)
+}
+
 // subscriberBoxFields are the subscribers form's fields, in the order the box prints
 // them; the dates are read at now in loc.
 func subscriberBoxFields(now time.Time, loc *time.Location) []boxField {

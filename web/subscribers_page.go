@@ -246,7 +246,7 @@ func (s *Server) subscriberPage(c *gin.Context) error {
 		ID: sb.ID, Username: sb.Username,
 		Fields: []templates.SubscriberField{
 			{Label: "Subscriber id", Value: strconv.FormatInt(sb.ID, 10)},
-			{Label: "E-mail", Value: sb.Username, URL: templates.CustomerURL(sb.Username)},
+			{Label: "E-mail", Value: sb.Username, URL: customerURL(sb.Username)},
 			subscriberTimeField("Created", &sb.CreatedAt, loc),
 			subscriberTimeField("Updated", &sb.UpdatedAt, loc),
 			subscriberTimeField("Last login", sb.LastLoginAt, loc),

@@ -112,22 +112,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		batchGC()
 		return e.seed(ctx, args)
 	case "apikey":
-		if len(args) == 0 || args[0] != "create" {
-			return usagef("apikey: the only subcommand is create")
-		}
-		return e.apikeyCreate(ctx, args[1:])
+		return onlySubcommand(ctx, cmd, "create", args, e.apikeyCreate)
 	case "user":
-		if len(args) == 0 || args[0] != "create" {
-			return usagef("user: the only subcommand is create")
-		}
-		return e.userCreate(ctx, args[1:])
+		return onlySubcommand(ctx, cmd, "create", args, e.userCreate)
 	case "webhook":
 		return e.webhookCommand(ctx, args)
 	case "rollups":
-		if len(args) == 0 || args[0] != "rebuild" {
-			return usagef("rollups: the only subcommand is rebuild")
-		}
-		return e.rollupsRebuild(ctx, args[1:])
+		return onlySubcommand(ctx, cmd, "rebuild", args, e.rollupsRebuild)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -147,6 +138,14 @@ func batchGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(batchGCPercent)
 	}
+}
+
+// onlySubcommand runs a command that has one subcommand, sub: args must begin with it.
+func onlySubcommand(ctx context.Context, cmd, sub string, args []string, run func(context.Context, []string) error) error {
+	if len(args) == 0 || args[0] != sub {
+		return usagef("%s: the only subcommand is %s", cmd, sub)
+	}
+	return run(ctx, args[1:])
 }
 
 // newFlags returns a flag set that reports errors as usage errors instead of exiting.

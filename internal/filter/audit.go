@@ -2,7 +2,6 @@ package filter
 
 import (
 	"net/url"
-	"strconv"
 	"time"
 
 	"storefront/internal/shop"
@@ -33,14 +32,8 @@ func Audit(q url.Values, accountID int64, now time.Time, loc *time.Location) (sh
 	if f.CreatedFrom, f.CreatedBefore, err = v.dates(now, loc); err != nil {
 		return f, err
 	}
-	if s, err := v.one("per_page"); err != nil {
+	if f.PerPage, err = v.perPage(); err != nil {
 		return f, err
-	} else if s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > shop.MaxPerPage {
-			return f, shop.ParamErrorf(shop.EInvalid, "per_page", "per_page must be a whole number from 1 to %d, not %q.", shop.MaxPerPage, clip(s))
-		}
-		f.PerPage = n
 	}
 	cursor, err := v.one("cursor")
 	if err != nil {

@@ -178,6 +178,20 @@ type Paging struct {
 	IncludeCount bool
 }
 
+// perPage reads per_page (docs/API.md#lists-and-paging): shop.DefaultPerPage when it
+// is absent, and when it cannot be read.
+func (v values) perPage() (int, error) {
+	s, err := v.one("per_page")
+	if err != nil || s == "" {
+		return shop.DefaultPerPage, err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > shop.MaxPerPage {
+		return shop.DefaultPerPage, shop.ParamErrorf(shop.EInvalid, "per_page", "per_page must be a whole number from 1 to %d, not %q.", shop.MaxPerPage, clip(s))
+	}
+	return n, nil
+}
+
 func (v values) paging(kind byte) (Paging, error) {
 	p := Paging{PerPage: shop.DefaultPerPage}
 	order, err := v.one("order")
@@ -191,14 +205,8 @@ func (v values) paging(kind byte) (Paging, error) {
 	default:
 		return p, shop.ParamErrorf(shop.EInvalid, "order", "order must be asc or desc, not %q.", clip(order))
 	}
-	if s, err := v.one("per_page"); err != nil {
+	if p.PerPage, err = v.perPage(); err != nil {
 		return p, err
-	} else if s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > shop.MaxPerPage {
-			return p, shop.ParamErrorf(shop.EInvalid, "per_page", "per_page must be a whole number from 1 to %d, not %q.", shop.MaxPerPage, clip(s))
-		}
-		p.PerPage = n
 	}
 	cursor, err := v.one("cursor")
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"storefront/internal/shop"
 )
@@ -74,9 +73,9 @@ func (s *APIKeyService) AuthenticateAPIKey(ctx context.Context, secret string) (
 // a busy key does not turn every read into a write.
 func (s *APIKeyService) TouchAPIKey(ctx context.Context, accountID, id int64) error {
 	db := s.db
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	_, err := db.ExecContext(ctx, "UPDATE api_keys SET last_used_at = ? WHERE account_id = ? AND id = ? AND (last_used_at IS NULL OR last_used_at <= ?)",
-		now, accountID, id, now.Add(-time.Minute))
+		now, accountID, id, now.Add(-lastUseEvery))
 	return translate(err)
 }
 

@@ -310,7 +310,7 @@ func (s *CustomerService) AddNote(ctx context.Context, user *shop.User, n shop.N
 		n.CustomerEmail = c.Email
 	}
 	n.AccountID, n.AuthorID, n.Author, n.Body = user.AccountID, user.ID, user.Email, body
-	now := s.db.Now().UTC().Truncate(time.Second)
+	now := s.db.nowSecond()
 	n.CreatedAt = shop.NewTime(now)
 	var customer *string
 	var purchase *int64
@@ -374,7 +374,7 @@ func (s *CustomerService) DeleteNote(ctx context.Context, user *shop.User, id in
 		if _, err := tx.ExecContext(ctx, "DELETE FROM notes WHERE account_id = ? AND id = ?", user.AccountID, id); err != nil {
 			return err
 		}
-		return recordNoteActivity(ctx, tx, &note, shop.ActionNoteDeleted, user.Email, s.db.Now().UTC().Truncate(time.Second))
+		return recordNoteActivity(ctx, tx, &note, shop.ActionNoteDeleted, user.Email, s.db.nowSecond())
 	})
 	if err != nil {
 		return nil, err

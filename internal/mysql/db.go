@@ -37,6 +37,9 @@ type DB struct {
 	counts counts
 }
 
+// nowSecond is the clock's time to the second, in UTC: what a DATETIME column keeps.
+func (db *DB) nowSecond() time.Time { return db.Now().UTC().Truncate(time.Second) }
+
 // Deadlock retries are counted by what was run again (the op label of
 // storefront_db_deadlock_retries_total).
 const (

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"storefront/internal/shop"
 )
@@ -45,7 +44,7 @@ func (s *JobService) CreateReactivationJob(ctx context.Context, accountID int64,
 	if len(actor) > 255 {
 		actor = actor[:255]
 	}
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	job := &shop.Job{AccountID: accountID, Kind: shop.JobReactivate, Status: shop.JobQueued, Actor: actor, Refulfill: refulfill,
 		CreatedAt: shop.Time{Time: now}}
 	err := db.inTx(ctx, func(tx *Tx) error {
@@ -211,7 +210,7 @@ func (s *JobService) CancelJob(ctx context.Context, accountID, id int64) error {
 		if status != shop.JobQueued && status != shop.JobRunning {
 			return shop.Errorf(shop.EConflict, "Job %d has ended (%s); there is nothing to cancel.", id, status)
 		}
-		now := db.Now().UTC().Truncate(time.Second)
+		now := db.nowSecond()
 		if _, err = tx.ExecContext(ctx, "UPDATE jobs SET status = ?, finished_at = ? WHERE account_id = ? AND id = ?",
 			shop.JobCanceled, now, accountID, id); err != nil {
 			return err
@@ -291,7 +290,7 @@ func (db *DB) runJobItem(ctx context.Context, accountID, jobID int64) (bool, err
 			return err
 		}
 		worked = true
-		now := db.Now().UTC().Truncate(time.Second)
+		now := db.nowSecond()
 		if status == shop.JobQueued {
 			if _, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'running', started_at = ? WHERE account_id = ? AND id = ? AND status = 'queued'",
 				now, accountID, jobID); err != nil {
@@ -357,6 +356,6 @@ func (db *DB) finishJob(ctx context.Context, tx *Tx, accountID, jobID int64) err
 		return nil
 	}
 	_, err := tx.ExecContext(ctx, "UPDATE jobs SET status = 'done', finished_at = ? WHERE account_id = ? AND id = ? AND status IN ('queued', 'running')",
-		db.Now().UTC().Truncate(time.Second), accountID, jobID)
+		db.nowSecond(), accountID, jobID)
 	return err
 }

@@ -39,7 +39,7 @@ func (s *UserService) FindPasskeys(ctx context.Context, accountID, userID int64)
 
 // AddPasskey implements shop.PasskeyService.
 func (s *UserService) AddPasskey(ctx context.Context, p *shop.Passkey, client shop.SessionClient) error {
-	now := s.db.Now().UTC().Truncate(time.Second)
+	now := s.db.nowSecond()
 	return s.db.inTx(ctx, func(tx *Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO user_passkeys (account_id, user_id, credential_id, name, public_key, attestation_type, aaguid, transports, flags, sign_count, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -146,7 +146,7 @@ func (s *UserService) SignInWithPasskey(ctx context.Context, accountID, userID i
 	if err != nil {
 		return "", err
 	}
-	now := s.db.Now().UTC().Truncate(time.Second)
+	now := s.db.nowSecond()
 	var name string
 	err = s.db.inTx(ctx, func(tx *Tx) error {
 		var stored uint32

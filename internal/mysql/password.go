@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -49,7 +48,7 @@ func (s *UserService) ChangePassword(ctx context.Context, accountID, userID int6
 	if err != nil {
 		return "", err
 	}
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	err = db.inTx(ctx, func(tx *Tx) error {
 		// The hash checked above must still be the user's: two changes at once cannot
 		// both pass with the same current password.

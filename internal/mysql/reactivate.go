@@ -101,7 +101,7 @@ type reactivated struct {
 }
 
 func (db *DB) reactivate(ctx context.Context, tx *Tx, req shop.ReactivateRequest) (*shop.ReactivateResult, error) {
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	var p reactivated
 	// Lock the purchase row only: reactivations of other purchases of the same
 	// storefront or customer go on in parallel. A purchase not in the account is a 404

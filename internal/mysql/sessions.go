@@ -35,7 +35,7 @@ func (s *UserService) CreateSession(ctx context.Context, accountID, userID int64
 	if err != nil {
 		return "", err
 	}
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	err = db.inTx(ctx, func(tx *Tx) error {
 		if _, err := tx.ExecContext(ctx, insertSession, sessionValues(token, accountID, userID, now, client)...); err != nil {
 			return translate(err)
@@ -59,7 +59,7 @@ func (s *UserService) FindSession(ctx context.Context, accountID int64, token st
 	if token == "" || accountID <= 0 {
 		return nil, 0, ended
 	}
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	var u shop.User
 	var id int64
 	var lastSeen time.Time
@@ -73,7 +73,7 @@ func (s *UserService) FindSession(ctx context.Context, accountID int64, token st
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	if now.Sub(lastSeen) >= time.Minute {
+	if now.Sub(lastSeen) >= lastUseEvery {
 		_, _ = db.ExecContext(ctx, "UPDATE user_sessions SET last_seen_at = ?, expires_at = ? WHERE account_id = ? AND token_hash = ?",
 			now, now.Add(shop.SessionTTL), accountID, hashToken(token))
 	}

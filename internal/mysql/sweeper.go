@@ -18,7 +18,7 @@ const PastDueBatch = 1000
 // activity records it. Rows are claimed with SKIP LOCKED, so that several instances
 // running the job at once act on each subscription once. Returns how many it closed.
 func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	closed := 0
 	fence := map[int64]bool{}
 	hooks := hookCache{}

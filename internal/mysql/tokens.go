@@ -4,7 +4,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"time"
 )
+
+// lastUseEvery is how often a session's or an API key's last use is written at most, so
+// that a busy one does not turn every request into a write.
+const lastUseEvery = time.Minute
 
 // newToken returns a secret of 256 random bits, URL-safe base64 without padding: a
 // session token, a password change's new session, the body of an API key.

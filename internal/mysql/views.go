@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"storefront/internal/shop"
 )
@@ -52,7 +51,7 @@ func (s *SavedViewService) CreateSavedView(ctx context.Context, v shop.SavedView
 			return err
 		}
 		v.ID = next
-		now := db.Now().UTC().Truncate(time.Second)
+		now := db.nowSecond()
 		if _, err := tx.ExecContext(ctx, "INSERT INTO saved_views (account_id, id, user_id, name, query, position, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
 			v.AccountID, v.ID, v.UserID, v.Name, v.Query, pos, now); err != nil {
 			return err

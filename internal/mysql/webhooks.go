@@ -60,7 +60,7 @@ func (s *WebhookService) CreateWebhookEndpoint(ctx context.Context, accountID in
 	if err := db.guard().CheckURL(ctx, url); err != nil {
 		return nil, "", err
 	}
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	secret := webhook.NewSecret()
 	var id int64
 	err := db.inTx(ctx, func(tx *Tx) error {
@@ -143,7 +143,7 @@ func endpointChanged(res sql.Result, err error, id int64) error {
 // the failures before it no longer count towards disabling.
 func (s *WebhookService) SetWebhookEndpointEnabled(ctx context.Context, accountID, id int64, enabled bool) error {
 	db := s.db
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	return db.inTx(ctx, func(tx *Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET enabled = ?, disabled_reason = NULL, failing_since = NULL, updated_at = ?
 		WHERE account_id = ? AND id = ?`, enabled, now, accountID, id)
@@ -158,7 +158,7 @@ func (s *WebhookService) SetWebhookEndpointEnabled(ctx context.Context, accountI
 // RotateWebhookSecret implements shop.WebhookService.
 func (s *WebhookService) RotateWebhookSecret(ctx context.Context, accountID, id int64) (string, error) {
 	db := s.db
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	secret := webhook.NewSecret()
 	err := db.inTx(ctx, func(tx *Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?, secret = ?, updated_at = ?
@@ -278,7 +278,7 @@ func (s *WebhookService) FindWebhookDeliveries(ctx context.Context, accountID, e
 // a new three-day window of retries, its event unchanged.
 func (s *WebhookService) ResendWebhookDelivery(ctx context.Context, accountID, deliveryID int64) error {
 	db := s.db
-	now := db.Now().UTC().Truncate(time.Second)
+	now := db.nowSecond()
 	err := db.inTx(ctx, func(tx *Tx) error {
 		var endpointID int64
 		var status string
