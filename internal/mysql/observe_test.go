@@ -30,27 +30,20 @@ func TestReady(t *testing.T) {
 	}
 }
 
-// gauge returns the value of the family's metric whose label has value, or -1.
+// gauge returns the value of the family's gauge whose label has value, or -1.
 func gauge(t *testing.T, families []*dto.MetricFamily, name, label, value string) float64 {
 	t.Helper()
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == label && l.GetValue() == value {
-					return m.GetGauge().GetValue()
-				}
-			}
-		}
-	}
-	return -1
+	return metricValue(families, name, label, value, (*dto.Metric).GetGauge)
 }
 
 // counter returns the value of the family's counter whose label has value, or -1.
 func counter(t *testing.T, families []*dto.MetricFamily, name, label, value string) float64 {
 	t.Helper()
+	return metricValue(families, name, label, value, (*dto.Metric).GetCounter)
+}
+
+// metricValue returns the value (as of) of the family's metric whose label has value, or -1.
+func metricValue[V interface{ GetValue() float64 }](families []*dto.MetricFamily, name, label, value string, of func(*dto.Metric) V) float64 {
 	for _, f := range families {
 		if f.GetName() != name {
 			continue
@@ -58,7 +51,7 @@ func counter(t *testing.T, families []*dto.MetricFamily, name, label, value stri
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
 				if l.GetName() == label && l.GetValue() == value {
-					return m.GetCounter().GetValue()
+					return of(m).GetValue()
 				}
 			}
 		}

@@ -270,12 +270,7 @@ func pairRows(rows []pairRow, p *shop.Purchase) []pairRow {
 	if len(marks) == 0 {
 		return rows
 	}
-	var products []int64
-	for _, li := range p.LineItems {
-		products = append(products, li.ProductID)
-	}
-	slices.Sort(products)
-	products = slices.Compact(products)
+	products := productIDs(p)
 	var emails []prefixRow // the e-mail's rows of prefixRows
 	if p.BuyerEmail != nil {
 		for _, r := range prefixRows(nil, &shop.Purchase{BuyerEmail: p.BuyerEmail}) {

@@ -237,15 +237,10 @@ const productsHeld = 2
 // productList is the products column of a purchase's prefix rows: its products' ids,
 // ascending, comma-separated, as fillPrefixProducts writes them; NULL without one.
 func productList(p *shop.Purchase) any {
-	ids := make([]int64, 0, len(p.LineItems))
-	for _, li := range p.LineItems {
-		ids = append(ids, li.ProductID)
-	}
+	ids := productIDs(p)
 	if len(ids) == 0 {
 		return nil
 	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
 	b := make([]byte, 0, 8*len(ids))
 	for i, id := range ids {
 		if i > 0 {
@@ -254,6 +249,17 @@ func productList(p *shop.Purchase) any {
 		b = strconv.AppendInt(b, id, 10)
 	}
 	return string(b)
+}
+
+// productIDs returns the ids of the products a purchase holds, ascending, each once: the
+// rows purchase_products has for it.
+func productIDs(p *shop.Purchase) []int64 {
+	ids := make([]int64, 0, len(p.LineItems))
+	for _, li := range p.LineItems {
+		ids = append(ids, li.ProductID)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // prefixProductsFill writes the products column of every prefix row that holds it, from
@@ -370,8 +376,7 @@ func Initial(s *string) any {
 	if s == nil {
 		return nil
 	}
-	_, n := utf8.DecodeRuneInString(*s)
-	return (*s)[:n]
+	return firstRune(s)
 }
 
 // initialColumns names the column of purchase_products that holds each prefix field's
