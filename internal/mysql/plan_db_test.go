@@ -2,8 +2,11 @@ package mysql_test
 
 import (
 	"context"
+	"database/sql"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"storefront/internal/dbtest"
 	"storefront/internal/seed"
@@ -185,4 +188,57 @@ func TestPlans_BoundedReads(t *testing.T) {
 			t.Errorf("got %s reading %v, want product reading at most %d", path, read, 2*page)
 		}
 	})
+	// A product with an e-mail prefix checks the other filter on the entry it walks:
+	// one letter on the product's path (its initials), two on the prefix's (its
+	// products). The page reads the walk's entries up to its 101st match and nothing
+	// else; a probe of the other path for each entry would read about twice as many.
+	walked := func(t *testing.T, entries string, entryArgs []any, match string, matchArgs ...any) float64 {
+		t.Helper()
+		count := func(query string, args ...any) float64 {
+			var n float64
+			if err := db.QueryRow("SELECT COUNT(*) FROM ("+query+") w", args...).Scan(&n); err != nil {
+				t.Fatalf("%s: %v", query, err)
+			}
+			return n
+		}
+		var at time.Time
+		var id int64
+		// The newest-first walk's 101st match, or the range's end when fewer match.
+		err := db.QueryRow(entries+" AND "+match+" ORDER BY created_at DESC, purchase_id DESC LIMIT 1 OFFSET 100",
+			append(slices.Clone(entryArgs), matchArgs...)...).Scan(&at, &id)
+		if err == sql.ErrNoRows {
+			return count(entries, entryArgs...)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return count(entries+" AND (created_at, purchase_id) >= (?, ?)", append(slices.Clone(entryArgs), at, id)...)
+	}
+	twoLetters := string([]rune(rarePrefix)[:2])
+	for _, tc := range []struct {
+		name, path, entries, match string
+		f                          shop.PurchaseFilter
+		entryArgs, matchArgs       []any
+	}{
+		{"popular product with the densest e-mail letter", "product",
+			"SELECT created_at, purchase_id FROM purchase_products WHERE account_id = 1 AND product_id = ?",
+			"email_initial LIKE ?", shop.PurchaseFilter{ProductID: popular, EmailPrefix: denseLetter},
+			[]any{popular}, []any{likeLiteral(denseLetter)}},
+		{"popular product with two letters of the e-mail", "email prefix",
+			"SELECT created_at, purchase_id FROM purchase_prefixes WHERE account_id = 1 AND field = 1 AND prefix_len = 2 AND prefix = ?",
+			"value LIKE ? AND FIND_IN_SET(?, products)", shop.PurchaseFilter{ProductID: popular, EmailPrefix: twoLetters},
+			[]any{twoLetters}, []any{likeLiteral(twoLetters) + "%", popular}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.f.AccountID, tc.f.Desc = 1, true
+			path, read, err := db.AnalyzeList(ctx, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := walked(t, tc.entries, tc.entryArgs, tc.match, tc.matchArgs...)
+			t.Logf("%s: %v entries, the walk's %v", path, read, want)
+			if path != tc.path || read > want {
+				t.Errorf("got %s reading %v, want %s reading at most %v", path, read, tc.path, want)
+			}
+		})
+	}
 }
