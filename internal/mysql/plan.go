@@ -161,8 +161,8 @@ func rangePaths(f shop.PurchaseFilter) []accessPath {
 //     characters or more (whose range then leads: productOnPrefix), and for the first
 //     character of a prefix with a product (purchase_products' initials; a longer
 //     prefix is then probed for the entries that pass); else by a primary-key probe
-//     of its path for a product or a prefix, or on the purchase's row. ACT and ship=0 have no pairs: most purchases have them, so their
-//     check rarely fails.
+//     of its path for a product or a prefix, or on the purchase's row. ACT and
+//     ship=0 have no pairs: most purchases have them, so their check rarely fails.
 //   - Else the list order is walked: a dense total comparison is checked on the
 //     entries of a covering index; with no condition left, the list is the path.
 //
