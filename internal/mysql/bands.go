@@ -298,11 +298,11 @@ type edgeKey struct {
 
 // bandEdges remembers the edges that the plans of an account's total comparisons
 // read, so that the next page of any comparison on that side is planned without a
-// statement (an optimistic plan: plan.optimistic). An edge is forgotten as soon as a
-// page shows the account's purchases version has moved. A page stays exact with an
-// edge that is out of date: it also reads the bands beyond the remembered edge (one
-// range, empty unless the account's totals reached a new band since), and the walk of
-// the list order that a far edge chooses checks every total.
+// statement (an optimistic plan: plan.optimistic). The page's statement reads the
+// account's purchases version in the same snapshot as its rows: at the edge's version
+// the purchases are those the edge was read from, and the edge is exact; at another,
+// every committed write having moved the version (as the answer cache relies on,
+// web/respcache.go), the edge is forgotten and the page read again on a fresh plan.
 type bandEdges struct {
 	c *lru.Cache[edgeKey, bandEdge]
 }
@@ -317,15 +317,20 @@ func newBandEdges() *bandEdges {
 
 // plan plans a page of a total comparison alone (bandable): from the account's edge
 // when remembered and the page needs at most bandWalkProbe matches, without a
-// statement; else with planBands, remembering the edge it reads.
+// statement; else afresh.
 func (e *bandEdges) plan(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
-	key := edgeKey{f.AccountID, f.TotalOp == shop.TotalGt}
-	if read, ok := e.c.Get(key); ok && pageNeed(f) <= bandWalkProbe {
+	if read, ok := e.c.Get(edgeKey{f.AccountID, f.TotalOp == shop.TotalGt}); ok && pageNeed(f) <= bandWalkProbe {
 		return optimisticPlan(f, read), nil
 	}
+	return e.fresh(ctx, q, f)
+}
+
+// fresh plans a page of a total comparison alone with planBands, remembering the edge
+// it reads.
+func (e *bandEdges) fresh(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
 	pl, err := planBands(ctx, q, f)
 	if err == nil && pl.edge != nil {
-		e.c.Add(key, *pl.edge)
+		e.c.Add(edgeKey{f.AccountID, f.TotalOp == shop.TotalGt}, *pl.edge)
 	}
 	return pl, err
 }
@@ -341,22 +346,13 @@ func (e *bandEdges) seen(f shop.PurchaseFilter, pl plan, version int64) {
 // optimisticPlan is the plan of a page from a remembered edge: past maxBandBranches
 // bands the list order's walk, else the bands' ranges with the own band walked up to
 // bandWalkProbe entries, its last one also read as a sentinel that shows whether
-// those were enough (bandsListQuery), and the bands beyond the edge read as one range.
+// those were enough (bandsListQuery).
 func optimisticPlan(f shop.PurchaseFilter, read bandEdge) plan {
-	gt := f.TotalOp == shop.TotalGt
-	own := totalBand(f.Total)
-	bands := bandsBeyond(own, read.edge, gt)
+	bands := bandsBeyond(totalBand(f.Total), read.edge, f.TotalOp == shop.TotalGt)
 	if len(bands) > maxBandBranches {
 		return plan{path: denseWalk(f), edge: &read}
 	}
-	beyond := own
-	if n := len(bands); n > 0 {
-		beyond = bands[n-1]
-		if !gt {
-			beyond = bands[0]
-		}
-	}
-	return plan{path: pathTotalBands, bands: bands, optimistic: true, beyond: beyond, edge: &read}
+	return plan{path: pathTotalBands, bands: bands, optimistic: true, edge: &read}
 }
 
 // pageOffset is the number of matches before the page (offset paging).
@@ -380,7 +376,7 @@ func pageNeed(f shop.PurchaseFilter) int {
 // order), all checked against the filter's conditions and merged in list order.
 //
 // On an optimistic plan the own band is walked up to bandWalkProbe entries only, the
-// bands beyond the remembered edge are one more range, and every row has a third
+// bands are those up to the remembered edge (bandEdges), and every row has a third
 // column, m: 1 for a match, 0 for the sentinel, the walk's last entry. Every match of
 // the own band up to the sentinel is among the walk's; a page whose rows reach the
 // sentinel may lack those beyond it and is read again on a counted plan
@@ -427,15 +423,7 @@ func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error
 			Where(sliverCondition(f)).OrderBy(orderBy("p.created_at", "p.id", f.Desc)).Limit(offset + limit)); err != nil {
 			break
 		}
-		if err = add(walk.Columns("p.id AS id", "p.created_at AS created_at", "0 AS m").Limit(1).Offset(bandWalkProbe - 1)); err != nil {
-			break
-		}
-		// The bands beyond the remembered edge: empty unless it is out of date.
-		cmp := "p.total_band > ?"
-		if f.TotalOp == shop.TotalLt {
-			cmp = "p.total_band < ?"
-		}
-		err = add(range_(beyond, bandIndex(f), sq.Expr(cmp, pl.beyond)).Columns(cols...).Limit(offset + limit))
+		err = add(walk.Columns("p.id AS id", "p.created_at AS created_at", "0 AS m").Limit(1).Offset(bandWalkProbe - 1))
 	case pl.sortOwn:
 		err = add(range_(f, "purchases_account_total", sliverCondition(f)).Columns(cols...).Limit(offset + limit))
 	default:

@@ -231,6 +231,17 @@ func findDocumentPage(ctx context.Context, q queryer, edges *bandEdges, f shop.P
 	if edges != nil {
 		edges.seen(f, pl, page.Version)
 	}
+	if pl.optimistic && page.Version != pl.edge.version {
+		// The purchases changed since the edge was read: the page is read again on
+		// the edge as it is now (bandEdges).
+		if pl, err = edges.fresh(ctx, q, f); err != nil {
+			return nil, err
+		}
+		page, sentinel, err = readDocumentPage(ctx, q, f, pl, buf)
+		if err != nil {
+			return nil, err
+		}
+	}
 	if sentinel {
 		// The page reached the end of the own band's walk (bandsListQuery): count the
 		// band's matches.

@@ -74,11 +74,10 @@ type plan struct {
 	// (sliverStatement) after its first statement.
 	counted bool
 	// optimistic tells that the bands came from a remembered edge (bandEdges): the
-	// page walks the own band up to bandWalkProbe entries, reads the bands beyond
-	// band beyond as one range, and its head holds the probe of the own band
-	// (walkProbeStatement), without which the page is read again on a counted plan.
+	// page walks the own band up to bandWalkProbe entries and reads its last one as a
+	// sentinel, and is read again on a fresh plan when its rows reach the sentinel or
+	// its purchases version is not the edge's (findDocumentPage).
 	optimistic bool
-	beyond     int
 	// edge is the edge of the bands' plans as read or remembered, nil on other paths.
 	edge *bandEdge
 	// union holds the plan of each branch of a union (pathUnion), in order.
