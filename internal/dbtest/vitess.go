@@ -48,7 +48,7 @@ func vitessDSN(t testing.TB) string {
 func shards(gate *sql.DB) ([]string, error) {
 	out, err := sqlrows.Collect(bgctx, gate, sqlrows.Value[string], "SHOW VITESS_SHARDS")
 	for i, s := range out {
-		out[i] = strings.Replace(s, "/", ":", 1) // keyspace/shard
+		out[i] = strings.Replace(s, "/", ":", 1) // keyspace/shard → keyspace:shard
 	}
 	return out, err
 }
