@@ -98,20 +98,15 @@ type bare struct {
 	loc     *time.Location
 }
 
+// openBare opens dsn as openDB does, with the pool settings of mysql.Open.
 func openBare(ctx context.Context, dsn string) (*sql.DB, error) {
-	norm, err := mysql.NormalizeDSN(dsn)
-	if err != nil {
-		return nil, err
+	db, err := openDB(ctx, dsn)
+	if err == nil {
+		db.SetMaxOpenConns(64)
+		db.SetMaxIdleConns(64)
+		db.SetConnMaxLifetime(30 * time.Minute)
 	}
-	db, err := sql.Open("mysql", norm)
-	if err != nil {
-		return nil, err
-	}
-	// The pool settings of mysql.Open.
-	db.SetMaxOpenConns(64)
-	db.SetMaxIdleConns(64)
-	db.SetConnMaxLifetime(30 * time.Minute)
-	return db, db.PingContext(ctx)
+	return db, err
 }
 
 // filterOf reads the query as the API does.

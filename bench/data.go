@@ -52,9 +52,10 @@ func (t tool) runTimed(ctx context.Context, db string, args ...string) (time.Dur
 	return time.Since(start), nil
 }
 
-// openRoot opens the database server without choosing a database.
-func openRoot(ctx context.Context, rootDSN string) (*sql.DB, error) {
-	norm, err := mysql.NormalizeDSN(rootDSN)
+// openDB opens dsn (the database server, or a database on it) with the server's
+// driver settings (mysql.NormalizeDSN) and checks that it answers.
+func openDB(ctx context.Context, dsn string) (*sql.DB, error) {
+	norm, err := mysql.NormalizeDSN(dsn)
 	if err != nil {
 		return nil, err
 	}

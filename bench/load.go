@@ -124,6 +124,20 @@ func getter(base string, paths []string, header http.Header) func(int) *http.Req
 	}
 }
 
+// fetch sends req and returns the body of its answer, an error unless it is 200 OK.
+func fetch(client *http.Client, req *http.Request) (string, error) {
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %d %v", req.URL.RequestURI(), resp.StatusCode, err)
+	}
+	return string(body), nil
+}
+
 // rssSampler follows a process's resident memory.
 type rssSampler struct {
 	pid  int

@@ -50,6 +50,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -218,7 +219,7 @@ func run(ctx context.Context, o options) error {
 	} else {
 		rep.commit = "binary " + bin
 	}
-	root, err := openRoot(ctx, o.rootDSN)
+	root, err := openDB(ctx, o.rootDSN)
 	if err != nil {
 		// A fresh machine has no server on the TCP port (or root only over the
 		// socket): run the program's own private MariaDB, keeping its data for reuse.
@@ -232,7 +233,7 @@ func run(ctx context.Context, o options) error {
 		}
 		defer srv.Stop()
 		o.rootDSN = srv.DSN("")
-		if root, err = openRoot(ctx, o.rootDSN); err != nil {
+		if root, err = openDB(ctx, o.rootDSN); err != nil {
 			return err
 		}
 	}
@@ -296,11 +297,11 @@ func run(ctx context.Context, o options) error {
 	}()
 
 	if o.only == "observe" {
-		paths, err := purchasePaths(ctx, root, o.db)
+		ids, err := purchaseIDs(ctx, root, "SELECT id FROM "+o.db+".purchases WHERE account_id = 1 ORDER BY id DESC LIMIT 400")
 		if err != nil {
 			return err
 		}
-		rows, err := measureObserve(ctx, o, t, key, paths)
+		rows, err := measureObserve(ctx, o, t, key, purchasePaths(ids))
 		if err != nil {
 			return err
 		}
@@ -629,50 +630,26 @@ func signIn(client *http.Client, base, email, password string) (string, error) {
 // measureGet times GET /api/v2/purchases/:id over a set of ids, then the bare Gin
 // handler serving the bytes the server answered for the same ids.
 func measureGet(ctx context.Context, o options, client *http.Client, base string, h, uncached http.Header, bdb *sql.DB, dir string, rep *report) error {
-	rows, err := bdb.QueryContext(ctx, "SELECT id FROM purchases WHERE account_id = 1 AND id % 1999 = 0 ORDER BY id LIMIT 400")
+	ids, err := purchaseIDs(ctx, bdb, "SELECT id FROM purchases WHERE account_id = 1 AND id % 1999 = 0 ORDER BY id LIMIT 400")
 	if err != nil {
 		return err
 	}
-	var paths []string
+	paths := purchasePaths(ids)
 	bodies := map[string]string{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		paths = append(paths, fmt.Sprintf("/api/v2/purchases/%d", id))
-	}
-	rows.Close()
-	if len(paths) == 0 {
-		return fmt.Errorf("no purchases to get")
-	}
 	get := getter(base, paths, h)
-	for i, p := range paths {
-		resp, err := client.Do(get(i))
+	for i, id := range ids {
+		body, err := fetch(client, get(i))
 		if err != nil {
 			return err
 		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s: %d %v", p, resp.StatusCode, err)
-		}
-		bodies[strings.TrimPrefix(p, "/api/v2/purchases/")] = string(body)
+		bodies[strconv.FormatInt(id, 10)] = body
 	}
 	// The first list page, kept for the bare handler (it answers a page as stored).
 	listPath := "/api/v2/purchases?order=desc&per_page=100"
 	listGet := getter(base, []string{listPath}, h)
-	resp, err := client.Do(listGet(0))
-	if err != nil {
+	if bodies["list"], err = fetch(client, listGet(0)); err != nil {
 		return err
 	}
-	listBody, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %d %v", listPath, resp.StatusCode, err)
-	}
-	bodies["list"] = string(listBody)
 	logf("GET purchase: %d ids, validated cache, then uncached", len(paths))
 	rep.getAPI1 = load(client, 1, o.dur, get)
 	rep.getAPI = load(client, 32, o.dur, get)
@@ -681,10 +658,6 @@ func measureGet(ctx context.Context, o options, client *http.Client, base string
 	rep.getAPIU = load(client, 32, o.dur, getU)
 
 	logf("GET purchase: bare SQL")
-	ids := make([]int64, len(paths))
-	for i, p := range paths {
-		fmt.Sscan(strings.TrimPrefix(p, "/api/v2/purchases/"), &ids[i])
-	}
 	b := bare{db: bdb, account: 1}
 	one := func(n int) error { return b.getOne(ctx, ids[n%len(ids)]) }
 	if rep.getSQL1, err = loop(1, o.dur, one); err != nil {

@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"storefront/internal/sqlrows"
 )
 
 // observeRow is one round of the observability part (-only observe): the server with
@@ -108,23 +110,21 @@ func printObserve(w io.Writer, rows []observeRow) {
 	}
 }
 
-// purchasePaths returns the API paths of up to 400 purchases of account 1 of db.
-func purchasePaths(ctx context.Context, root *sql.DB, db string) ([]string, error) {
-	rows, err := root.QueryContext(ctx, "SELECT id FROM "+db+".purchases WHERE account_id = 1 ORDER BY id DESC LIMIT 400")
-	if err != nil {
-		return nil, err
+// purchaseIDs returns the ids of the purchases that query selects from db, and an
+// error when it selects none.
+func purchaseIDs(ctx context.Context, db *sql.DB, query string) ([]int64, error) {
+	ids, err := sqlrows.Collect(ctx, db, sqlrows.Value[int64], query)
+	if err == nil && len(ids) == 0 {
+		err = fmt.Errorf("no purchases: %s", query)
 	}
-	defer rows.Close()
-	var paths []string
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		paths = append(paths, fmt.Sprintf("/api/v2/purchases/%d", id))
+	return ids, err
+}
+
+// purchasePaths returns the API paths of the purchases of ids.
+func purchasePaths(ids []int64) []string {
+	paths := make([]string, len(ids))
+	for i, id := range ids {
+		paths[i] = fmt.Sprintf("/api/v2/purchases/%d", id)
 	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("no purchases in %s", db)
-	}
-	return paths, rows.Err()
+	return paths
 }

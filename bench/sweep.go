@@ -16,6 +16,7 @@ import (
 
 	"storefront/internal/mysql"
 	"storefront/internal/search"
+	"storefront/internal/sqlrows"
 )
 
 // The shape sweep: GET /api/v2/purchases with filter values chosen from the data at
@@ -351,21 +352,12 @@ type idCount struct{ id, n int64 }
 // as its one argument), each with the number of line items that hold it (a purchase
 // holds a product on one line at most), in id order.
 func productCounts(ctx context.Context, db *sql.DB, where string, account int64) ([]idCount, error) {
-	rows, err := db.QueryContext(ctx, `SELECT x.id, (SELECT COUNT(*) FROM line_items l WHERE l.product_id = x.id)
-		FROM products x JOIN storefronts s ON s.id = x.storefront_id WHERE `+where+` ORDER BY x.id`, account)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []idCount
-	for rows.Next() {
+	return sqlrows.Collect(ctx, db, func(rows *sql.Rows) (idCount, error) {
 		var c idCount
-		if err := rows.Scan(&c.id, &c.n); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+		err := rows.Scan(&c.id, &c.n)
+		return c, err
+	}, `SELECT x.id, (SELECT COUNT(*) FROM line_items l WHERE l.product_id = x.id)
+		FROM products x JOIN storefronts s ON s.id = x.storefront_id WHERE `+where+` ORDER BY x.id`, account)
 }
 
 func cmpInt(a, b int64) int {

@@ -63,22 +63,11 @@ func benchVitess(ctx context.Context, o options, bin string, root *sql.DB) error
 		return err
 	}
 	defer direct.Close()
-	rows, err := direct.QueryContext(ctx, "SELECT id FROM purchases WHERE account_id = 1 ORDER BY id LIMIT 200")
+	ids, err := purchaseIDs(ctx, direct, "SELECT id FROM purchases WHERE account_id = 1 ORDER BY id LIMIT 200")
 	if err != nil {
 		return err
 	}
-	var ids []string
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		ids = append(ids, fmt.Sprintf("/api/v2/purchases/%d", id))
-	}
-	rows.Close()
-	if len(ids) == 0 {
-		return fmt.Errorf("account 1 has no purchases")
-	}
+	paths := purchasePaths(ids)
 
 	client := newClient()
 	type result struct{ list, get [3]stats }
@@ -90,7 +79,7 @@ func benchVitess(ctx context.Context, o options, bin string, root *sql.DB) error
 			h := http.Header{"Authorization": {"Bearer " + tg.key}, "Cache-Control": {"no-cache"}}
 			base := "http://" + tg.addr
 			res[i].list[round] = load(client, 1, o.dur, getter(base, []string{"/api/v2/purchases"}, h))
-			res[i].get[round] = load(client, 1, o.dur, getter(base, ids, h))
+			res[i].get[round] = load(client, 1, o.dur, getter(base, paths, h))
 			logf("%s, round %d: list p50 %s, GET p50 %s", tg.name, round+1, ms(res[i].list[round].pct(0.5)), ms(res[i].get[round].pct(0.5)))
 		}
 	}

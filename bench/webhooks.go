@@ -89,7 +89,7 @@ func (h *hookReceiver) count() int {
 // purchase.reactivated events is delivered, and the latency from a reactivation's
 // commit to its event's arrival while reactivations come at a steady rate.
 func benchWebhooks(ctx context.Context, rootDSN string, n, rate int) (*hookReport, error) {
-	root, err := openRoot(ctx, rootDSN)
+	root, err := openDB(ctx, rootDSN)
 	if err != nil {
 		return nil, err
 	}

@@ -17,15 +17,12 @@ import (
 )
 
 func (e *env) importFile(ctx context.Context, args []string) error {
-	fs := newFlags("import")
-	if err := parseFlags(fs, args); err != nil {
+	files, err := operands("import", args, 1, "import: name one FILE, or - for standard input")
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usagef("import: name one FILE, or - for standard input")
-	}
 	var r io.Reader = e.stdin
-	if name := fs.Arg(0); name != "-" {
+	if name := files[0]; name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
@@ -136,12 +133,8 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 }
 
 func (e *env) rollupsRebuild(ctx context.Context, args []string) error {
-	fs := newFlags("rollups rebuild")
-	if err := parseFlags(fs, args); err != nil {
+	if _, err := operands("rollups rebuild", args, 0, "rollups rebuild takes no arguments"); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("rollups rebuild takes no arguments")
 	}
 	d, err := e.openDatabase(ctx)
 	if err != nil {

@@ -162,6 +162,19 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// operands parses the args of the command name, which takes no flags, and returns its
+// operands: n of them, or else the usage error msg.
+func operands(name string, args []string, n int, msg string) ([]string, error) {
+	fs := newFlags(name)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() != n {
+		return nil, usageError{msg}
+	}
+	return fs.Args(), nil
+}
+
 // database is an open, migrated database and the private server behind it, if any.
 type database struct {
 	*mysql.DB

@@ -101,16 +101,13 @@ func (e *env) webhookList(ctx context.Context, args []string) error {
 }
 
 func (e *env) webhookDelete(ctx context.Context, args []string) error {
-	fs := newFlags("webhook delete")
-	if err := parseFlags(fs, args); err != nil {
+	ids, err := operands("webhook delete", args, 1, "webhook delete: give the endpoint's ID")
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usagef("webhook delete: give the endpoint's ID")
-	}
-	id, err := strconv.ParseInt(fs.Arg(0), 10, 64)
+	id, err := strconv.ParseInt(ids[0], 10, 64)
 	if err != nil || id <= 0 {
-		return usagef("webhook delete: %q is not an endpoint ID", fs.Arg(0))
+		return usagef("webhook delete: %q is not an endpoint ID", ids[0])
 	}
 	d, err := e.openDatabase(ctx)
 	if err != nil {

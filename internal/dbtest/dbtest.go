@@ -19,6 +19,7 @@ import (
 
 	"storefront/internal/mariadb"
 	"storefront/internal/mysql"
+	"storefront/internal/sqlrows"
 )
 
 var (
@@ -71,24 +72,38 @@ func ServerDSN(t testing.TB) string {
 	return serverDSN
 }
 
+// serverConfig returns the test server's DSN, parsed, without a database.
+func serverConfig(t testing.TB) *gomysql.Config {
+	t.Helper()
+	cfg, err := gomysql.ParseDSN(ServerDSN(t))
+	if err != nil {
+		t.Fatalf("STOREFRONT_TEST_DSN: %v", err)
+	}
+	cfg.DBName = ""
+	return cfg
+}
+
+// openServer opens a handle on the server of cfg, without the program's settings
+// (mysql.Open): for statements about databases rather than in one. The caller closes it.
+func openServer(t testing.TB, cfg *gomysql.Config) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // DSN creates a fresh, migrated database and returns its DSN. The database is
 // dropped when the test ends. Through a vtgate (STOREFRONT_TEST_VITESS=1) it empties
 // the migrated keyspaces instead (vitess.go).
 func DSN(t testing.TB) string {
 	t.Helper()
-	base := ServerDSN(t)
 	if Vitess() {
-		return vitessDSN(t, base)
+		return vitessDSN(t)
 	}
-	cfg, err := gomysql.ParseDSN(base)
-	if err != nil {
-		t.Fatalf("STOREFRONT_TEST_DSN: %v", err)
-	}
-	cfg.DBName = ""
-	admin, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := serverConfig(t)
+	admin := openServer(t, cfg)
 	defer admin.Close()
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
@@ -141,20 +156,8 @@ func MustExec(t testing.TB, db *sql.DB, stmts ...string) {
 // any error.
 func Query[T any](t testing.TB, db *sql.DB, scan func(rows *sql.Rows) (T, error), query string, args ...any) []T {
 	t.Helper()
-	rows, err := db.Query(query, args...)
+	out, err := sqlrows.Collect(context.Background(), db, scan, query, args...)
 	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			t.Fatalf("%s: %v", query, err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return out

@@ -227,20 +227,16 @@ func (d *recDriver) Open(dsn string) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &recConn{Conn: c, rec: d.rec}, nil
+	return &recConn{DriverConn: mysql.DriverConn{Conn: c}, rec: d.rec}, nil
 }
 
 type recConn struct {
-	driver.Conn
+	mysql.DriverConn
 	rec *recorder
 }
 
-func (c *recConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
-}
-
 func (c *recConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	s, err := c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+	s, err := c.DriverConn.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +244,7 @@ func (c *recConn) PrepareContext(ctx context.Context, query string) (driver.Stmt
 }
 
 func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	r, err := c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
+	r, err := c.DriverConn.ExecContext(ctx, query, args)
 	if err != driver.ErrSkip {
 		c.rec.record(ctx, query, args)
 	}
@@ -256,23 +252,11 @@ func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.N
 }
 
 func (c *recConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	r, err := c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
+	r, err := c.DriverConn.QueryContext(ctx, query, args)
 	if err != driver.ErrSkip {
 		c.rec.record(ctx, query, args)
 	}
 	return r, err
-}
-
-func (c *recConn) Ping(ctx context.Context) error { return c.Conn.(driver.Pinger).Ping(ctx) }
-
-func (c *recConn) ResetSession(ctx context.Context) error {
-	return c.Conn.(driver.SessionResetter).ResetSession(ctx)
-}
-
-func (c *recConn) IsValid() bool { return c.Conn.(driver.Validator).IsValid() }
-
-func (c *recConn) CheckNamedValue(nv *driver.NamedValue) error {
-	return c.Conn.(driver.NamedValueChecker).CheckNamedValue(nv)
 }
 
 type recStmt struct {

@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"storefront/internal/mysql"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	gomysql "github.com/go-sql-driver/mysql"
+	"storefront/internal/mysql"
+	"storefront/internal/sqlrows"
 )
 
 // Vitess reports whether STOREFRONT_TEST_VITESS=1: STOREFRONT_TEST_DSN is then a vtgate
@@ -27,17 +28,10 @@ var (
 // record) and returns vtgate's DSN without a database, so that vtgate routes each table
 // to its keyspace. Tests through a vtgate run one after another: they share its
 // keyspaces as tests on MariaDB would share one database.
-func vitessDSN(t testing.TB, base string) string {
+func vitessDSN(t testing.TB) string {
 	t.Helper()
-	cfg, err := gomysql.ParseDSN(base)
-	if err != nil {
-		t.Fatalf("STOREFRONT_TEST_DSN: %v", err)
-	}
-	cfg.DBName = ""
-	gate, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := serverConfig(t)
+	gate := openServer(t, cfg)
 	defer gate.Close()
 	vitessOnce.Do(func() { vitessTargets, vitessErr = shards(gate) })
 	if vitessErr != nil {
@@ -52,20 +46,11 @@ func vitessDSN(t testing.TB, base string) string {
 }
 
 func shards(gate *sql.DB) ([]string, error) {
-	rows, err := gate.Query("SHOW VITESS_SHARDS")
-	if err != nil {
-		return nil, err
+	out, err := sqlrows.Collect(bgctx, gate, sqlrows.Value[string], "SHOW VITESS_SHARDS")
+	for i, s := range out {
+		out[i] = strings.Replace(s, "/", ":", 1) // keyspace/shard → keyspace:shard
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, strings.Replace(s, "/", ":", 1))
-	}
-	return out, rows.Err()
+	return out, err
 }
 
 // empty deletes every row of target's tables but its sequences' and the migrations'
@@ -80,25 +65,13 @@ func empty(gate *sql.DB, target string) error {
 		return err
 	}
 	defer conn.ExecContext(bgctx, "USE `"+strings.SplitN(target, ":", 2)[0]+"`")
-	rows, err := conn.QueryContext(bgctx, "SHOW TABLES")
+	tables, err := sqlrows.Collect(bgctx, conn, sqlrows.Value[string], "SHOW TABLES")
 	if err != nil {
 		return err
 	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return err
-		}
-		if name != "goose_db_version" && !strings.HasSuffix(name, "_seq") {
-			tables = append(tables, name)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
+	tables = slices.DeleteFunc(tables, func(name string) bool {
+		return name == "goose_db_version" || strings.HasSuffix(name, "_seq")
+	})
 	if _, err := conn.ExecContext(bgctx, "SET FOREIGN_KEY_CHECKS = 0"); err != nil {
 		return err
 	}
@@ -135,20 +108,9 @@ func EachShard(t testing.TB, db *sql.DB, fn func(db *sql.DB) error) {
 		}
 		return
 	}
-	cfg, err := gomysql.ParseDSN(ServerDSN(t))
-	if err != nil {
-		t.Fatalf("STOREFRONT_TEST_DSN: %v", err)
-	}
-	for _, target := range vitessTargets {
-		if !strings.HasPrefix(target, tenantKeyspace+":") {
-			continue
-		}
-		cfg.DBName = target
-		shard, err := mysql.Open(bgctx, cfg.FormatDSN())
-		if err != nil {
-			t.Fatalf("%s: %v", target, err)
-		}
-		err = fn(shard.DB)
+	for _, target := range tenantShards() {
+		shard := openShard(t, target)
+		err := fn(shard.DB)
 		shard.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", target, err)
@@ -163,22 +125,35 @@ func Shards(t testing.TB) map[string]*sql.DB {
 	if !Vitess() {
 		return nil
 	}
-	cfg, err := gomysql.ParseDSN(ServerDSN(t))
-	if err != nil {
-		t.Fatalf("STOREFRONT_TEST_DSN: %v", err)
-	}
 	out := map[string]*sql.DB{}
-	for _, target := range vitessTargets {
-		if !strings.HasPrefix(target, tenantKeyspace+":") {
-			continue
-		}
-		cfg.DBName = target
-		db, err := mysql.Open(bgctx, cfg.FormatDSN())
-		if err != nil {
-			t.Fatalf("%s: %v", target, err)
-		}
+	for _, target := range tenantShards() {
+		db := openShard(t, target)
 		t.Cleanup(func() { db.Close() })
 		out[target] = db.DB
 	}
 	return out
+}
+
+// tenantShards returns the shards of the tenant keyspace, as `keyspace:shard`, in
+// vtgate's order.
+func tenantShards() []string {
+	var out []string
+	for _, target := range vitessTargets {
+		if strings.HasPrefix(target, tenantKeyspace+":") {
+			out = append(out, target)
+		}
+	}
+	return out
+}
+
+// openShard opens the shard target through the vtgate, targeted by name.
+func openShard(t testing.TB, target string) *mysql.DB {
+	t.Helper()
+	cfg := serverConfig(t)
+	cfg.DBName = target
+	db, err := mysql.Open(bgctx, cfg.FormatDSN())
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	return db
 }

@@ -62,13 +62,13 @@ func (c *isoConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &isoConn{Conn: conn, variable: c.variable}, nil
+	return &isoConn{DriverConn: DriverConn{Conn: conn}, variable: c.variable}, nil
 }
 
 func (c *isoConnector) Driver() driver.Driver { return c.drv }
 
 type isoConn struct {
-	driver.Conn
+	DriverConn
 	variable string
 	level    string // the session's level as last set; "" before the first transaction
 }
@@ -88,29 +88,47 @@ func (c *isoConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx
 		}
 		c.level = level
 	}
-	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, driver.TxOptions{ReadOnly: opts.ReadOnly})
+	return c.DriverConn.BeginTx(ctx, driver.TxOptions{ReadOnly: opts.ReadOnly})
 }
 
-func (c *isoConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+// DriverConn is a go-sql-driver/mysql connection inside a wrapper: it passes every
+// call, those of the driver's optional interfaces included, on to the connection it
+// holds. A wrapper embeds it and replaces the methods it changes: isoConn here, the
+// tests' statement recorder (internal/dbtest).
+type DriverConn struct{ driver.Conn }
+
+// BeginTx passes the call on.
+func (c DriverConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+}
+
+// PrepareContext passes the call on.
+func (c DriverConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
 	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
 }
 
-func (c *isoConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+// ExecContext passes the call on.
+func (c DriverConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	return c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
 }
 
-func (c *isoConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+// QueryContext passes the call on.
+func (c DriverConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	return c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
 }
 
-func (c *isoConn) Ping(ctx context.Context) error { return c.Conn.(driver.Pinger).Ping(ctx) }
+// Ping passes the call on.
+func (c DriverConn) Ping(ctx context.Context) error { return c.Conn.(driver.Pinger).Ping(ctx) }
 
-func (c *isoConn) ResetSession(ctx context.Context) error {
+// ResetSession passes the call on.
+func (c DriverConn) ResetSession(ctx context.Context) error {
 	return c.Conn.(driver.SessionResetter).ResetSession(ctx)
 }
 
-func (c *isoConn) IsValid() bool { return c.Conn.(driver.Validator).IsValid() }
+// IsValid passes the call on.
+func (c DriverConn) IsValid() bool { return c.Conn.(driver.Validator).IsValid() }
 
-func (c *isoConn) CheckNamedValue(nv *driver.NamedValue) error {
+// CheckNamedValue passes the call on.
+func (c DriverConn) CheckNamedValue(nv *driver.NamedValue) error {
 	return c.Conn.(driver.NamedValueChecker).CheckNamedValue(nv)
 }

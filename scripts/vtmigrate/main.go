@@ -21,6 +21,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"storefront/internal/mysql"
+	"storefront/internal/sqlrows"
 )
 
 func main() {
@@ -68,25 +69,17 @@ func run(ctx context.Context, dsn, vschemaFile string, first int64) error {
 	defer gate.Close()
 
 	// Every shard of every keyspace, as vtgate lists them.
-	var targets []string
-	rows, err := gate.QueryContext(ctx, "SHOW VITESS_SHARDS")
+	shards, err := sqlrows.Collect(ctx, gate, sqlrows.Value[string], "SHOW VITESS_SHARDS")
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return err
-		}
+	var targets []string
+	for _, s := range shards {
 		ks, shard, _ := strings.Cut(s, "/")
 		if _, ok := vschema[ks]; ok {
 			targets = append(targets, ks+":"+shard)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	rows.Close()
 
 	for _, target := range targets {
 		db, err := open(target)
@@ -114,24 +107,16 @@ func keepOnly(ctx context.Context, db *mysql.DB, ks keyspace) error {
 	if ks.Sharded {
 		return nil
 	}
-	rows, err := db.QueryContext(ctx, "SHOW TABLES")
+	tables, err := sqlrows.Collect(ctx, db, sqlrows.Value[string], "SHOW TABLES")
 	if err != nil {
 		return err
 	}
 	var drop []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return err
-		}
+	for _, t := range tables {
 		if _, ok := ks.Tables[t]; !ok && t != "goose_db_version" {
 			drop = append(drop, "`"+t+"`")
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	rows.Close()
 	if len(drop) == 0 {
 		return nil
 	}
