@@ -1,5 +1,13 @@
 package seed
 
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // The word lists the generator draws from. They are plain data: realistic names
 // (accented ones included, so that accent-insensitive search can be tried), catalogs
 // of products for the demo storefronts, addresses per country, and the vocabulary of
@@ -89,100 +97,70 @@ type catalog struct {
 // catalogs are the demo storefronts' ranges, in the order of the tenancy layout
 // (Pixel Fonts, Sound Packs, Nordic Games, Color Picker). Existing storefronts that are
 // not ours take the first three in turn; the last holds one product and no plans.
-var catalogs = []catalog{
-	{
-		products: []product{
-			{"Brutalist Sans — Desktop License", 4900, false, true, 10},
-			{"Brutalist Sans — Web License", 5900, false, true, 8},
-			{"Pixel Grotesk Family", 12900, false, true, 6},
-			{"Mono Terminal 8px", 1900, false, true, 12},
-			{"Retro Arcade Display", 2900, false, true, 10},
-			{"Handwritten Notes Script", 2400, false, true, 7},
-			{"Signpainter Bold", 3500, false, true, 6},
-			{"Geometric Slab Complete", 9900, false, true, 4},
-			{"Icon Font: 1,200 Glyphs", 3900, false, false, 9},
-			{"Variable Serif Pro", 14900, false, true, 3},
-			{"Bitmap Fonts Bundle (40 fonts)", 7900, false, true, 5},
-			{"Dingbats & Ornaments", 1500, false, false, 8},
-			{"Condensed Headline Type", 2900, false, true, 6},
-			{"Emoji Pixel Set", 900, false, false, 11},
-			{"Lettering Masterclass (video)", 4900, false, false, 4},
-			{"Type Specimen Book (printed)", 3900, true, false, 3},
-			{"Letterpress Poster 50×70 cm", 2900, true, false, 3},
-			{"Pixel Type T-Shirt", 2500, true, false, 3},
-			{"Wood Type Sample Set", 8900, true, false, 1},
-			{"Sticker Sheet", 600, true, false, 4},
-		},
-		plans: []plan{
-			{"Font Club — Monthly", 1200, 1, "M", 0, 14, "D"},
-			{"Font Club — Yearly", 11900, 1, "Y", 0, 0, ""},
-			{"Font Club — Weekly Drop", 300, 1, "W", 0, 0, ""},
-		},
-	},
-	{
-		products: []product{
-			{"Lo-Fi Drums Vol. 1", 2900, false, false, 10},
-			{"Lo-Fi Drums Vol. 2", 2900, false, false, 8},
-			{"Analog Synth Textures", 3900, false, false, 8},
-			{"Cinematic Strings Library", 14900, false, true, 4},
-			{"Field Recordings: Nordic Forest", 1900, false, false, 7},
-			{"Vocal Chops Construction Kit", 2400, false, false, 9},
-			{"Modular Bleeps & Bloops", 1500, false, false, 9},
-			{"Trap Essentials 808s", 1900, false, false, 10},
-			{"Granular Pads Plugin", 5900, false, true, 6},
-			{"Tape Saturation Plugin", 4900, false, true, 6},
-			{"Foley for Game Developers", 7900, false, false, 5},
-			{"Ambient Loops Mega Pack", 9900, false, false, 4},
-			{"Guitar One-Shots", 1200, false, false, 7},
-			{"Chiptune Instrument Pack", 1500, false, false, 8},
-			{"Mixing Course (24 lessons)", 12900, false, false, 3},
-			{"Sample Pack USB Edition", 5900, true, false, 3},
-			{"Vinyl Sample Record", 3500, true, false, 2},
-			{"Studio Headphone Stand", 4500, true, false, 2},
-			{"Mini MIDI Controller", 8900, true, true, 2},
-			{"Cassette Loops (limited)", 1800, true, false, 2},
-		},
-		plans: []plan{
-			{"Sound Pass — Monthly", 999, 1, "M", 0, 7, "D"},
-			{"Sound Pass — Quarterly", 2699, 3, "M", 0, 0, ""},
-			{"Sound Pass — Annual", 8999, 1, "Y", 499, 1, "M"},
-			{"Sound Pass — 30-day Pass", 1299, 30, "D", 0, 0, ""},
-		},
-	},
-	{
-		products: []product{
-			{"Fjord Raiders (Steam key)", 1999, false, true, 12},
-			{"Fjord Raiders — Soundtrack", 799, false, false, 6},
-			{"Fjord Raiders — Season Pass", 1499, false, true, 7},
-			{"Aurora Drift (Steam key)", 2499, false, true, 10},
-			{"Aurora Drift — Deluxe Edition", 3499, false, true, 5},
-			{"Troll Bridge Tycoon", 1499, false, true, 9},
-			{"Midnight Sun Racing", 2999, false, true, 7},
-			{"Sauna Simulator 2026", 999, false, true, 8},
-			{"Runestone Puzzles", 499, false, true, 9},
-			{"Viking Chess Online", 699, false, true, 7},
-			{"Polar Night (Early Access)", 1799, false, true, 6},
-			{"Reindeer Rescue", 599, false, true, 8},
-			{"Nordic Noir Detective", 1999, false, true, 6},
-			{"Digital Art Book", 999, false, false, 4},
-			{"Game Dev Bundle (5 games)", 4999, false, true, 4},
-			{"Collector's Edition Box", 8999, true, true, 2},
-			{"Fjord Raiders Art Book (hardcover)", 3999, true, false, 2},
-			{"Troll Plush", 2499, true, false, 3},
-			{"Runestone Board Game", 4999, true, false, 2},
-			{"Aurora Poster Set", 1999, true, false, 2},
-		},
-		plans: []plan{
-			{"Nordic Arcade — Monthly", 799, 1, "M", 0, 1, "W"},
-			{"Nordic Arcade — Yearly", 7999, 1, "Y", 0, 0, ""},
-			{"Nordic Arcade — Weekend Pass", 299, 3, "D", 0, 0, ""},
-		},
-	},
-	{
-		products: []product{
-			{"Color Picker Pro — License", 1900, false, true, 1},
-		},
-	},
+var catalogs = parseCatalogs(catalogsTSV)
+
+//go:embed catalogs.tsv
+var catalogsTSV string
+
+// parseCatalogs reads catalogs.tsv: after a "catalog" line, its products and plans,
+// a line each, with their fields separated by tabs; "#" starts a comment line. The
+// table is part of the program, so a malformed line is a bug: it panics.
+func parseCatalogs(text string) []catalog {
+	var out []catalog
+	for n, line := range strings.Split(text, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		kind, rest, _ := strings.Cut(line, "\t")
+		name, rest, _ := strings.Cut(rest, "\t")
+		var err error
+		switch {
+		case kind == "catalog":
+			out = append(out, catalog{})
+		case len(out) == 0:
+			err = errors.New("a product or plan before the first catalog")
+		case kind == "product":
+			p := product{name: name}
+			err = scanFields(rest, &p.usdCents, &p.tangible, &p.keyed, &p.weight)
+			out[len(out)-1].products = append(out[len(out)-1].products, p)
+		case kind == "plan":
+			p := plan{name: name}
+			err = scanFields(rest, &p.usdCents, &p.period, &p.unit, &p.trialCents, &p.trialPeriod, &p.trialUnit)
+			p.trialUnit = strings.TrimPrefix(p.trialUnit, "-")
+			out[len(out)-1].plans = append(out[len(out)-1].plans, p)
+		default:
+			err = fmt.Errorf("%q is no catalog, product or plan line", line)
+		}
+		if err != nil {
+			panic(fmt.Sprintf("catalogs.tsv:%d: %v", n+1, err))
+		}
+	}
+	return out
+}
+
+// scanFields reads tab-separated fields into dst: *string, *bool, *int or *int64.
+func scanFields(fields string, dst ...any) error {
+	f := strings.Split(fields, "\t")
+	if len(f) != len(dst) {
+		return fmt.Errorf("%d fields, want %d", len(f), len(dst))
+	}
+	for i, d := range dst {
+		var err error
+		switch d := d.(type) {
+		case *string:
+			*d = f[i]
+		case *bool:
+			*d, err = strconv.ParseBool(f[i])
+		case *int:
+			*d, err = strconv.Atoi(f[i])
+		case *int64:
+			*d, err = strconv.ParseInt(f[i], 10, 64)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // currencyPerUSD converts catalog prices; currencies not listed use one unit per dollar.
