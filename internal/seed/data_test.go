@@ -1,6 +1,7 @@
 package seed
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,14 @@ func TestParseCatalogs(t *testing.T) {
 			}()
 			parseCatalogs(text)
 		})
+	}
+}
+
+func TestParseCountries(t *testing.T) {
+	got := parseCountries("country\tGB\tUnited Kingdom\t+44 7### ######\t2000\t7\ncity\tLondon\t-\tSW# #AA\nstreets\tHigh Street\tStation Road\ncarriers\tRoyal Mail\n")
+	want := country{code: "GB", name: "United Kingdom", phone: "+44 7### ######", tax: 2000, weight: 7,
+		cities: []city{{"London", "", "SW# #AA"}}, streets: []string{"High Street", "Station Road"}, carriers: []string{"Royal Mail"}}
+	if len(got) != 1 || fmt.Sprint(got[0]) != fmt.Sprint(want) {
+		t.Errorf("got %+v, want %+v", got, want)
 	}
 }
