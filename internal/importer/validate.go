@@ -463,9 +463,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 			ExpiresAt:     c.optTime(pre+"expires_at", li.ExpiresAt),
 			HasAllKeys:    c.boolean(pre+"has_all_keys", li.HasAllKeys),
 		}
-		if c.ok() && out.PurchaseID != p.ID {
-			c.failf(pre+"purchase_id", "%d is not the purchase's id %d", out.PurchaseID, p.ID)
-		}
+		c.ofPurchase(pre, out.PurchaseID, p.ID)
 		var price, sub, tax, disc, tot int64
 		out.Price, price = c.money(pre+"price", li.Price, digits)
 		out.Subtotal, sub = c.money(pre+"subtotal", li.Subtotal, digits)
@@ -499,15 +497,21 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 			CreatedAt:  c.time(pre+"created_at", t.CreatedAt),
 			UpdatedAt:  c.time(pre+"updated_at", t.UpdatedAt),
 		}
-		if c.ok() && out.PurchaseID != p.ID {
-			c.failf(pre+"purchase_id", "%d is not the purchase's id %d", out.PurchaseID, p.ID)
-		}
+		c.ofPurchase(pre, out.PurchaseID, p.ID)
 		var d int
 		out.Currency, d = c.currency(pre+"currency", t.Currency)
 		out.Amount, _ = c.money(pre+"amount", t.Amount, d)
 		return out
 	})
 	return &p, c.result()
+}
+
+// ofPurchase checks, unless a check failed already, that the element at pre of a
+// purchase's list names that purchase in its purchase_id.
+func (c *checker) ofPurchase(pre string, purchaseID, id int64) {
+	if c.ok() && purchaseID != id {
+		c.failf(pre+"purchase_id", "%d is not the purchase's id %d", purchaseID, id)
+	}
 }
 
 // checkList checks a required list with elem, which checks one element given the
