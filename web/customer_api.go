@@ -10,17 +10,7 @@ import (
 
 // getCustomer answers GET /api/v2/customers/{email}: the figures of the customer's page.
 func (s *Server) getCustomer(c *gin.Context) error {
-	email, err := customerEmail(c, "")
-	if err != nil {
-		return err
-	}
-	if err := noParams(c); err != nil {
-		return err
-	}
-	if s.Customers == nil {
-		return shop.Errorf(shop.ENotFound, "There is no customer with this e-mail address.")
-	}
-	sum, err := s.Customers.FindCustomer(c.Request.Context(), apiKey(c).AccountID, email)
+	sum, err := s.customer(c, apiKey(c).AccountID, noParams)
 	if err != nil {
 		return err
 	}

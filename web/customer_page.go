@@ -33,6 +33,24 @@ func customerEmail(c *gin.Context, suffix string) (string, error) {
 	return email, nil
 }
 
+// customer returns the figures of the account's customer whose address the path
+// holds (customerEmail); check, when not nil, vets the rest of the request first.
+func (s *Server) customer(c *gin.Context, accountID int64, check func(*gin.Context) error) (*shop.CustomerSummary, error) {
+	email, err := customerEmail(c, "")
+	if err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if err := check(c); err != nil {
+			return nil, err
+		}
+	}
+	if s.Customers == nil {
+		return nil, shop.Errorf(shop.ENotFound, "There is no customer with this e-mail address.")
+	}
+	return s.Customers.FindCustomer(c.Request.Context(), accountID, email)
+}
+
 // customerURL is the page of the customer with the e-mail address, the path
 // customerEmail reads; "" for no address.
 func customerURL(email string) string {
@@ -57,14 +75,7 @@ func customerBefore(c *gin.Context, name string) (int64, error) {
 // htmx request for another page of one list gets that list alone: the element it
 // targets (HX-Target), the purchases by default.
 func (s *Server) customerPage(c *gin.Context) error {
-	email, err := customerEmail(c, "")
-	if err != nil {
-		return err
-	}
-	if s.Customers == nil {
-		return shop.Errorf(shop.ENotFound, "There is no customer with this e-mail address.")
-	}
-	sum, err := s.Customers.FindCustomer(c.Request.Context(), currentAccount(c).ID, email)
+	sum, err := s.customer(c, currentAccount(c).ID, nil)
 	if err != nil {
 		return err
 	}

@@ -26,9 +26,13 @@ const sessionCeremony = "passkey_ceremony"
 
 // handleJSON adapts a handler of the passkey ceremonies, which the page's script
 // calls: its error is answered as JSON {"error": message} with the error's status.
+// While passkeys are off (passkeysOff) the handler does not run.
 func (s *Server) handleJSON(h func(c *gin.Context) error) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		err := h(c)
+		err := s.passkeysOff()
+		if err == nil {
+			err = h(c)
+		}
 		if err == nil {
 			return
 		}

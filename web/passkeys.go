@@ -139,9 +139,6 @@ func passkeyName(c *gin.Context) (string, error) {
 
 // beginPasskeyAdd answers the options of a new passkey for the signed-in user.
 func (s *Server) beginPasskeyAdd(c *gin.Context) error {
-	if err := s.passkeysOff(); err != nil {
-		return err
-	}
 	name, err := passkeyName(c)
 	if err != nil {
 		return err
@@ -175,9 +172,6 @@ func (s *Server) beginPasskeyAdd(c *gin.Context) error {
 
 // finishPasskeyAdd checks the authenticator's answer and stores the new passkey.
 func (s *Server) finishPasskeyAdd(c *gin.Context) error {
-	if err := s.passkeysOff(); err != nil {
-		return err
-	}
 	body, err := readCeremonyAnswer(c)
 	if err != nil {
 		return err
@@ -232,9 +226,6 @@ func (s *Server) removePasskey(c *gin.Context) error {
 // beginPasskeySignIn answers the options of a sign-in with any passkey of this site
 // (discoverable credentials: nobody is named before the authenticator answers).
 func (s *Server) beginPasskeySignIn(c *gin.Context) error {
-	if err := s.passkeysOff(); err != nil {
-		return err
-	}
 	opts, data, err := s.webauthn.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
 	if err != nil {
 		return err
@@ -248,9 +239,6 @@ func (s *Server) beginPasskeySignIn(c *gin.Context) error {
 // finishPasskeySignIn checks the authenticator's answer, and signs its user in with a
 // new session: the passkey is both factors.
 func (s *Server) finishPasskeySignIn(c *gin.Context) error {
-	if err := s.passkeysOff(); err != nil {
-		return err
-	}
 	ctx := c.Request.Context()
 	body, err := readCeremonyAnswer(c)
 	if err != nil {

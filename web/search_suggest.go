@@ -42,20 +42,10 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 			}
 		case search.FieldStorefront:
 			sfs, err := s.Accounts.FindStorefronts(ctx, acct.ID)
-			if err != nil {
-				return err
-			}
-			for _, sf := range sfs {
-				named(sf.ID, sf.Name, "storefront")
-			}
+			return forEach(sfs, err, func(sf *shop.Storefront) { named(sf.ID, sf.Name, "storefront") })
 		case search.FieldProduct:
 			ps, err := s.Accounts.FindProducts(ctx, acct.ID)
-			if err != nil {
-				return err
-			}
-			for _, p := range ps {
-				named(p.ID, p.Name, "product")
-			}
+			return forEach(ps, err, func(p shop.Product) { named(p.ID, p.Name, "product") })
 		case search.FieldShip:
 			keywordSuggestions("ship", []string{"yes", "no"}, prefix, part, add)
 		case search.FieldIs:
@@ -160,4 +150,16 @@ func suggest(c *gin.Context, kind search.Kind, values suggester, views func(word
 		}
 	}
 	return render(c, templates.SearchSuggestions(opts))
+}
+
+// forEach calls fn for each of the records that a read returned, or returns err, the
+// read's error.
+func forEach[T any](records []T, err error, fn func(T)) error {
+	if err != nil {
+		return err
+	}
+	for _, r := range records {
+		fn(r)
+	}
+	return nil
 }

@@ -92,6 +92,38 @@ func (v values) one(name string) (string, error) {
 	return vs[0], nil
 }
 
+// either reads two parameters of which at most one may be given: the name and value
+// of the one given, "" for none. Both given is an error of the first, with msg.
+func (v values) either(a, b, msg string) (name, value string, err error) {
+	for _, n := range []string{a, b} {
+		s, err := v.one(n)
+		if err != nil {
+			return "", "", err
+		}
+		if s == "" {
+			continue
+		}
+		if name != "" {
+			return "", "", shop.ParamErrorf(shop.EInvalid, a, "%s", msg)
+		}
+		name, value = n, s
+	}
+	return name, value, nil
+}
+
+// flag reads a parameter of 1/0/true/false (ParseBool): nil when it is absent.
+func (v values) flag(name string) (*bool, error) {
+	s, err := v.one(name)
+	if err != nil || s == "" {
+		return nil, err
+	}
+	b, err := ParseBool(name, s)
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
 // ParseID reads a positive id in plain decimal (docs/API.md#reading-parameters).
 func ParseID(name, s string) (int64, error) {
 	if s == "" || s[0] < '1' || s[0] > '9' || len(s) > 19 {
@@ -208,26 +240,19 @@ func (v values) paging(kind byte) (Paging, error) {
 	if p.PerPage, err = v.perPage(); err != nil {
 		return p, err
 	}
-	cursor, err := v.one("cursor")
+	name, s, err := v.either("cursor", "page", "Page with cursor or with page, not both.")
 	if err != nil {
 		return p, err
 	}
-	page, err := v.one("page")
-	if err != nil {
-		return p, err
-	}
-	if cursor != "" && page != "" {
-		return p, shop.ParamErrorf(shop.EInvalid, "cursor", "Page with cursor or with page, not both.")
-	}
-	if page != "" {
-		n, err := strconv.Atoi(page)
+	switch name {
+	case "page":
+		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 1_000_000_000 {
-			return p, shop.ParamErrorf(shop.EInvalid, "page", "page must be a whole number from 1, not %q.", clip(page))
+			return p, shop.ParamErrorf(shop.EInvalid, "page", "page must be a whole number from 1, not %q.", clip(s))
 		}
 		p.Page = n
-	}
-	if cursor != "" {
-		c, desc, err := DecodeCursor(cursor, kind)
+	case "cursor":
+		c, desc, err := DecodeCursor(s, kind)
 		if err != nil {
 			return p, err
 		}
@@ -236,15 +261,11 @@ func (v values) paging(kind byte) (Paging, error) {
 		}
 		p.After = &c
 	}
-	if s, err := v.one("include_count"); err != nil {
+	count, err := v.flag("include_count")
+	if err != nil {
 		return p, err
-	} else if s != "" {
-		b, err := ParseBool("include_count", s)
-		if err != nil {
-			return p, err
-		}
-		p.IncludeCount = b
 	}
+	p.IncludeCount = count != nil && *count
 	// A request for the first page by number is counted as DPD clients expect: they
 	// read the size of the whole list from that page's Dpd-Collection-Count header. Any
 	// other page is counted only with include_count, since counting a large set is
@@ -396,14 +417,8 @@ func purchases(q url.Values, accountID int64, now time.Time, loc *time.Location)
 			return f, shop.ParamErrorf(shop.EInvalid, "total_op", "total_op needs a total to compare with.")
 		}
 	}
-	if s, err := v.one("ship"); err != nil {
+	if f.Unshipped, err = v.flag("ship"); err != nil {
 		return f, err
-	} else if s != "" {
-		b, err := ParseBool("ship", s)
-		if err != nil {
-			return f, err
-		}
-		f.Unshipped = &b
 	}
 	p, err := v.paging(KindPurchase)
 	if err != nil {
@@ -521,18 +536,17 @@ func Verify(q url.Values) (VerifyQuery, error) {
 	if vq.Username, err = v.text("username"); err != nil {
 		return vq, err
 	}
-	id, err := v.id("id")
-	if err != nil {
-		return vq, err
+	// id and subscriber_id are two names of the subscriber's id.
+	for _, name := range []string{"id", "subscriber_id"} {
+		id, err := v.id(name)
+		if err != nil {
+			return vq, err
+		}
+		if id != 0 && vq.ID != 0 && id != vq.ID {
+			return vq, shop.ParamErrorf(shop.EInvalid, "subscriber_id", "id and subscriber_id name different subscribers; give one.")
+		}
+		vq.ID = max(vq.ID, id)
 	}
-	sid, err := v.id("subscriber_id")
-	if err != nil {
-		return vq, err
-	}
-	if id != 0 && sid != 0 && id != sid {
-		return vq, shop.ParamErrorf(shop.EInvalid, "subscriber_id", "id and subscriber_id name different subscribers; give one.")
-	}
-	vq.ID = max(id, sid)
 	if vq.Username == "" && vq.ID == 0 {
 		return vq, shop.ParamErrorf(shop.EMissing, "username", "Give the subscriber's username or id.")
 	}

@@ -66,19 +66,11 @@ func (ru *run) accountExists(id int64) (bool, error) {
 	if ru.accounts[id] {
 		return true, nil
 	}
-	var found map[int64]bool
-	err := ru.call(func(ctx context.Context, tx Tx) error {
-		var err error
-		found, err = tx.LookupAccounts(ctx, []int64{id})
-		return err
-	})
-	if err != nil {
-		return false, wrapLookup(err)
-	}
-	if found[id] {
+	found, _, err := lookupOne(ru, id, Tx.LookupAccounts)
+	if found {
 		ru.accounts[id] = true
 	}
-	return found[id], nil
+	return found, err
 }
 
 // lookupStorefront finds a storefront imported earlier or in the database.
@@ -86,20 +78,28 @@ func (ru *run) lookupStorefront(id int64) (StorefrontRef, bool, error) {
 	if ref, ok := ru.storefronts[id]; ok {
 		return ref, true, nil
 	}
-	var found map[int64]StorefrontRef
-	err := ru.call(func(ctx context.Context, tx Tx) error {
-		var err error
-		found, err = tx.LookupStorefronts(ctx, []int64{id})
-		return err
-	})
-	if err != nil {
-		return StorefrontRef{}, false, wrapLookup(err)
-	}
-	ref, ok := found[id]
+	ref, ok, err := lookupOne(ru, id, Tx.LookupStorefronts)
 	if ok {
 		ru.storefronts[id] = ref
 	}
-	return ref, ok, nil
+	return ref, ok, err
+}
+
+// lookupOne asks the database, with lookup, about one id: the value lookup found for
+// it, if any.
+func lookupOne[V any](ru *run, id int64, lookup func(Tx, context.Context, []int64) (map[int64]V, error)) (V, bool, error) {
+	var found map[int64]V
+	err := ru.call(func(ctx context.Context, tx Tx) error {
+		var err error
+		found, err = lookup(tx, ctx, []int64{id})
+		return err
+	})
+	if err != nil {
+		var zero V
+		return zero, false, wrapLookup(err)
+	}
+	v, ok := found[id]
+	return v, ok, nil
 }
 
 func wrapLookup(err error) error {

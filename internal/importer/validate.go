@@ -414,118 +414,117 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 		}
 	}
 
-	p.CustomFields = nil
-	if c.present("custom_fields", in.CustomFields == nil) {
-		p.CustomFields = make([]shop.CustomField, len(*in.CustomFields))
-		for i, f := range *in.CustomFields {
-			pre := fmt.Sprintf("custom_fields[%d].", i)
-			p.CustomFields[i] = shop.CustomField{
-				Label:    c.str(pre+"label", f.Label, varchar255),
-				Response: c.str(pre+"response", f.Response, textBytes),
-			}
-			if f.Response != nil && len(*f.Response) > textBytes {
-				c.failf(pre+"response", "is %d bytes long; at most %d are allowed", len(*f.Response), textBytes)
-			}
+	p.CustomFields = checkList(&c, "custom_fields", in.CustomFields, func(at string, f customFieldIn) shop.CustomField {
+		pre := at + "."
+		out := shop.CustomField{
+			Label:    c.str(pre+"label", f.Label, varchar255),
+			Response: c.str(pre+"response", f.Response, textBytes),
 		}
-	}
+		if f.Response != nil && len(*f.Response) > textBytes {
+			c.failf(pre+"response", "is %d bytes long; at most %d are allowed", len(*f.Response), textBytes)
+		}
+		return out
+	})
 
-	p.Coupons = nil
-	if c.present("coupons", in.Coupons == nil) {
-		p.Coupons = make([]shop.Coupon, len(*in.Coupons))
-		for i, cp := range *in.Coupons {
-			pre := fmt.Sprintf("coupons[%d].", i)
-			out := shop.Coupon{
-				Name:           c.str(pre+"name", cp.Name, varchar255),
-				Code:           c.str(pre+"code", cp.Code, varchar255),
-				DiscountAmount: c.str(pre+"discount_amount", cp.DiscountAmount, 40),
-				DiscountType:   c.str(pre+"discount_type", cp.DiscountType, 16),
-			}
-			if c.ok() {
-				switch out.DiscountType {
-				case shop.DiscountPercent:
-					if !shop.IsDecimal(out.DiscountAmount) {
-						c.failf(pre+"discount_amount", "%q is not a decimal number", out.DiscountAmount)
-					}
-				case shop.DiscountMoney:
-					m := shop.Money(out.DiscountAmount)
-					c.money(pre+"discount_amount", &m, digits)
-				default:
-					c.failf(pre+"discount_type", "%q is neither %q nor %q", out.DiscountType, shop.DiscountMoney, shop.DiscountPercent)
-				}
-			}
-			p.Coupons[i] = out
+	p.Coupons = checkList(&c, "coupons", in.Coupons, func(at string, cp couponIn) shop.Coupon {
+		pre := at + "."
+		out := shop.Coupon{
+			Name:           c.str(pre+"name", cp.Name, varchar255),
+			Code:           c.str(pre+"code", cp.Code, varchar255),
+			DiscountAmount: c.str(pre+"discount_amount", cp.DiscountAmount, 40),
+			DiscountType:   c.str(pre+"discount_type", cp.DiscountType, 16),
 		}
-	}
+		if c.ok() {
+			switch out.DiscountType {
+			case shop.DiscountPercent:
+				if !shop.IsDecimal(out.DiscountAmount) {
+					c.failf(pre+"discount_amount", "%q is not a decimal number", out.DiscountAmount)
+				}
+			case shop.DiscountMoney:
+				m := shop.Money(out.DiscountAmount)
+				c.money(pre+"discount_amount", &m, digits)
+			default:
+				c.failf(pre+"discount_type", "%q is neither %q nor %q", out.DiscountType, shop.DiscountMoney, shop.DiscountPercent)
+			}
+		}
+		return out
+	})
 
-	p.LineItems = nil
-	if c.present("line_items", in.LineItems == nil) {
-		p.LineItems = make([]shop.LineItem, len(*in.LineItems))
-		for i, li := range *in.LineItems {
-			pre := fmt.Sprintf("line_items[%d].", i)
-			out := shop.LineItem{
-				ID:            c.id(pre+"id", li.ID),
-				PurchaseID:    c.id(pre+"purchase_id", li.PurchaseID),
-				ProductID:     c.id(pre+"product_id", li.ProductID),
-				Quantity:      c.intRange(pre+"quantity", li.Quantity, 0, maxInt32),
-				ProductName:   c.str(pre+"product_name", li.ProductName, varchar255),
-				DownloadLimit: c.intRange(pre+"download_limit", li.DownloadLimit, 0, maxInt32),
-				DownloadCount: c.intRange(pre+"download_count", li.DownloadCount, 0, maxInt32),
-				ExpiresAt:     c.optTime(pre+"expires_at", li.ExpiresAt),
-				HasAllKeys:    c.boolean(pre+"has_all_keys", li.HasAllKeys),
-			}
-			if c.ok() && out.PurchaseID != p.ID {
-				c.failf(pre+"purchase_id", "%d is not the purchase's id %d", out.PurchaseID, p.ID)
-			}
-			var price, sub, tax, disc, tot int64
-			out.Price, price = c.money(pre+"price", li.Price, digits)
-			out.Subtotal, sub = c.money(pre+"subtotal", li.Subtotal, digits)
-			out.Tax, tax = c.money(pre+"tax", li.Tax, digits)
-			out.Discount, disc = c.money(pre+"discount", li.Discount, digits)
-			out.Total, tot = c.money(pre+"total", li.Total, digits)
-			c.notPositive(pre+"discount", out.Discount, disc)
-			if c.ok() {
-				hi, lo := bitsMul(price, out.Quantity)
-				if hi || lo != sub {
-					c.failf(pre+"subtotal", "%q but price * quantity is %q", out.Subtotal, formatProduct(price, out.Quantity, digits))
-				}
-			}
-			c.addsUp(pre+"total", out.Total, tot, digits, "subtotal + tax + discount", sub, tax, disc)
-			if c.present(pre+"product_keys", li.ProductKeys == nil) {
-				out.ProductKeys = make([]string, len(*li.ProductKeys))
-				for k, key := range *li.ProductKeys {
-					out.ProductKeys[k] = c.str(fmt.Sprintf("%sproduct_keys[%d]", pre, k), key, varchar255)
-				}
-			}
-			p.LineItems[i] = out
+	p.LineItems = checkList(&c, "line_items", in.LineItems, func(at string, li lineItemIn) shop.LineItem {
+		pre := at + "."
+		out := shop.LineItem{
+			ID:            c.id(pre+"id", li.ID),
+			PurchaseID:    c.id(pre+"purchase_id", li.PurchaseID),
+			ProductID:     c.id(pre+"product_id", li.ProductID),
+			Quantity:      c.intRange(pre+"quantity", li.Quantity, 0, maxInt32),
+			ProductName:   c.str(pre+"product_name", li.ProductName, varchar255),
+			DownloadLimit: c.intRange(pre+"download_limit", li.DownloadLimit, 0, maxInt32),
+			DownloadCount: c.intRange(pre+"download_count", li.DownloadCount, 0, maxInt32),
+			ExpiresAt:     c.optTime(pre+"expires_at", li.ExpiresAt),
+			HasAllKeys:    c.boolean(pre+"has_all_keys", li.HasAllKeys),
 		}
-	}
+		c.ofPurchase(pre, out.PurchaseID, p.ID)
+		var price, sub, tax, disc, tot int64
+		out.Price, price = c.money(pre+"price", li.Price, digits)
+		out.Subtotal, sub = c.money(pre+"subtotal", li.Subtotal, digits)
+		out.Tax, tax = c.money(pre+"tax", li.Tax, digits)
+		out.Discount, disc = c.money(pre+"discount", li.Discount, digits)
+		out.Total, tot = c.money(pre+"total", li.Total, digits)
+		c.notPositive(pre+"discount", out.Discount, disc)
+		if c.ok() {
+			hi, lo := bitsMul(price, out.Quantity)
+			if hi || lo != sub {
+				c.failf(pre+"subtotal", "%q but price * quantity is %q", out.Subtotal, formatProduct(price, out.Quantity, digits))
+			}
+		}
+		c.addsUp(pre+"total", out.Total, tot, digits, "subtotal + tax + discount", sub, tax, disc)
+		out.ProductKeys = checkList(&c, pre+"product_keys", li.ProductKeys, func(at string, key *string) string {
+			return c.str(at, key, varchar255)
+		})
+		return out
+	})
 
-	p.Transactions = nil
-	if c.present("transactions", in.Transactions == nil) {
-		p.Transactions = make([]shop.Transaction, len(*in.Transactions))
-		for i, t := range *in.Transactions {
-			pre := fmt.Sprintf("transactions[%d].", i)
-			out := shop.Transaction{
-				ID:         c.id(pre+"id", t.ID),
-				PurchaseID: c.id(pre+"purchase_id", t.PurchaseID),
-				Action:     c.str(pre+"action", t.Action, 64),
-				Gateway:    c.str(pre+"gateway", t.Gateway, varchar255),
-				IsSuccess:  c.boolean(pre+"is_success", t.IsSuccess),
-				Reference:  c.optStr(pre+"reference", t.Reference, varchar255),
-				Message:    c.optText(pre+"message", t.Message),
-				CreatedAt:  c.time(pre+"created_at", t.CreatedAt),
-				UpdatedAt:  c.time(pre+"updated_at", t.UpdatedAt),
-			}
-			if c.ok() && out.PurchaseID != p.ID {
-				c.failf(pre+"purchase_id", "%d is not the purchase's id %d", out.PurchaseID, p.ID)
-			}
-			var d int
-			out.Currency, d = c.currency(pre+"currency", t.Currency)
-			out.Amount, _ = c.money(pre+"amount", t.Amount, d)
-			p.Transactions[i] = out
+	p.Transactions = checkList(&c, "transactions", in.Transactions, func(at string, t transactionIn) shop.Transaction {
+		pre := at + "."
+		out := shop.Transaction{
+			ID:         c.id(pre+"id", t.ID),
+			PurchaseID: c.id(pre+"purchase_id", t.PurchaseID),
+			Action:     c.str(pre+"action", t.Action, 64),
+			Gateway:    c.str(pre+"gateway", t.Gateway, varchar255),
+			IsSuccess:  c.boolean(pre+"is_success", t.IsSuccess),
+			Reference:  c.optStr(pre+"reference", t.Reference, varchar255),
+			Message:    c.optText(pre+"message", t.Message),
+			CreatedAt:  c.time(pre+"created_at", t.CreatedAt),
+			UpdatedAt:  c.time(pre+"updated_at", t.UpdatedAt),
 		}
-	}
+		c.ofPurchase(pre, out.PurchaseID, p.ID)
+		var d int
+		out.Currency, d = c.currency(pre+"currency", t.Currency)
+		out.Amount, _ = c.money(pre+"amount", t.Amount, d)
+		return out
+	})
 	return &p, c.result()
+}
+
+// ofPurchase checks, unless a check failed already, that the element at pre of a
+// purchase's list names that purchase in its purchase_id.
+func (c *checker) ofPurchase(pre string, purchaseID, id int64) {
+	if c.ok() && purchaseID != id {
+		c.failf(pre+"purchase_id", "%d is not the purchase's id %d", purchaseID, id)
+	}
+}
+
+// checkList checks a required list with elem, which checks one element given the
+// element's field ("coupons[2]"); nil for a missing list.
+func checkList[In, Out any](c *checker, field string, in *[]In, elem func(at string, v In) Out) []Out {
+	if !c.present(field, in == nil) {
+		return nil
+	}
+	out := make([]Out, len(*in))
+	for i, v := range *in {
+		out[i] = elem(fmt.Sprintf("%s[%d]", field, i), v)
+	}
+	return out
 }
 
 // bitsMul multiplies minor units by a quantity, reporting overflow.

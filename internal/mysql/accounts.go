@@ -3,38 +3,26 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"storefront/internal/shop"
 )
 
 // FindAccountByID returns an account, or ENotFound.
 func (s *AccountService) FindAccountByID(ctx context.Context, id int64) (*shop.Account, error) {
-	var a shop.Account
-	err := s.db.QueryRowContext(ctx, "SELECT id, name, api_username, timezone, require_two_factor FROM accounts WHERE id = ?", id).
-		Scan(&a.ID, &a.Name, &a.APIUsername, &a.Timezone, &a.RequireTwoFactor)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, shop.Errorf(shop.ENotFound, "Account %d was not found.", id)
-	}
-	if err != nil {
-		return nil, translate(err)
-	}
-	return &a, nil
+	return scanOne(s.db.QueryRowContext(ctx, "SELECT id, name, api_username, timezone, require_two_factor FROM accounts WHERE id = ?", id),
+		shop.Errorf(shop.ENotFound, "Account %d was not found.", id),
+		func(a *shop.Account) []any {
+			return []any{&a.ID, &a.Name, &a.APIUsername, &a.Timezone, &a.RequireTwoFactor}
+		})
 }
 
 // FindStorefronts returns the account's storefronts ordered by id.
 func (s *AccountService) FindStorefronts(ctx context.Context, accountID int64) ([]*shop.Storefront, error) {
-	var out []*shop.Storefront
-	err := eachRow(ctx, s.db.DB, "SELECT id, account_id, name, currency, download_limit, download_days, past_due_grace_days FROM storefronts WHERE account_id = ? ORDER BY id",
-		[]any{accountID}, func(rows *sql.Rows) error {
+	return collectRows(ctx, s.db.DB, "SELECT id, account_id, name, currency, download_limit, download_days, past_due_grace_days FROM storefronts WHERE account_id = ? ORDER BY id",
+		[]any{accountID}, func(rows *sql.Rows) (*shop.Storefront, error) {
 			var s shop.Storefront
-			if err := rows.Scan(&s.ID, &s.AccountID, &s.Name, &s.Currency, &s.DownloadLimit, &s.DownloadDays, &s.PastDueGraceDays); err != nil {
-				return err
-			}
-			out = append(out, &s)
-			return nil
+			return &s, rows.Scan(&s.ID, &s.AccountID, &s.Name, &s.Currency, &s.DownloadLimit, &s.DownloadDays, &s.PastDueGraceDays)
 		})
-	return out, err
 }
 
 // CountAccounts returns how many accounts exist: zero means a database without data.

@@ -81,17 +81,11 @@ func (s *APIKeyService) TouchAPIKey(ctx context.Context, accountID, id int64) er
 
 // FindAPIKeys returns the account's keys, newest first.
 func (s *AdminService) FindAPIKeys(ctx context.Context, accountID int64) ([]*shop.APIKeyInfo, error) {
-	var out []*shop.APIKeyInfo
-	err := eachRow(ctx, s.db.DB, "SELECT id, name, scope, created_at, last_used_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY id DESC",
-		[]any{accountID}, func(rows *sql.Rows) error {
+	return collectRows(ctx, s.db.DB, "SELECT id, name, scope, created_at, last_used_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY id DESC",
+		[]any{accountID}, func(rows *sql.Rows) (*shop.APIKeyInfo, error) {
 			var k shop.APIKeyInfo
-			if err := rows.Scan(&k.ID, &k.Name, &k.Scope, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt); err != nil {
-				return err
-			}
-			out = append(out, &k)
-			return nil
+			return &k, rows.Scan(&k.ID, &k.Name, &k.Scope, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt)
 		})
-	return out, err
 }
 
 // RevokeAPIKey revokes a key: AuthenticateAPIKey refuses it from the commit on. (The

@@ -3,7 +3,6 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strings"
 
 	"storefront/internal/shop"
@@ -17,18 +16,13 @@ func recoveryCodeHash(code string) []byte {
 
 // FindAuthenticator implements shop.UserService.
 func (s *UserService) FindAuthenticator(ctx context.Context, accountID, userID int64) (*shop.Authenticator, error) {
-	var a shop.Authenticator
-	err := s.db.QueryRowContext(ctx, `SELECT t.secret, t.last_step, t.created_at,
+	return scanOne(s.db.QueryRowContext(ctx, `SELECT t.secret, t.last_step, t.created_at,
 		(SELECT COUNT(*) FROM user_recovery_codes r WHERE r.account_id = ? AND r.user_id = ? AND r.used_at IS NULL)
-		FROM user_totp t WHERE t.account_id = ? AND t.user_id = ?`, accountID, userID, accountID, userID).
-		Scan(&a.Secret, &a.LastStep, &a.AddedAt, &a.RecoveryCodesLeft)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, shop.Errorf(shop.ENotFound, "You have no authenticator app.")
-	}
-	if err != nil {
-		return nil, translate(err)
-	}
-	return &a, nil
+		FROM user_totp t WHERE t.account_id = ? AND t.user_id = ?`, accountID, userID, accountID, userID),
+		shop.Errorf(shop.ENotFound, "You have no authenticator app."),
+		func(a *shop.Authenticator) []any {
+			return []any{&a.Secret, &a.LastStep, &a.AddedAt, &a.RecoveryCodesLeft}
+		})
 }
 
 // AddAuthenticator implements shop.UserService.

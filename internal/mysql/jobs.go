@@ -181,18 +181,13 @@ func (s *JobService) FindJob(ctx context.Context, accountID, id int64) (*shop.Jo
 
 // FindJobProblems implements shop.JobService.
 func (s *JobService) FindJobProblems(ctx context.Context, accountID, id int64) ([]shop.JobItem, error) {
-	var out []shop.JobItem
-	err := eachRow(ctx, s.db.DB, `SELECT purchase_id, status, COALESCE(reason, '') FROM job_items
+	return collectRows(ctx, s.db.DB, `SELECT purchase_id, status, COALESCE(reason, '') FROM job_items
 		WHERE account_id = ? AND job_id = ? AND status IN ('skipped', 'failed') ORDER BY status, purchase_id LIMIT 1000`,
-		[]any{accountID, id}, func(rows *sql.Rows) error {
+		[]any{accountID, id}, func(rows *sql.Rows) (shop.JobItem, error) {
 			var it shop.JobItem
-			if err := rows.Scan(&it.PurchaseID, &it.Status, &it.Reason); err != nil {
-				return err
-			}
-			out = append(out, it)
-			return nil
+			err := rows.Scan(&it.PurchaseID, &it.Status, &it.Reason)
+			return it, err
 		})
-	return out, err
 }
 
 // CancelJob implements shop.JobService.

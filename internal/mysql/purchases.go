@@ -202,16 +202,11 @@ func pageIDs(ctx context.Context, q queryer, f shop.PurchaseFilter, n int, total
 	if err != nil {
 		return nil, err
 	}
-	var out []shop.Cursor
-	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+	return collectRows(ctx, q, query, args, func(rows *sql.Rows) (shop.Cursor, error) {
 		var c shop.Cursor
-		if err := rows.Scan(&c.ID, &c.CreatedAt); err != nil {
-			return err
-		}
-		out = append(out, c)
-		return nil
+		err := rows.Scan(&c.ID, &c.CreatedAt)
+		return c, err
 	})
-	return out, err
 }
 
 // readPurchases reads the purchases with the given ids (at most n+1, in list order)
@@ -522,30 +517,13 @@ func loadPurchaseCollections(ctx context.Context, q queryer, ps []*shop.Purchase
 		}
 	}
 
-	query, args = stmts[2].Query, stmts[2].Args
-	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-		var id int64
-		var c shop.Coupon
-		if err := rows.Scan(&id, &c.Name, &c.Code, &c.DiscountAmount, &c.DiscountType); err != nil {
-			return err
-		}
-		byID[id].Coupons = append(byID[id].Coupons, c)
-		return nil
-	})
+	err = appendToPurchases(ctx, q, stmts[2], byID, func(p *shop.Purchase) *[]shop.Coupon { return &p.Coupons },
+		func(c *shop.Coupon) []any { return []any{&c.Name, &c.Code, &c.DiscountAmount, &c.DiscountType} })
 	if err != nil {
 		return err
 	}
-
-	query, args = stmts[3].Query, stmts[3].Args
-	err = eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-		var id int64
-		var c shop.CustomField
-		if err := rows.Scan(&id, &c.Label, &c.Response); err != nil {
-			return err
-		}
-		byID[id].CustomFields = append(byID[id].CustomFields, c)
-		return nil
-	})
+	err = appendToPurchases(ctx, q, stmts[3], byID, func(p *shop.Purchase) *[]shop.CustomField { return &p.CustomFields },
+		func(f *shop.CustomField) []any { return []any{&f.Label, &f.Response} })
 	if err != nil {
 		return err
 	}
@@ -559,6 +537,23 @@ func loadPurchaseCollections(ctx context.Context, q queryer, ps []*shop.Purchase
 		}
 		t.Amount = formatMoney(amount, currencyDigits(t.Currency))
 		byID[t.PurchaseID].Transactions = append(byID[t.PurchaseID].Transactions, t)
+		return nil
+	})
+}
+
+// appendToPurchases runs a collection query whose rows are a purchase id and the
+// columns of one element, read into the element's fields, and appends each element
+// to its purchase's collection, in the query's order.
+func appendToPurchases[T any](ctx context.Context, q queryer, stmt Statement, byID map[int64]*shop.Purchase,
+	collection func(*shop.Purchase) *[]T, fields func(*T) []any) error {
+	return eachRow(ctx, q, stmt.Query, stmt.Args, func(rows *sql.Rows) error {
+		var id int64
+		var v T
+		if err := rows.Scan(append([]any{&id}, fields(&v)...)...); err != nil {
+			return err
+		}
+		c := collection(byID[id])
+		*c = append(*c, v)
 		return nil
 	})
 }
@@ -593,15 +588,10 @@ func countUpTo(sel sq.SelectBuilder, limit int64) (string, []any, error) {
 
 // FindProducts returns the products of the account's storefronts, by name.
 func (s *AccountService) FindProducts(ctx context.Context, accountID int64) ([]shop.Product, error) {
-	var out []shop.Product
-	err := eachRow(ctx, s.db.DB, `SELECT p.id, p.storefront_id, p.name FROM products p
-		WHERE p.account_id = ? ORDER BY p.name, p.id`, []any{accountID}, func(rows *sql.Rows) error {
+	return collectRows(ctx, s.db.DB, `SELECT p.id, p.storefront_id, p.name FROM products p
+		WHERE p.account_id = ? ORDER BY p.name, p.id`, []any{accountID}, func(rows *sql.Rows) (shop.Product, error) {
 		var p shop.Product
-		if err := rows.Scan(&p.ID, &p.StorefrontID, &p.Name); err != nil {
-			return err
-		}
-		out = append(out, p)
-		return nil
+		err := rows.Scan(&p.ID, &p.StorefrontID, &p.Name)
+		return p, err
 	})
-	return out, err
 }

@@ -159,26 +159,14 @@ func bump[K comparable](m map[K]*sums, k K, sign int64, amount *big.Rat) {
 // in the same order and wait for each other instead of deadlocking.
 func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
 	purchaseRows := func(m map[rollupKey]*sums) []any {
-		var args []any
-		for _, k := range slices.SortedFunc(maps.Keys(m), cmpPurchaseKey) {
-			s := m[k]
-			if s.n == 0 && s.total.Sign() == 0 {
-				continue
-			}
-			args = append(args, d.account, k.day, k.storefront, k.currency, string(k.status), s.n, s.total.FloatString(4))
-		}
-		return args
+		return rollupArgs(m, cmpPurchaseKey, func(args []any, k rollupKey, s *sums) []any {
+			return append(args, d.account, k.day, k.storefront, k.currency, string(k.status), s.n, s.total.FloatString(4))
+		})
 	}
 	productRows := func(m map[productKey]*sums) []any {
-		var args []any
-		for _, k := range slices.SortedFunc(maps.Keys(m), cmpProductKey) {
-			s := m[k]
-			if s.n == 0 && s.total.Sign() == 0 {
-				continue
-			}
-			args = append(args, d.account, string(k.status), k.day, k.storefront, k.currency, k.product, s.n, s.total.FloatString(4))
-		}
-		return args
+		return rollupArgs(m, cmpProductKey, func(args []any, k productKey, s *sums) []any {
+			return append(args, d.account, string(k.status), k.day, k.storefront, k.currency, k.product, s.n, s.total.FloatString(4))
+		})
 	}
 	const add = "ON DUPLICATE KEY UPDATE purchases = purchases + VALUES(purchases), total = total + VALUES(total)"
 	if err := upsertChunks(ctx, q, "INSERT INTO purchase_rollups (account_id, day, storefront_id, currency, status, purchases, total)", 7,
@@ -212,19 +200,29 @@ func (d *rollupDelta) apply(ctx context.Context, q queryer) error {
 	if d.tablesOf90 {
 		return nil
 	}
-	var args []any
-	for _, k := range slices.SortedFunc(maps.Keys(d.customers), cmpCustomerKey) {
-		s := d.customers[k]
-		if s.n == 0 && s.total.Sign() == 0 && s.toShip == 0 {
-			continue
-		}
-		args = append(args, d.account, k.email, k.currency, string(k.status), s.n, s.total.FloatString(4), s.toShip)
-	}
+	args := rollupArgs(d.customers, cmpCustomerKey, func(args []any, k customerKey, s *sums) []any {
+		return append(args, d.account, k.email, k.currency, string(k.status), s.n, s.total.FloatString(4), s.toShip)
+	})
 	if err := upsertChunks(ctx, q, "INSERT INTO customer_rollups (account_id, email, currency, status, purchases, total, to_ship)", 7,
 		add+", to_ship = to_ship + VALUES(to_ship)", args); err != nil {
 		return fmt.Errorf("customer rollups: %w", err)
 	}
 	return nil
+}
+
+// rollupArgs returns the values of the rows of m for an upsert, row after row in the
+// order of cmpKey, leaving out the rows that change nothing; row appends one row's
+// values to args.
+func rollupArgs[K comparable](m map[K]*sums, cmpKey func(a, b K) int, row func(args []any, k K, s *sums) []any) []any {
+	var args []any
+	for _, k := range slices.SortedFunc(maps.Keys(m), cmpKey) {
+		s := m[k]
+		if s.n == 0 && s.total.Sign() == 0 && s.toShip == 0 {
+			continue
+		}
+		args = row(args, k, s)
+	}
+	return args
 }
 
 // cmpCustomerKey orders customer_rollups rows about as its primary key does (email,

@@ -205,6 +205,35 @@ func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(*
 	return translate(rows.Err())
 }
 
+// scanOne reads a query's one row into a new T, through the destinations fields gives
+// for it: notFound where there is no row.
+func scanOne[T any](row *sql.Row, notFound *shop.Error, fields func(*T) []any) (*T, error) {
+	var v T
+	err := row.Scan(fields(&v)...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, translate(err)
+	}
+	return &v, nil
+}
+
+// collectRows runs a query and returns the value scan makes of each row, in the
+// query's order: nil for no row.
+func collectRows[T any](ctx context.Context, q queryer, query string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	var out []T
+	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		v, err := scan(rows)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
 // affected reports whether an UPDATE changed a row.
 func affected(res sql.Result, err error, what string, id int64) (bool, error) {
 	if err != nil {

@@ -16,13 +16,21 @@ import (
 // takes as long as a wrong password and does not reveal which accounts exist.
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("storefront-no-such-user"), bcrypt.MinCost)
 
+// userColumns are the columns of a user, in the order of userFields.
+const userColumns = "id, account_id, email, role, created_at"
+
+// userFields are the scan destinations of userColumns in u.
+func userFields(u *shop.User) []any {
+	return []any{&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt}
+}
+
 // CheckPassword returns the user with this e-mail and password, or EUnauthenticated.
 func (s *UserService) CheckPassword(ctx context.Context, email, password string, client shop.SessionClient) (*shop.User, error) {
 	wrong := shop.Errorf(shop.EUnauthenticated, "The e-mail or the password is not right.")
 	var u shop.User
 	var hash string
-	err := s.db.QueryRowContext(ctx, "SELECT id, account_id, email, role, created_at, password_hash FROM users WHERE email = ?", strings.TrimSpace(email)).
-		Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt, &hash)
+	err := s.db.QueryRowContext(ctx, "SELECT "+userColumns+", password_hash FROM users WHERE email = ?", strings.TrimSpace(email)).
+		Scan(append(userFields(&u), &hash)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
 		return nil, wrong
@@ -41,31 +49,17 @@ func (s *UserService) CheckPassword(ctx context.Context, email, password string,
 
 // FindUserByID returns a user of the account, or ENotFound.
 func (s *UserService) FindUserByID(ctx context.Context, accountID, id int64) (*shop.User, error) {
-	var u shop.User
-	err := s.db.QueryRowContext(ctx, "SELECT id, account_id, email, role, created_at FROM users WHERE account_id = ? AND id = ?", accountID, id).
-		Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, shop.Errorf(shop.ENotFound, "User %d was not found.", id)
-	}
-	if err != nil {
-		return nil, translate(err)
-	}
-	return &u, nil
+	return scanOne(s.db.QueryRowContext(ctx, "SELECT "+userColumns+" FROM users WHERE account_id = ? AND id = ?", accountID, id),
+		shop.Errorf(shop.ENotFound, "User %d was not found.", id), userFields)
 }
 
 // FindUsers returns the account's dashboard users ordered by e-mail.
 func (s *AdminService) FindUsers(ctx context.Context, accountID int64) ([]*shop.User, error) {
-	var out []*shop.User
-	err := eachRow(ctx, s.db.DB, "SELECT id, account_id, email, role, created_at FROM users WHERE account_id = ? ORDER BY email",
-		[]any{accountID}, func(rows *sql.Rows) error {
+	return collectRows(ctx, s.db.DB, "SELECT "+userColumns+" FROM users WHERE account_id = ? ORDER BY email",
+		[]any{accountID}, func(rows *sql.Rows) (*shop.User, error) {
 			var u shop.User
-			if err := rows.Scan(&u.ID, &u.AccountID, &u.Email, &u.Role, &u.CreatedAt); err != nil {
-				return err
-			}
-			out = append(out, &u)
-			return nil
+			return &u, rows.Scan(userFields(&u)...)
 		})
-	return out, err
 }
 
 // SetUserRole changes a user's role; the user's sessions keep going with the new role.

@@ -11,18 +11,13 @@ import (
 
 // FindSavedViews implements shop.SavedViewService.
 func (s *SavedViewService) FindSavedViews(ctx context.Context, accountID, userID int64) ([]shop.SavedView, error) {
-	var out []shop.SavedView
-	err := eachRow(ctx, s.db.DB, `SELECT id, user_id, name, query FROM saved_views
+	return collectRows(ctx, s.db.DB, `SELECT id, user_id, name, query FROM saved_views
 		WHERE account_id = ? AND (user_id IS NULL OR user_id = ?) ORDER BY user_id IS NOT NULL, position, id`,
-		[]any{accountID, userID}, func(rows *sql.Rows) error {
+		[]any{accountID, userID}, func(rows *sql.Rows) (shop.SavedView, error) {
 			v := shop.SavedView{AccountID: accountID}
-			if err := rows.Scan(&v.ID, &v.UserID, &v.Name, &v.Query); err != nil {
-				return err
-			}
-			out = append(out, v)
-			return nil
+			err := rows.Scan(&v.ID, &v.UserID, &v.Name, &v.Query)
+			return v, err
 		})
-	return out, err
 }
 
 // CreateSavedView implements shop.SavedViewService.

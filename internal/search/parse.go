@@ -127,9 +127,14 @@ type expansion struct {
 	n   int64
 }
 
-// add counts one more term, which starts at start, and fails when the node now
-// expands into too many conjunctions.
-func (e *expansion) add(p *parser, t Node, start int, neg bool) error {
+// term parses one more term of the node with parse, counts it, and fails when the
+// node now expands into too many conjunctions.
+func (e *expansion) term(p *parser, parse func(depth int, neg bool) (Node, error), depth int, neg bool) (Node, error) {
+	start := p.pos
+	t, err := parse(depth, neg)
+	if err != nil {
+		return nil, err
+	}
 	pos, ng := branches(t)
 	k := pos
 	if neg {
@@ -142,10 +147,10 @@ func (e *expansion) add(p *parser, t Node, start int, neg bool) error {
 	}
 	if e.n > MaxBranches {
 		text := strings.TrimRightFunc(string(p.rs[start:p.pos]), unicode.IsSpace)
-		return errorf("%q at %d takes the query past %d alternatives (OR branches, with negations expanded): at most %d are allowed",
+		return nil, errorf("%q at %d takes the query past %d alternatives (OR branches, with negations expanded): at most %d are allowed",
 			clip(text), start+1, MaxBranches, MaxBranches)
 	}
-	return nil
+	return t, nil
 }
 
 func (p *parser) parseOr(depth int, neg bool) (Node, error) {
@@ -154,12 +159,8 @@ func (p *parser) parseOr(depth int, neg bool) (Node, error) {
 		return nil, errorf("\"OR\" at %d has no clause before it", p.pos+1)
 	}
 	exp := expansion{sum: !neg}
-	start := p.pos
-	first, err := p.parseAnd(depth, neg)
+	first, err := exp.term(p, p.parseAnd, depth, neg)
 	if err != nil {
-		return nil, err
-	}
-	if err := exp.add(p, first, start, neg); err != nil {
 		return nil, err
 	}
 	terms := []Node{first}
@@ -174,12 +175,8 @@ func (p *parser) parseOr(depth int, neg bool) (Node, error) {
 		if p.atTermEnd() {
 			return nil, errorf("\"OR\" at %d has no clause after it", at+1)
 		}
-		start := p.pos
-		t, err := p.parseAnd(depth, neg)
+		t, err := exp.term(p, p.parseAnd, depth, neg)
 		if err != nil {
-			return nil, err
-		}
-		if err := exp.add(p, t, start, neg); err != nil {
 			return nil, err
 		}
 		terms = append(terms, t)
@@ -195,12 +192,8 @@ func (p *parser) parseAnd(depth int, neg bool) (Node, error) {
 		if p.atTermEnd() {
 			break
 		}
-		start := p.pos
-		t, err := p.parseUnary(depth, neg)
+		t, err := exp.term(p, p.parseUnary, depth, neg)
 		if err != nil {
-			return nil, err
-		}
-		if err := exp.add(p, t, start, neg); err != nil {
 			return nil, err
 		}
 		terms = append(terms, t)

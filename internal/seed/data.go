@@ -1,46 +1,28 @@
 package seed
 
+import (
+	_ "embed"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // The word lists the generator draws from. They are plain data: realistic names
 // (accented ones included, so that accent-insensitive search can be tried), catalogs
 // of products for the demo storefronts, addresses per country, and the vocabulary of
 // payment gateways and carriers.
 
 // firstNames are buyers' given names from many languages.
-var firstNames = []string{
-	"James", "Mary", "John", "Patricia", "Robert", "Jennifer", "Michael", "Linda", "William", "Elizabeth",
-	"David", "Barbara", "Richard", "Susan", "Joseph", "Jessica", "Thomas", "Sarah", "Charles", "Karen",
-	"Christopher", "Nancy", "Daniel", "Lisa", "Matthew", "Betty", "Anthony", "Margaret", "Mark", "Sandra",
-	"Emily", "Olivia", "Emma", "Ava", "Sophia", "Isabella", "Mia", "Charlotte", "Amelia", "Harper",
-	"Liam", "Noah", "Oliver", "Elijah", "Lucas", "Mason", "Logan", "Ethan", "Aiden", "Jackson",
-	"Zoë", "Chloé", "Renée", "Noël", "Inès", "Anaïs", "Héloïse", "François", "Jérôme", "Gaëlle",
-	"José", "María", "Jesús", "Ángel", "Sofía", "Lucía", "Martín", "Andrés", "Raúl", "Inés",
-	"Björn", "Åsa", "Göran", "Linnéa", "Måns", "Sören", "Ångela", "Örjan", "Märta", "Ulf",
-	"Søren", "Jørgen", "Bjørn", "Mette", "Sigrid", "Ingrid", "Freja", "Astrid", "Nils", "Lars",
-	"Jürgen", "Jörg", "Günther", "Uwe", "Käthe", "Bärbel", "Lukas", "Lena", "Jonas", "Hannah",
-	"Łukasz", "Małgorzata", "Paweł", "Agnieszka", "Tomáš", "Jiří", "Zuzana", "Václav", "Eszter", "Gábor",
-	"Yuki", "Haruto", "Sakura", "Ren", "Aoi", "Takumi", "Yui", "Sota", "Hina", "Kenji",
-	"Wei", "Mei", "Jun", "Min-jun", "Seo-yeon", "Priya", "Arjun", "Aarav", "Ananya", "Rohan",
-	"Olumide", "Chidi", "Amara", "Kwame", "Fatima", "Omar", "Leila", "Youssef", "Aylin", "Emre",
-	"Siobhán", "Seán", "Niamh", "Aoife", "Pádraig", "João", "Conceição", "Thiago", "Gonçalo", "Beatriz",
-}
+var firstNames = wordList(firstNamesText)
+
+//go:embed first_names.txt
+var firstNamesText string
 
 // lastNames are buyers' family names from many languages.
-var lastNames = []string{
-	"Smith", "Johnson", "Williams", "Brown", "Jones", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez",
-	"Hernandez", "Lopez", "Gonzalez", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin",
-	"Lee", "Perez", "Thompson", "White", "Harris", "Sanchez", "Clark", "Ramirez", "Lewis", "Robinson",
-	"Walker", "Young", "Allen", "King", "Wright", "Scott", "Torres", "Nguyen", "Hill", "Flores",
-	"Müller", "Schröder", "Schäfer", "Köhler", "Weiß", "Groß", "Krüger", "Hoffmann", "Schneider", "Fischer",
-	"Ångström", "Sjögren", "Lindqvist", "Åberg", "Öberg", "Nyström", "Bäckström", "Håkansson", "Johansson", "Andersson",
-	"Sørensen", "Jørgensen", "Kristiansen", "Møller", "Løvborg", "Virtanen", "Mäkinen", "Hämäläinen", "Korhonen", "Niemi",
-	"Lefèvre", "Dupré", "Bélanger", "Gagné", "Côté", "Lévesque", "Ménard", "Moreau", "Girard", "Rousseau",
-	"Núñez", "Gómez", "Pérez", "Sánchez", "Jiménez", "Martínez", "Fernández", "Rodríguez", "Muñoz", "Ibáñez",
-	"Öztürk", "Yılmaz", "Çelik", "Şahin", "Doğan", "Nowak", "Wiśniewski", "Wójcik", "Kowalczyk", "Dvořák",
-	"Novák", "Černý", "Horváth", "Szabó", "Tanaka", "Suzuki", "Takahashi", "Watanabe", "Itō", "Yamamoto",
-	"Kim", "Park", "Chen", "Wang", "Li", "Zhang", "Patel", "Sharma", "Singh", "Gupta",
-	"O'Brien", "O'Connor", "Ó Súilleabháin", "MacDonald", "McCarthy", "Silva", "Santos", "Conceição", "Gonçalves", "Araújo",
-	"van der Berg", "de Vries", "Janssen", "Bakker", "Visser", "Okafor", "Mensah", "Haddad", "Nasser", "Rossi",
-}
+var lastNames = wordList(lastNamesText)
+
+//go:embed last_names.txt
+var lastNamesText string
 
 // freeMailDomains are common mailbox providers; companyDomains stand for work addresses.
 var freeMailDomains = []string{
@@ -89,100 +71,126 @@ type catalog struct {
 // catalogs are the demo storefronts' ranges, in the order of the tenancy layout
 // (Pixel Fonts, Sound Packs, Nordic Games, Color Picker). Existing storefronts that are
 // not ours take the first three in turn; the last holds one product and no plans.
-var catalogs = []catalog{
-	{
-		products: []product{
-			{"Brutalist Sans — Desktop License", 4900, false, true, 10},
-			{"Brutalist Sans — Web License", 5900, false, true, 8},
-			{"Pixel Grotesk Family", 12900, false, true, 6},
-			{"Mono Terminal 8px", 1900, false, true, 12},
-			{"Retro Arcade Display", 2900, false, true, 10},
-			{"Handwritten Notes Script", 2400, false, true, 7},
-			{"Signpainter Bold", 3500, false, true, 6},
-			{"Geometric Slab Complete", 9900, false, true, 4},
-			{"Icon Font: 1,200 Glyphs", 3900, false, false, 9},
-			{"Variable Serif Pro", 14900, false, true, 3},
-			{"Bitmap Fonts Bundle (40 fonts)", 7900, false, true, 5},
-			{"Dingbats & Ornaments", 1500, false, false, 8},
-			{"Condensed Headline Type", 2900, false, true, 6},
-			{"Emoji Pixel Set", 900, false, false, 11},
-			{"Lettering Masterclass (video)", 4900, false, false, 4},
-			{"Type Specimen Book (printed)", 3900, true, false, 3},
-			{"Letterpress Poster 50×70 cm", 2900, true, false, 3},
-			{"Pixel Type T-Shirt", 2500, true, false, 3},
-			{"Wood Type Sample Set", 8900, true, false, 1},
-			{"Sticker Sheet", 600, true, false, 4},
-		},
-		plans: []plan{
-			{"Font Club — Monthly", 1200, 1, "M", 0, 14, "D"},
-			{"Font Club — Yearly", 11900, 1, "Y", 0, 0, ""},
-			{"Font Club — Weekly Drop", 300, 1, "W", 0, 0, ""},
-		},
-	},
-	{
-		products: []product{
-			{"Lo-Fi Drums Vol. 1", 2900, false, false, 10},
-			{"Lo-Fi Drums Vol. 2", 2900, false, false, 8},
-			{"Analog Synth Textures", 3900, false, false, 8},
-			{"Cinematic Strings Library", 14900, false, true, 4},
-			{"Field Recordings: Nordic Forest", 1900, false, false, 7},
-			{"Vocal Chops Construction Kit", 2400, false, false, 9},
-			{"Modular Bleeps & Bloops", 1500, false, false, 9},
-			{"Trap Essentials 808s", 1900, false, false, 10},
-			{"Granular Pads Plugin", 5900, false, true, 6},
-			{"Tape Saturation Plugin", 4900, false, true, 6},
-			{"Foley for Game Developers", 7900, false, false, 5},
-			{"Ambient Loops Mega Pack", 9900, false, false, 4},
-			{"Guitar One-Shots", 1200, false, false, 7},
-			{"Chiptune Instrument Pack", 1500, false, false, 8},
-			{"Mixing Course (24 lessons)", 12900, false, false, 3},
-			{"Sample Pack USB Edition", 5900, true, false, 3},
-			{"Vinyl Sample Record", 3500, true, false, 2},
-			{"Studio Headphone Stand", 4500, true, false, 2},
-			{"Mini MIDI Controller", 8900, true, true, 2},
-			{"Cassette Loops (limited)", 1800, true, false, 2},
-		},
-		plans: []plan{
-			{"Sound Pass — Monthly", 999, 1, "M", 0, 7, "D"},
-			{"Sound Pass — Quarterly", 2699, 3, "M", 0, 0, ""},
-			{"Sound Pass — Annual", 8999, 1, "Y", 499, 1, "M"},
-			{"Sound Pass — 30-day Pass", 1299, 30, "D", 0, 0, ""},
-		},
-	},
-	{
-		products: []product{
-			{"Fjord Raiders (Steam key)", 1999, false, true, 12},
-			{"Fjord Raiders — Soundtrack", 799, false, false, 6},
-			{"Fjord Raiders — Season Pass", 1499, false, true, 7},
-			{"Aurora Drift (Steam key)", 2499, false, true, 10},
-			{"Aurora Drift — Deluxe Edition", 3499, false, true, 5},
-			{"Troll Bridge Tycoon", 1499, false, true, 9},
-			{"Midnight Sun Racing", 2999, false, true, 7},
-			{"Sauna Simulator 2026", 999, false, true, 8},
-			{"Runestone Puzzles", 499, false, true, 9},
-			{"Viking Chess Online", 699, false, true, 7},
-			{"Polar Night (Early Access)", 1799, false, true, 6},
-			{"Reindeer Rescue", 599, false, true, 8},
-			{"Nordic Noir Detective", 1999, false, true, 6},
-			{"Digital Art Book", 999, false, false, 4},
-			{"Game Dev Bundle (5 games)", 4999, false, true, 4},
-			{"Collector's Edition Box", 8999, true, true, 2},
-			{"Fjord Raiders Art Book (hardcover)", 3999, true, false, 2},
-			{"Troll Plush", 2499, true, false, 3},
-			{"Runestone Board Game", 4999, true, false, 2},
-			{"Aurora Poster Set", 1999, true, false, 2},
-		},
-		plans: []plan{
-			{"Nordic Arcade — Monthly", 799, 1, "M", 0, 1, "W"},
-			{"Nordic Arcade — Yearly", 7999, 1, "Y", 0, 0, ""},
-			{"Nordic Arcade — Weekend Pass", 299, 3, "D", 0, 0, ""},
-		},
-	},
-	{
-		products: []product{
-			{"Color Picker Pro — License", 1900, false, true, 1},
-		},
-	},
+var catalogs = parseCatalogs(catalogsTSV)
+
+//go:embed catalogs.tsv
+var catalogsTSV string
+
+// parseCatalogs reads catalogs.tsv: a "catalog" line, then that catalog's products
+// and plans.
+func parseCatalogs(text string) []catalog {
+	return parseGroups("catalogs.tsv", text, "catalog", func([]string) (catalog, error) { return catalog{}, nil },
+		func(c *catalog, kind string, f []string) error {
+			switch kind {
+			case "product":
+				return addRow(&c.products, f, func(p *product) []any { return []any{&p.name, &p.usdCents, &p.tangible, &p.keyed, &p.weight} })
+			case "plan":
+				return addRow(&c.plans, f, func(p *plan) []any {
+					return []any{&p.name, &p.usdCents, &p.period, &p.unit, &p.trialCents, &p.trialPeriod, &p.trialUnit}
+				})
+			}
+			return fmt.Errorf("%q is no product or plan line", kind)
+		})
+}
+
+// parseCountries reads countries.tsv: a "country" line, then that country's cities,
+// streets and carriers.
+func parseCountries(text string) []country {
+	return parseGroups("countries.tsv", text, "country", func(f []string) (country, error) {
+		var c country
+		err := scanFields(f, &c.code, &c.name, &c.phone, &c.tax, &c.weight)
+		return c, err
+	}, func(c *country, kind string, f []string) error {
+		switch kind {
+		case "city":
+			return addRow(&c.cities, f, func(ct *city) []any { return []any{&ct.name, &ct.state, &ct.zip} })
+		case "streets":
+			c.streets = f
+		case "carriers":
+			c.carriers = f
+		default:
+			return fmt.Errorf("%q is no city, streets or carriers line", kind)
+		}
+		return nil
+	})
+}
+
+// parseGroups reads a table (parseTable) of groups: a line of the kind group starts
+// one, made by start from the line's fields; add adds the lines after it to it.
+func parseGroups[T any](file, text, group string, start func(fields []string) (T, error), add func(g *T, kind string, fields []string) error) []T {
+	var out []T
+	parseTable(file, text, func(kind string, f []string) error {
+		if kind == group {
+			g, err := start(f)
+			out = append(out, g)
+			return err
+		}
+		if len(out) == 0 {
+			return fmt.Errorf("a %s line before the first %s", kind, group)
+		}
+		return add(&out[len(out)-1], kind, f)
+	})
+	return out
+}
+
+// addRow appends to *list a row read from fields through the destinations dst gives.
+func addRow[T any](list *[]T, fields []string, dst func(*T) []any) error {
+	var v T
+	err := scanFields(fields, dst(&v)...)
+	*list = append(*list, v)
+	return err
+}
+
+// parseTable reads a table of this package (catalogs.tsv, countries.tsv): a row a
+// line, its kind and then its fields, separated by tabs; "#" starts a comment line.
+// The tables are part of the program, so a malformed row is a bug: it panics.
+func parseTable(file, text string, row func(kind string, fields []string) error) {
+	for n, line := range strings.Split(text, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		kind, rest, _ := strings.Cut(line, "\t")
+		if err := row(kind, strings.Split(rest, "\t")); err != nil {
+			panic(fmt.Sprintf("%s:%d: %v", file, n+1, err))
+		}
+	}
+}
+
+// wordList reads a list of words or names, one a line; "#" starts a comment line.
+func wordList(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// scanFields reads fields into dst: *string ("-" for ""), *bool, *int or *int64.
+func scanFields(f []string, dst ...any) error {
+	if len(f) != len(dst) {
+		return fmt.Errorf("%d fields, want %d", len(f), len(dst))
+	}
+	for i, d := range dst {
+		var err error
+		switch d := d.(type) {
+		case *string:
+			if *d = f[i]; *d == "-" {
+				*d = ""
+			}
+		case *bool:
+			*d, err = strconv.ParseBool(f[i])
+		case *int:
+			*d, err = strconv.Atoi(f[i])
+		case *int64:
+			*d, err = strconv.ParseInt(f[i], 10, 64)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // currencyPerUSD converts catalog prices; currencies not listed use one unit per dollar.
@@ -206,71 +214,11 @@ type country struct {
 
 type city struct{ name, state, zip string } // zip: '#' digit, 'A' letter
 
-var countries = []country{
-	{"US", "United States", []city{
-		{"New York", "NY", "100##"}, {"Brooklyn", "NY", "112##"}, {"Los Angeles", "CA", "900##"},
-		{"San Francisco", "CA", "941##"}, {"Seattle", "WA", "981##"}, {"Austin", "TX", "787##"},
-		{"Chicago", "IL", "606##"}, {"Portland", "OR", "972##"}, {"Denver", "CO", "802##"},
-		{"Miami", "FL", "331##"}, {"Boston", "MA", "021##"}, {"Atlanta", "GA", "303##"},
-	}, []string{"Main St", "Oak Ave", "Maple Dr", "Broadway", "Elm St", "Sunset Blvd", "Pine St", "Washington Ave", "Lakeview Rd", "2nd Ave"},
-		"+1 ###-###-####", 725, []string{"USPS", "UPS", "FedEx"}, 40},
-	{"CA", "Canada", []city{
-		{"Toronto", "ON", "M#A #A#"}, {"Montréal", "QC", "H#A #A#"}, {"Vancouver", "BC", "V#A #A#"}, {"Québec", "QC", "G#A #A#"},
-	}, []string{"rue Sainte-Catherine", "Yonge St", "Granville St", "boulevard René-Lévesque", "Queen St W"},
-		"+1 ###-###-####", 1300, []string{"Canada Post", "UPS"}, 6},
-	{"GB", "United Kingdom", []city{
-		{"London", "", "SW# #AA"}, {"Manchester", "", "M# #AA"}, {"Edinburgh", "", "EH# #AA"}, {"Bristol", "", "BS# #AA"},
-	}, []string{"High Street", "Station Road", "Church Lane", "Victoria Road", "Park Avenue"},
-		"+44 7### ######", 2000, []string{"Royal Mail", "DHL"}, 7},
-	{"DE", "Germany", []city{
-		{"Berlin", "BE", "10###"}, {"München", "BY", "80###"}, {"Köln", "NW", "50###"}, {"Düsseldorf", "NW", "40###"}, {"Hamburg", "HH", "20###"},
-	}, []string{"Hauptstraße", "Schillerstraße", "Goethestraße", "Lindenallee", "Bahnhofstraße", "Müllerstraße"},
-		"+49 1## #######", 1900, []string{"DHL", "Hermes", "DPD"}, 9},
-	{"FR", "France", []city{
-		{"Paris", "", "750##"}, {"Lyon", "", "690##"}, {"Marseille", "", "130##"}, {"Nantes", "", "440##"},
-	}, []string{"rue de la Paix", "avenue des Champs-Élysées", "rue Victor Hugo", "boulevard Saint-Germain", "rue de l'Église"},
-		"+33 6 ## ## ## ##", 2000, []string{"La Poste", "Chronopost", "DHL"}, 5},
-	{"ES", "Spain", []city{
-		{"Madrid", "M", "280##"}, {"Barcelona", "B", "080##"}, {"Sevilla", "SE", "410##"}, {"Valencia", "V", "460##"},
-	}, []string{"Calle Mayor", "Avenida de la Constitución", "Calle de Alcalá", "Paseo de Gràcia", "Calle Real"},
-		"+34 6## ### ###", 2100, []string{"Correos", "SEUR", "DHL"}, 4},
-	{"SE", "Sweden", []city{
-		{"Stockholm", "AB", "1## ##"}, {"Göteborg", "O", "4## ##"}, {"Malmö", "M", "2## ##"}, {"Uppsala", "C", "75# ##"}, {"Umeå", "AC", "90# ##"},
-	}, []string{"Drottninggatan", "Storgatan", "Kungsgatan", "Vasagatan", "Sveavägen", "Götgatan"},
-		"+46 7# ### ## ##", 2500, []string{"PostNord", "DHL", "Budbee"}, 7},
-	{"NO", "Norway", []city{
-		{"Oslo", "03", "0###"}, {"Bergen", "46", "50##"}, {"Tromsø", "55", "90##"}, {"Trondheim", "50", "70##"},
-	}, []string{"Karl Johans gate", "Storgata", "Bryggen", "Kirkegata", "Strandveien"},
-		"+47 4## ## ###", 2500, []string{"Posten", "PostNord"}, 3},
-	{"DK", "Denmark", []city{
-		{"København", "84", "1###"}, {"Aarhus", "82", "8000"}, {"Odense", "83", "5000"},
-	}, []string{"Strøget", "Nørregade", "Vesterbrogade", "Østergade", "Søndergade"},
-		"+45 ## ## ## ##", 2500, []string{"PostNord", "GLS"}, 2},
-	{"FI", "Finland", []city{
-		{"Helsinki", "18", "00###"}, {"Tampere", "11", "33###"}, {"Turku", "19", "20###"},
-	}, []string{"Mannerheimintie", "Aleksanterinkatu", "Hämeenkatu", "Esplanadi"},
-		"+358 40 ### ####", 2550, []string{"Posti", "DHL"}, 2},
-	{"NL", "Netherlands", []city{
-		{"Amsterdam", "NH", "10## AA"}, {"Rotterdam", "ZH", "30## AA"}, {"Utrecht", "UT", "35## AA"},
-	}, []string{"Prinsengracht", "Keizersgracht", "Damrak", "Kalverstraat", "Coolsingel"},
-		"+31 6 ########", 2100, []string{"PostNL", "DHL"}, 3},
-	{"JP", "Japan", []city{
-		{"Tōkyō", "13", "1##-####"}, {"Ōsaka", "27", "5##-####"}, {"Kyōto", "26", "6##-####"}, {"Sapporo", "01", "0##-####"}, {"Fukuoka", "40", "8##-####"},
-	}, []string{"Chūō-dōri", "Meiji-dōri", "Omotesandō", "Aoyama-dōri", "Shijō-dōri"},
-		"+81 90-####-####", 1000, []string{"Japan Post", "Yamato Transport", "Sagawa Express"}, 6},
-	{"AU", "Australia", []city{
-		{"Sydney", "NSW", "2###"}, {"Melbourne", "VIC", "3###"}, {"Brisbane", "QLD", "4###"},
-	}, []string{"George St", "Collins St", "Queen St", "Chapel St"},
-		"+61 4## ### ###", 1000, []string{"Australia Post", "DHL"}, 3},
-	{"BR", "Brazil", []city{
-		{"São Paulo", "SP", "01###-###"}, {"Rio de Janeiro", "RJ", "20###-###"}, {"Belo Horizonte", "MG", "30###-###"},
-	}, []string{"Avenida Paulista", "Rua Augusta", "Rua das Flores", "Avenida Atlântica"},
-		"+55 11 9####-####", 0, []string{"Correios", "DHL"}, 2},
-	{"CH", "Switzerland", []city{
-		{"Zürich", "ZH", "80##"}, {"Genève", "GE", "12##"}, {"Bern", "BE", "30##"},
-	}, []string{"Bahnhofstrasse", "Rue du Rhône", "Marktgasse", "Limmatquai"},
-		"+41 7# ### ## ##", 810, []string{"Swiss Post", "DHL"}, 2},
-}
+// countries are where buyers live.
+var countries = parseCountries(countriesTSV)
+
+//go:embed countries.tsv
+var countriesTSV string
 
 var street2s = []string{"Apt 4B", "Suite 210", "Unit 12", "Floor 3", "c/o Reception", "Building C", "Apt 1102", "2nd floor", "Box 17"}
 
