@@ -14,6 +14,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"storefront/internal/shop"
+	"storefront/internal/sqlrows"
 )
 
 // SQLDriver is the database/sql driver that Open uses: go-sql-driver/mysql, or a
@@ -222,16 +223,8 @@ func scanOne[T any](row *sql.Row, notFound *shop.Error, fields func(*T) []any) (
 // collectRows runs a query and returns the value scan makes of each row, in the
 // query's order: nil for no row.
 func collectRows[T any](ctx context.Context, q queryer, query string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
-	var out []T
-	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-		v, err := scan(rows)
-		if err != nil {
-			return err
-		}
-		out = append(out, v)
-		return nil
-	})
-	return out, err
+	out, err := sqlrows.Collect(ctx, q, scan, query, args...)
+	return out, translate(err)
 }
 
 // affected reports whether an UPDATE changed a row.
