@@ -61,17 +61,26 @@ var importPurchaseUpdate = func() string {
 
 // batchWork is what Go prepares of a purchase batch while the database works: the
 // rows' arguments, what the purchases count for in the rollups (facts[i] is
-// b.Purchases[i]'s) and, later, the documents.
+// b.Purchases[i]'s), then the search rows and the documents.
 type batchWork struct {
 	batch                                              *importer.PurchaseBatch
 	args, items, keys, coupons, fields, txns, products []any
 	facts                                              []*purchaseFact
 	err                                                error
+	search                                             chan []searchRows
 	docs                                               chan *batchDocuments
 }
 
+// searchRows are the values of an account's prefix rows (prefixArgs) and pairs' rows
+// (pairArgs) for the purchases of a batch.
+type searchRows struct {
+	account         int64
+	prefixes, pairs []any
+}
+
 // prepare starts preparing the batch on a goroutine of its own: the arguments and
-// facts, then the documents. The batch is only read, there and by the writer.
+// facts, then the search rows, then the documents, each handed to the writer as soon
+// as it is built. The batch is only read, there and by the writer.
 func prepare(b *importer.PurchaseBatch) <-chan *batchWork {
 	out := make(chan *batchWork, 1)
 	go func() {
@@ -79,9 +88,31 @@ func prepare(b *importer.PurchaseBatch) <-chan *batchWork {
 		w.batch = b
 		out <- w
 		if w.err == nil {
+			w.search <- buildSearchRows(b)
 			w.docs <- buildDocuments(b)
 		}
 	}()
+	return out
+}
+
+// buildSearchRows builds the prefix rows and pairs' rows of the batch's purchases, by
+// account in the order of the accounts' first purchases.
+func buildSearchRows(b *importer.PurchaseBatch) []searchRows {
+	var (
+		accounts  []int64
+		byAccount = map[int64][]*shop.Purchase{}
+	)
+	for _, p := range b.Purchases {
+		if _, ok := byAccount[p.AccountID]; !ok {
+			accounts = append(accounts, p.AccountID)
+		}
+		byAccount[p.AccountID] = append(byAccount[p.AccountID], p)
+	}
+	out := make([]searchRows, len(accounts))
+	for i, account := range accounts {
+		ps := byAccount[account]
+		out[i] = searchRows{account: account, prefixes: prefixArgs(account, ps), pairs: pairArgs(account, ps)}
+	}
 	return out
 }
 
@@ -102,7 +133,7 @@ func (t *importTx) prepared(b *importer.PurchaseBatch) *batchWork {
 
 // buildArgs builds the arguments of the batch's rows and what its purchases count for.
 func buildArgs(b *importer.PurchaseBatch) *batchWork {
-	w := &batchWork{docs: make(chan *batchDocuments, 1)}
+	w := &batchWork{search: make(chan []searchRows, 1), docs: make(chan *batchDocuments, 1)}
 	w.args = make([]any, 0, importPurchaseCols*len(b.Purchases))
 	w.facts = make([]*purchaseFact, len(b.Purchases))
 	for i, p := range b.Purchases {

@@ -345,15 +345,11 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 			return fmt.Errorf("insert %s: %w", strings.Fields(in.head)[2], err)
 		}
 	}
-	byAccount := map[int64][]*shop.Purchase{}
-	for _, p := range b.Purchases {
-		byAccount[p.AccountID] = append(byAccount[p.AccountID], p)
-	}
-	for account, ps := range byAccount {
-		if err := storePrefixes(ctx, t.tx, account, ps); err != nil {
+	for _, rows := range <-w.search {
+		if err := writePrefixes(ctx, t.tx, rows.prefixes); err != nil {
 			return err
 		}
-		if err := storePairs(ctx, t.tx, account, ps); err != nil {
+		if err := writePairs(ctx, t.tx, rows.pairs); err != nil {
 			return err
 		}
 	}

@@ -227,6 +227,12 @@ func StorePairs(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.
 // table's key, near enough (as StorePrefixes sends its rows). The purchases have none
 // yet.
 func storePairs(ctx context.Context, q queryer, accountID int64, ps []*shop.Purchase) error {
+	return writePairs(ctx, q, pairArgs(accountID, ps))
+}
+
+// pairArgs returns the values of the pairs' rows of the given purchases of an account,
+// row after row in the order of the table's key (storePairs).
+func pairArgs(accountID int64, ps []*shop.Purchase) []any {
 	var rows []pairRow
 	for _, p := range ps {
 		rows = pairRows(rows, p)
@@ -239,6 +245,11 @@ func storePairs(ctx context.Context, q queryer, accountID int64, ps []*shop.Purc
 	for _, r := range rows {
 		args = append(args, accountID, r.mark, r.field, r.product, r.n, r.prefix, r.at, r.id, r.value)
 	}
+	return args
+}
+
+// writePairs writes pairs' rows (pairArgs).
+func writePairs(ctx context.Context, q queryer, args []any) error {
 	if err := upsertChunks(ctx, q, "INSERT INTO purchase_pairs (account_id, mark, field, product_id, prefix_len, prefix, created_at, purchase_id, value)", 9, "", args); err != nil {
 		return fmt.Errorf("write pair rows: %w", err)
 	}

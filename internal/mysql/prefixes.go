@@ -148,6 +148,12 @@ func StorePrefixes(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*sh
 // join with a derived table of constants, to the shard with k.field left as a bind
 // variable it never fills, "missing bind var k_field".)
 func storePrefixes(ctx context.Context, tx queryer, accountID int64, ps []*shop.Purchase) error {
+	return writePrefixes(ctx, tx, prefixArgs(accountID, ps))
+}
+
+// prefixArgs returns the values of the prefix rows of the given purchases of an
+// account, row after row in the order of the table's key (StorePrefixes).
+func prefixArgs(accountID int64, ps []*shop.Purchase) []any {
 	rows := make([]prefixRow, 0, 10*len(ps))
 	for _, p := range ps {
 		rows = prefixRows(rows, p)
@@ -168,6 +174,11 @@ func storePrefixes(ctx context.Context, tx queryer, accountID int64, ps []*shop.
 	for _, r := range rows {
 		args = append(args, accountID, r.field, r.n, r.prefix, r.at, r.id, r.value, r.storefront, r.products)
 	}
+	return args
+}
+
+// writePrefixes writes prefix rows (prefixArgs).
+func writePrefixes(ctx context.Context, tx queryer, args []any) error {
 	err := upsertChunks(ctx, tx, "INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id, products)", 9, "", args)
 	if err != nil {
 		return fmt.Errorf("write prefix rows: %w", err)
