@@ -9,7 +9,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
+	"log"
 	"slices"
 	"strings"
 	"time"
@@ -19,12 +19,13 @@ import (
 )
 
 func main() {
+	log.SetFlags(0)
+	log.SetPrefix("explain: ")
 	dsn := flag.String("dsn", "", "database DSN")
 	account := flag.Int64("account", 1, "account id")
 	flag.Parse()
 	if err := run(*dsn, *account); err != nil {
-		fmt.Fprintln(os.Stderr, "explain:", err)
-		os.Exit(1)
+		log.Fatal(err)
 	}
 }
 
