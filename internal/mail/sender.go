@@ -54,7 +54,7 @@ type Sender struct {
 	transport Transport
 	opt       SenderOptions
 
-	// mu serialises steps and guards hurried.
+	// mu serialises steps (worker.Locked) and so guards hurried.
 	mu sync.Mutex
 	// hurried is set once a step of the current round has made the messages that
 	// waited for the mail server due (hurryWaiting); a round ends with a step that
@@ -98,19 +98,18 @@ func NewSender(outbox Outbox, composer *Composer, transport Transport, opt Sende
 // SendDue sends every message due now, step after step, and returns how many were
 // delivered.
 func (s *Sender) SendDue(ctx context.Context) (int, error) {
-	return worker.Counted(s.step).Drain(ctx)
+	return worker.Locked(&s.mu, s.step).Drain(ctx)
 }
 
 // Step claims one batch of due messages and sends it (a worker's step): it reports
 // whether more messages are due. When ctx ends it finishes the message under way and
 // releases the rest of the batch.
 func (s *Sender) Step(ctx context.Context) (bool, error) {
-	return worker.Counted(s.step).Step(ctx)
+	return worker.Locked(&s.mu, s.step).Step(ctx)
 }
 
+// step is the sender's step, run holding s.mu.
 func (s *Sender) step(ctx context.Context) (delivered int, more bool, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	defer func() {
 		if !more {
 			s.hurried = false

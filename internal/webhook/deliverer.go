@@ -128,7 +128,8 @@ type Deliverer struct {
 	store  Store
 	opt    Options
 	client *http.Client
-	mu     sync.Mutex
+	// mu serialises steps (worker.Locked).
+	mu sync.Mutex
 }
 
 // NewDeliverer returns a Deliverer of the store's deliveries.
@@ -182,19 +183,18 @@ func NewDeliverer(store Store, opt Options) *Deliverer {
 // DeliverDue makes one attempt of every delivery due now, step after step, and
 // returns how many attempts were delivered.
 func (d *Deliverer) DeliverDue(ctx context.Context) (int, error) {
-	return worker.Counted(d.step).Drain(ctx)
+	return worker.Locked(&d.mu, d.step).Drain(ctx)
 }
 
 // Step claims one batch of due deliveries and attempts each (a worker's step); it
 // reports whether a full batch was claimed, so that more may be due. Attempts under
 // way when ctx ends run to their own timeout and are recorded.
 func (d *Deliverer) Step(ctx context.Context) (bool, error) {
-	return worker.Counted(d.step).Step(ctx)
+	return worker.Locked(&d.mu, d.step).Step(ctx)
 }
 
+// step is the deliverer's step, run holding d.mu.
 func (d *Deliverer) step(ctx context.Context) (delivered int, more bool, err error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	now := d.opt.Now()
 	batch, err := d.store.ClaimDeliveries(ctx, now, now.Add(d.opt.Lease), d.opt.BatchSize)
 	if err != nil {

@@ -260,3 +260,13 @@ func (c Counted) Drain(ctx context.Context) (int, error) {
 		}
 	}
 }
+
+// Locked returns step made to hold mu while it runs, so that its calls take turns: the
+// steps of a worker and a Drain by a test or tool never overlap.
+func Locked(mu *sync.Mutex, step Counted) Counted {
+	return func(ctx context.Context) (int, bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return step(ctx)
+	}
+}

@@ -253,3 +253,30 @@ func TestCounted_Drain(t *testing.T) {
 		t.Fatalf("Drain = %d, %v; want the first step's 2 and its error", n, err)
 	}
 }
+
+func TestLocked(t *testing.T) {
+	var mu sync.Mutex
+	var running, overlaps atomic.Int32
+	step := worker.Locked(&mu, func(ctx context.Context) (int, bool, error) {
+		if running.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		time.Sleep(time.Millisecond)
+		running.Add(-1)
+		return 1, false, nil
+	})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				step.Step(context.Background())
+			}
+		}()
+	}
+	wg.Wait()
+	if n := overlaps.Load(); n != 0 {
+		t.Fatalf("got %d overlapping calls, want 0", n)
+	}
+}
