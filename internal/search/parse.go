@@ -82,6 +82,11 @@ type parser struct {
 
 func (p *parser) eof() bool { return p.pos >= len(p.rs) }
 
+// atWordEnd reports whether a word ends here: at the end, a blank or a ")".
+func (p *parser) atWordEnd() bool {
+	return p.eof() || unicode.IsSpace(p.peek()) || p.peek() == ')'
+}
+
 func (p *parser) peek() rune {
 	if p.eof() {
 		return 0
@@ -238,7 +243,7 @@ func (p *parser) parseUnary(depth int, neg bool) (Node, error) {
 	switch {
 	case p.peek() == '-':
 		p.pos++
-		if p.eof() || unicode.IsSpace(p.peek()) || p.peek() == ')' {
+		if p.atWordEnd() {
 			return nil, errorf("\"-\" at %d has no clause after it: write -field:value", start+1)
 		}
 		if p.keyword("OR") {
@@ -280,7 +285,7 @@ func (p *parser) parseUnary(depth int, neg bool) (Node, error) {
 			return nil, errorf("unclosed \"(\" at %d: expected \")\"", start+1)
 		}
 		p.pos++
-		if !p.eof() && !unicode.IsSpace(p.peek()) && p.peek() != ')' {
+		if !p.atWordEnd() {
 			return nil, errorf("unexpected %q at %d after \")\": expected a space", p.peek(), p.pos+1)
 		}
 		return x, nil
@@ -289,7 +294,7 @@ func (p *parser) parseUnary(depth int, neg bool) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !p.eof() && !unicode.IsSpace(p.peek()) && p.peek() != ')' {
+	if !p.atWordEnd() {
 		return nil, errorf("unexpected %q at %d: expected a space between clauses", p.peek(), p.pos+1)
 	}
 	if p.clauses > MaxClauses {
@@ -466,7 +471,7 @@ func distance(a, b string) int {
 
 // values reads the value after an operator: one item, a list a,b,c or a range a..b.
 func (p *parser) values(spec FieldSpec, opText string) (items []Value, rng bool, err error) {
-	if p.eof() || unicode.IsSpace(p.peek()) || p.peek() == ')' {
+	if p.atWordEnd() {
 		return nil, false, errorf("missing value at %d: expected a value after \"%s%s\"", p.pos+1, spec.Name, opText)
 	}
 	for {
@@ -481,7 +486,7 @@ func (p *parser) values(spec FieldSpec, opText string) (items []Value, rng bool,
 				return nil, false, errorf("\",\" at %d follows a range: a range cannot be part of a list", p.pos+1)
 			}
 			p.pos++
-			if p.eof() || unicode.IsSpace(p.peek()) || p.peek() == ')' || p.peek() == ',' {
+			if p.atWordEnd() || p.peek() == ',' {
 				return nil, false, errorf("empty item in the list at %d: expected a value after \",\"", p.pos+1)
 			}
 		case p.startsRange():
@@ -490,7 +495,7 @@ func (p *parser) values(spec FieldSpec, opText string) (items []Value, rng bool,
 			}
 			rng = true
 			p.pos += 2
-			if p.eof() || unicode.IsSpace(p.peek()) || p.peek() == ')' {
+			if p.atWordEnd() {
 				return nil, false, errorf("range at %d has no end: write a..b, or a..* for no end", items[0].Pos)
 			}
 		default:
@@ -568,7 +573,7 @@ func (p *parser) quoted() (Value, error) {
 // afterItem checks what follows a closing quote: the end, a blank, a ")", and in a
 // value also "," or "..".
 func (p *parser) afterItem(inValue bool) error {
-	if p.eof() || unicode.IsSpace(p.peek()) || p.peek() == ')' {
+	if p.atWordEnd() {
 		return nil
 	}
 	if inValue && (p.peek() == ',' || p.startsRange()) {
