@@ -50,14 +50,15 @@ func (e *env) importFile(ctx context.Context, args []string) error {
 }
 
 func (e *env) seed(ctx context.Context, args []string) error {
+	var opt seed.Options
 	fs := newFlags("seed")
-	purchases := fs.Int("purchases", 5000, "number of purchases to generate")
-	subscribers := fs.Int("subscribers", 500, "number of subscribers to generate")
-	rngSeed := fs.Int64("seed", 1, "random seed: the same seed gives the same data")
+	fs.IntVar(&opt.Purchases, "purchases", 5000, "number of purchases to generate")
+	fs.IntVar(&opt.Subscribers, "subscribers", 500, "number of subscribers to generate")
+	fs.Int64Var(&opt.Seed, "seed", 1, "random seed: the same seed gives the same data")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *purchases < 0 || *subscribers < 0 {
+	if opt.Purchases < 0 || opt.Subscribers < 0 {
 		return usagef("seed: --purchases and --subscribers must not be negative")
 	}
 	d, err := e.openDatabase(ctx)
@@ -65,7 +66,8 @@ func (e *env) seed(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	stats, err := seed.Run(ctx, d.DB.DB, seed.Options{Purchases: *purchases, Subscribers: *subscribers, Seed: *rngSeed, Now: time.Now()}, e.stderr)
+	opt.Now = time.Now()
+	stats, err := seed.Run(ctx, d.DB.DB, opt, e.stderr)
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
@@ -74,8 +76,7 @@ func (e *env) seed(ctx context.Context, args []string) error {
 }
 
 func (e *env) apikeyCreate(ctx context.Context, args []string) error {
-	fs := newFlags("apikey create")
-	account := fs.Int64("account", 0, "account id")
+	fs, account := accountFlags("apikey create")
 	name := fs.String("name", "", "a name to recognise the key by")
 	scope := fs.String("scope", "read", "read, read_write or audit")
 	if err := parseFlags(fs, args); err != nil {
@@ -101,8 +102,7 @@ func (e *env) apikeyCreate(ctx context.Context, args []string) error {
 }
 
 func (e *env) userCreate(ctx context.Context, args []string) error {
-	fs := newFlags("user create")
-	account := fs.Int64("account", 0, "account id")
+	fs, account := accountFlags("user create")
 	email := fs.String("email", "", "e-mail address to sign in with")
 	role := fs.String("role", "", "owner, staff or viewer")
 	if err := parseFlags(fs, args); err != nil {

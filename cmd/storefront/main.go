@@ -155,6 +155,13 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// accountFlags returns the flag set of the command name, which acts on one account,
+// with its --account flag.
+func accountFlags(name string) (*flag.FlagSet, *int64) {
+	fs := newFlags(name)
+	return fs, fs.Int64("account", 0, "account id")
+}
+
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return usagef("%s: %v", fs.Name(), err)

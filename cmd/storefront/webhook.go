@@ -33,8 +33,7 @@ func (e *env) webhookCommand(ctx context.Context, args []string) error {
 }
 
 func (e *env) webhookCreate(ctx context.Context, args []string) error {
-	fs := newFlags("webhook create")
-	account := fs.Int64("account", 0, "account id")
+	fs, account := accountFlags("webhook create")
 	url := fs.String("url", "", "the endpoint's URL")
 	events := fs.String("events", "", "comma-separated event types (default: all)")
 	if err := parseFlags(fs, args); err != nil {
@@ -73,8 +72,7 @@ func eventList(types []string) string {
 }
 
 func (e *env) webhookList(ctx context.Context, args []string) error {
-	fs := newFlags("webhook list")
-	account := fs.Int64("account", 0, "account id")
+	fs, account := accountFlags("webhook list")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
