@@ -71,8 +71,8 @@ type batchWork struct {
 	docs                                               chan *batchDocuments
 }
 
-// searchRows are the values of an account's prefix rows (prefixArgs) and pairs' rows
-// (pairArgs) for the purchases of a batch.
+// searchRows are the values of an account's prefix rows (prefixTable) and pairs' rows
+// (pairTable) for the purchases of a batch.
 type searchRows struct {
 	account         int64
 	prefixes, pairs []any
@@ -111,7 +111,7 @@ func buildSearchRows(b *importer.PurchaseBatch) []searchRows {
 	out := make([]searchRows, len(accounts))
 	for i, account := range accounts {
 		ps := byAccount[account]
-		out[i] = searchRows{account: account, prefixes: prefixArgs(account, ps), pairs: pairArgs(account, ps)}
+		out[i] = searchRows{account: account, prefixes: prefixTable.args(account, ps), pairs: pairTable.args(account, ps)}
 	}
 	return out
 }

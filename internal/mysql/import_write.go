@@ -346,10 +346,10 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		}
 	}
 	for _, rows := range <-w.search {
-		if err := writePrefixes(ctx, t.tx, rows.prefixes); err != nil {
+		if err := prefixTable.insert.write(ctx, t.tx, rows.prefixes); err != nil {
 			return err
 		}
-		if err := writePairs(ctx, t.tx, rows.pairs); err != nil {
+		if err := pairTable.insert.write(ctx, t.tx, rows.pairs); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -215,45 +214,30 @@ func execPairs(ctx context.Context, q queryer, format string, accountID int64, i
 }
 
 // StorePairs writes the pairs' rows of the given purchases of an account, inside tx:
-// for writers outside this package (the seeder) that have just written them in tx.
+// for writers outside this package (the seeder) that have just written them in tx. The
+// rows come from the purchases as given (pairRows), not from their rows: the import and
+// the seed have them at hand, and deriving them from the rows read back
+// (pairRowsSelect) cost the import about twice as much (docs/PERFORMANCE.md). They are
+// sent in the order of the table's key, near enough (as StorePrefixes sends its rows).
+// The purchases have none yet.
 func StorePairs(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
-	return storePairs(ctx, &Tx{Tx: sqlTx}, accountID, ps) // the seed's transaction queues no background work
+	return pairTable.store(ctx, &Tx{Tx: sqlTx}, accountID, ps) // the seed's transaction queues no background work
 }
 
-// storePairs writes the pairs' rows of the given purchases of an account from the
-// purchases as given (pairRows), not from their rows: the import and the seed have them
-// at hand, and deriving them from the rows read back (pairRowsSelect) cost the import
-// about twice as much (docs/PERFORMANCE.md). The rows are sent in the order of the
-// table's key, near enough (as StorePrefixes sends its rows). The purchases have none
-// yet.
-func storePairs(ctx context.Context, q queryer, accountID int64, ps []*shop.Purchase) error {
-	return writePairs(ctx, q, pairArgs(accountID, ps))
+// pairTable derives pairs' rows from purchases (pairRows).
+var pairTable = derivedRows[pairRow]{
+	insert:  rowsInsert{"INSERT INTO purchase_pairs (account_id, mark, field, product_id, prefix_len, prefix, created_at, purchase_id, value)", 9, "pair rows"},
+	of:      pairRows,
+	compare: comparePairRows,
+	values: func(args []any, accountID int64, r pairRow) []any {
+		return append(args, accountID, r.mark, r.field, r.product, r.n, r.prefix, r.at, r.id, r.value)
+	},
 }
 
-// pairArgs returns the values of the pairs' rows of the given purchases of an account,
-// row after row in the order of the table's key (storePairs).
-func pairArgs(accountID int64, ps []*shop.Purchase) []any {
-	var rows []pairRow
-	for _, p := range ps {
-		rows = pairRows(rows, p)
-	}
-	slices.SortFunc(rows, func(a, b pairRow) int {
-		return cmp.Or(strings.Compare(a.mark, b.mark), cmp.Compare(a.field, b.field), cmp.Compare(a.product, b.product),
-			cmp.Compare(a.n, b.n), strings.Compare(a.order, b.order), a.at.Compare(b.at), cmp.Compare(a.id, b.id))
-	})
-	args := make([]any, 0, 9*len(rows))
-	for _, r := range rows {
-		args = append(args, accountID, r.mark, r.field, r.product, r.n, r.prefix, r.at, r.id, r.value)
-	}
-	return args
-}
-
-// writePairs writes pairs' rows (pairArgs).
-func writePairs(ctx context.Context, q queryer, args []any) error {
-	if err := upsertChunks(ctx, q, "INSERT INTO purchase_pairs (account_id, mark, field, product_id, prefix_len, prefix, created_at, purchase_id, value)", 9, "", args); err != nil {
-		return fmt.Errorf("write pair rows: %w", err)
-	}
-	return nil
+// comparePairRows orders pairs' rows as the table's key does, near enough.
+func comparePairRows(a, b pairRow) int {
+	return cmp.Or(strings.Compare(a.mark, b.mark), cmp.Compare(a.field, b.field), cmp.Compare(a.product, b.product),
+		cmp.Compare(a.n, b.n), strings.Compare(a.order, b.order), a.at.Compare(b.at), cmp.Compare(a.id, b.id))
 }
 
 // pairRow is one row of purchase_pairs within an account; order is its prefix in lower

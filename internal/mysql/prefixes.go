@@ -139,51 +139,36 @@ func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accoun
 // inserts a statement's rows into neighbouring pages at about 60% of the cost of rows
 // in purchase order, which land all over the key.
 func StorePrefixes(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
-	return storePrefixes(ctx, &Tx{Tx: sqlTx}, accountID, ps) // the seed's transaction queues no background work
+	return prefixTable.store(ctx, &Tx{Tx: sqlTx}, accountID, ps) // the seed's transaction queues no background work
 }
 
-// storePrefixes is StorePrefixes on any queryer: the import writes the prefix rows of
-// its purchases so too, from the purchases at hand. (It once derived them from the
-// rows it had written, with prefixRowsInsert: vtgate sends that INSERT … SELECT, a
-// join with a derived table of constants, to the shard with k.field left as a bind
-// variable it never fills, "missing bind var k_field".)
-func storePrefixes(ctx context.Context, tx queryer, accountID int64, ps []*shop.Purchase) error {
-	return writePrefixes(ctx, tx, prefixArgs(accountID, ps))
+// prefixTable derives prefix rows from purchases (prefixRows). The import writes the
+// prefix rows of its purchases so too, from the purchases at hand. (It once derived
+// them from the rows it had written, with prefixRowsInsert: vtgate sends that
+// INSERT … SELECT, a join with a derived table of constants, to the shard with k.field
+// left as a bind variable it never fills, "missing bind var k_field".)
+var prefixTable = derivedRows[prefixRow]{
+	insert:  rowsInsert{"INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id, products)", 9, "prefix rows"},
+	of:      prefixRows,
+	compare: comparePrefixRows,
+	values: func(args []any, accountID int64, r prefixRow) []any {
+		return append(args, accountID, r.field, r.n, r.prefix, r.at, r.id, r.value, r.storefront, r.products)
+	},
 }
 
-// prefixArgs returns the values of the prefix rows of the given purchases of an
-// account, row after row in the order of the table's key (StorePrefixes).
-func prefixArgs(accountID int64, ps []*shop.Purchase) []any {
-	rows := make([]prefixRow, 0, 10*len(ps))
-	for _, p := range ps {
-		rows = prefixRows(rows, p)
+// comparePrefixRows orders prefix rows as the table's key does, near enough (the
+// collation's order taken as lower case).
+func comparePrefixRows(a, b prefixRow) int {
+	if a.field != b.field {
+		return cmp.Compare(a.field, b.field)
 	}
-	slices.SortFunc(rows, func(a, b prefixRow) int {
-		if a.field != b.field {
-			return cmp.Compare(a.field, b.field)
-		}
-		if a.n != b.n {
-			return cmp.Compare(a.n, b.n)
-		}
-		if c := strings.Compare(a.order, b.order); c != 0 {
-			return c
-		}
-		return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.id, b.id))
-	})
-	args := make([]any, 0, 9*len(rows))
-	for _, r := range rows {
-		args = append(args, accountID, r.field, r.n, r.prefix, r.at, r.id, r.value, r.storefront, r.products)
+	if a.n != b.n {
+		return cmp.Compare(a.n, b.n)
 	}
-	return args
-}
-
-// writePrefixes writes prefix rows (prefixArgs).
-func writePrefixes(ctx context.Context, tx queryer, args []any) error {
-	err := upsertChunks(ctx, tx, "INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id, products)", 9, "", args)
-	if err != nil {
-		return fmt.Errorf("write prefix rows: %w", err)
+	if c := strings.Compare(a.order, b.order); c != 0 {
+		return c
 	}
-	return nil
+	return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.id, b.id))
 }
 
 // prefixRow is one row of purchase_prefixes within an account; order is its prefix in
