@@ -364,3 +364,15 @@ func ImportRowsRead(ctx context.Context, tx importer.Tx) (int64, error) {
 	})
 	return n, err
 }
+
+// StorePrefixes writes the prefix rows alone of the given purchases of an account, as
+// StoreSearchRows writes them.
+func StorePrefixes(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
+	return prefixTable.insert.write(ctx, &Tx{Tx: sqlTx}, prefixTable.args(accountID, ps))
+}
+
+// StorePairs writes the pairs' rows alone of the given purchases of an account, as
+// StoreSearchRows writes them.
+func StorePairs(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
+	return pairTable.insert.write(ctx, &Tx{Tx: sqlTx}, pairTable.args(accountID, ps))
+}

@@ -71,13 +71,6 @@ type batchWork struct {
 	docs                                               chan *batchDocuments
 }
 
-// searchRows are the values of an account's prefix rows (prefixTable) and pairs' rows
-// (pairTable) for the purchases of a batch.
-type searchRows struct {
-	account         int64
-	prefixes, pairs []any
-}
-
 // prepare starts preparing the batch on a goroutine of its own: the arguments and
 // facts, then the search rows, then the documents, each handed to the writer as soon
 // as it is built. The batch is only read, there and by the writer.
@@ -110,8 +103,7 @@ func buildSearchRows(b *importer.PurchaseBatch) []searchRows {
 	}
 	out := make([]searchRows, len(accounts))
 	for i, account := range accounts {
-		ps := byAccount[account]
-		out[i] = searchRows{account: account, prefixes: prefixTable.args(account, ps), pairs: pairTable.args(account, ps)}
+		out[i] = searchRowsOf(account, byAccount[account])
 	}
 	return out
 }

@@ -346,10 +346,7 @@ func (t *importTx) UpsertPurchases(ctx context.Context, b *importer.PurchaseBatc
 		}
 	}
 	for _, rows := range <-w.search {
-		if err := prefixTable.insert.write(ctx, t.tx, rows.prefixes); err != nil {
-			return err
-		}
-		if err := pairTable.insert.write(ctx, t.tx, rows.pairs); err != nil {
+		if err := rows.write(ctx, t.tx); err != nil {
 			return err
 		}
 	}

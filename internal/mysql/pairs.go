@@ -213,17 +213,6 @@ func execPairs(ctx context.Context, q queryer, format string, accountID int64, i
 	return nil
 }
 
-// StorePairs writes the pairs' rows of the given purchases of an account, inside tx:
-// for writers outside this package (the seeder) that have just written them in tx. The
-// rows come from the purchases as given (pairRows), not from their rows: the import and
-// the seed have them at hand, and deriving them from the rows read back
-// (pairRowsSelect) cost the import about twice as much (docs/PERFORMANCE.md). They are
-// sent in the order of the table's key, near enough (as StorePrefixes sends its rows).
-// The purchases have none yet.
-func StorePairs(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
-	return pairTable.store(ctx, &Tx{Tx: sqlTx}, accountID, ps) // the seed's transaction queues no background work
-}
-
 // pairTable derives pairs' rows from purchases (pairRows).
 var pairTable = derivedRows[pairRow]{
 	insert:  rowsInsert{"INSERT INTO purchase_pairs (account_id, mark, field, product_id, prefix_len, prefix, created_at, purchase_id, value)", 9, "pair rows"},

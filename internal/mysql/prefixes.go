@@ -131,17 +131,6 @@ func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accoun
 	return nil
 }
 
-// StorePrefixes writes the prefix rows of the given purchases of an account, inside
-// tx, from the purchases as given rather than from their rows: for writers outside
-// this package (the seeder) that have just written those rows in tx. The purchases have
-// none yet. The rows are those prefixRowsInsert derives (prefixRows), sent in the order
-// of the table's key, near enough (the collation's order taken as lower case): InnoDB
-// inserts a statement's rows into neighbouring pages at about 60% of the cost of rows
-// in purchase order, which land all over the key.
-func StorePrefixes(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
-	return prefixTable.store(ctx, &Tx{Tx: sqlTx}, accountID, ps) // the seed's transaction queues no background work
-}
-
 // prefixTable derives prefix rows from purchases (prefixRows). The import writes the
 // prefix rows of its purchases so too, from the purchases at hand. (It once derived
 // them from the rows it had written, with prefixRowsInsert: vtgate sends that

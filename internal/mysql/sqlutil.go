@@ -339,9 +339,34 @@ func (d derivedRows[R]) args(accountID int64, ps []*shop.Purchase) []any {
 	return args
 }
 
-// store writes the rows of the given purchases of an account, which have none yet.
-func (d derivedRows[R]) store(ctx context.Context, q queryer, accountID int64, ps []*shop.Purchase) error {
-	return d.insert.write(ctx, q, d.args(accountID, ps))
+// searchRows are the values of the rows that the search paths derive from purchases
+// of one account: their prefix rows (prefixTable) and their pairs' rows (pairTable).
+// The import builds them while the database writes a batch, the seed with its chunk.
+type searchRows struct {
+	prefixes, pairs []any
+}
+
+func searchRowsOf(accountID int64, ps []*shop.Purchase) searchRows {
+	return searchRows{prefixes: prefixTable.args(accountID, ps), pairs: pairTable.args(accountID, ps)}
+}
+
+// write inserts the rows; the purchases have none yet.
+func (r searchRows) write(ctx context.Context, q queryer) error {
+	if err := prefixTable.insert.write(ctx, q, r.prefixes); err != nil {
+		return err
+	}
+	return pairTable.insert.write(ctx, q, r.pairs)
+}
+
+// StoreSearchRows writes the prefix rows and pairs' rows of the given purchases of an
+// account, inside tx, from the purchases as given rather than from their rows: for
+// writers outside this package (the seeder) that have just written those rows in tx.
+// The purchases have none yet. The rows are those prefixRowsInsert and pairRowsSelect
+// derive from the rows (prefixRows, pairRows), sent in the order of each table's key,
+// near enough: deriving them from the rows read back cost the import about twice as
+// much (docs/PERFORMANCE.md).
+func StoreSearchRows(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
+	return searchRowsOf(accountID, ps).write(ctx, &Tx{Tx: sqlTx}) // the seed's transaction queues no background work
 }
 
 // mustAffect turns "no row matched" into ENotFound.

@@ -274,11 +274,7 @@ func writeChunk(ctx context.Context, conn *sql.Conn, c *chunk) error {
 		}
 	}
 	for account, ps := range c.bought {
-		if err := mysql.StorePrefixes(ctx, tx, account, ps); err != nil {
-			_ = tx.Rollback()
-			return err
-		}
-		if err := mysql.StorePairs(ctx, tx, account, ps); err != nil {
+		if err := mysql.StoreSearchRows(ctx, tx, account, ps); err != nil {
 			_ = tx.Rollback()
 			return err
 		}
