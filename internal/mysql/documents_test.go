@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -38,6 +39,20 @@ func TestDocuments_RebuiltEqual(t *testing.T) {
 	ctx := context.Background()
 	importFile(t, db, importFixturePath)
 	checkDerived(t, db, "import")
+	// Two full batches, whose statements of statementRows rows go prepared.
+	var many strings.Builder
+	many.WriteString(`{"purchases":[`)
+	for i := range 2 * importer.DefaultPurchaseBatchSize {
+		if i > 0 {
+			many.WriteByte(',')
+		}
+		many.WriteString(importPurchaseJSON(int64(50000+i), fmt.Sprintf(`,"buyer_email":"b%d@example.com","buyer_firstname":"Ann %d","buyer_lastname":"Lee"`, i, i)))
+	}
+	many.WriteString(`]}`)
+	if _, err := importer.Run(ctx, db, strings.NewReader(many.String()), nil); err != nil {
+		t.Fatal(err)
+	}
+	checkDerived(t, db, "an import of two full batches")
 	importFile(t, db, importFixturePath)
 	checkDerived(t, db, "the same import again")
 

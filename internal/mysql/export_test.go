@@ -376,3 +376,19 @@ func StorePrefixes(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*sh
 func StorePairs(ctx context.Context, sqlTx *sql.Tx, accountID int64, ps []*shop.Purchase) error {
 	return pairTable.insert.write(ctx, &Tx{Tx: sqlTx}, pairTable.args(accountID, ps))
 }
+
+// WriteRowsInTx runs upsertChunks in one transaction of the store and reports how many
+// statements the transaction prepared for it.
+func (db *DB) WriteRowsInTx(ctx context.Context, head string, cols int, args []any) (prepared int, err error) {
+	err = db.inTx(ctx, func(tx *Tx) error {
+		if err := upsertChunks(ctx, tx, head, cols, "", args); err != nil {
+			return err
+		}
+		prepared = len(tx.prepared)
+		return nil
+	})
+	return prepared, err
+}
+
+// StatementRows is statementRows.
+const StatementRows = statementRows

@@ -65,9 +65,6 @@ type importTx struct {
 	hooked      map[int64]bool
 	hookTargets map[int64][]hookTarget
 	events      int
-	// docStmt writes documentBatch documents (storeDocuments); the transaction
-	// closes it.
-	docStmt *sql.Stmt
 	// looked holds what the lookup of the batch being written read (LookupBatchRefs),
 	// for its UpsertPurchases.
 	looked *batchRows

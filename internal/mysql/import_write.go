@@ -374,7 +374,7 @@ func (t *importTx) writeDocuments(ctx context.Context, b *importer.PurchaseBatch
 		if err != nil {
 			return err
 		}
-		if err := t.storeDocuments(ctx, account, ids, docs.docs[account]); err != nil {
+		if err := putDocuments(ctx, t.tx, account, ids, docs.docs[account]); err != nil {
 			return err
 		}
 		if err := t.purchaseEvents(ctx, account, ids, before); err != nil {
@@ -412,43 +412,10 @@ func (t *importTx) writeDocuments(ctx context.Context, b *importer.PurchaseBatch
 	return nil
 }
 
-// storeDocuments writes documents of an account's purchases (docs[i] is that of
-// ids[i]), documentBatch a statement. Each statement is prepared, so that the
-// documents travel as bytes rather than as escaped text for the server to parse (a
-// third of the time of writing them); that of a whole batch is prepared once an
-// import.
-func (t *importTx) storeDocuments(ctx context.Context, account int64, ids []int64, docs [][]byte) error {
-	for start := 0; start < len(ids); start += documentBatch {
-		n := min(documentBatch, len(ids)-start)
-		args := make([]any, 0, 3*n)
-		for i := start; i < start+n; i++ {
-			args = append(args, account, ids[i], docs[i])
-		}
-		query := "INSERT INTO purchase_documents (account_id, purchase_id, document) VALUES " +
-			rowPlaceholders(n, 3) + " ON DUPLICATE KEY UPDATE document = VALUES(document)"
-		stmt := t.docStmt
-		if n != documentBatch || stmt == nil {
-			var err error
-			if stmt, err = t.tx.PrepareContext(ctx, query); err != nil {
-				return translate(err)
-			}
-			if n == documentBatch {
-				t.docStmt = stmt
-			} else {
-				defer stmt.Close()
-			}
-		}
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return translate(err)
-		}
-	}
-	return nil
-}
-
 // insertRows runs "head VALUES (...),(...) tail" over args, a flat list of rows of
 // cols values each, in as many statements as the limits require.
 func (t *importTx) insertRows(ctx context.Context, head string, cols int, tail string, args []any) error {
-	maxRows := importMaxParams / cols
+	maxRows := min(importMaxParams/cols, statementRows)
 	for start := 0; start < len(args); {
 		rows, size := 0, 0
 		end := start
@@ -464,8 +431,8 @@ func (t *importTx) insertRows(ctx context.Context, head string, cols int, tail s
 			rows++
 		}
 		q := head + " VALUES " + rowPlaceholders(rows, cols) + " " + tail
-		if _, err := t.tx.ExecContext(ctx, q, args[start:end]...); err != nil {
-			return translate(err)
+		if err := execRows(ctx, t.tx, q, rows, args[start:end]); err != nil {
+			return err
 		}
 		start = end
 	}

@@ -93,6 +93,40 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*DB, error) {
 type Tx struct {
 	*sql.Tx
 	work []string
+	// prepared holds the statements of full multi-row writes (execRows), by text;
+	// database/sql closes them with the transaction.
+	prepared map[string]*sql.Stmt
+}
+
+// statementRows is the number of rows of a full multi-row write (upsertChunks, the
+// import's insertRows). In a transaction such a statement is prepared once and then
+// executed with its values in the binary protocol, so that the server no longer parses
+// its literals: parsing was about a quarter of the server's time in an import, and the
+// import of 100,000 purchases wrote its search rows in 25 % less time
+// (docs/PERFORMANCE.md). A shorter statement (the rest of a write) goes as text.
+const statementRows = 500
+
+// execRows runs a multi-row write of rows rows: prepared, and kept for the
+// transaction, when it has statementRows rows and q is a transaction of the store.
+func execRows(ctx context.Context, q queryer, query string, rows int, args []any) error {
+	tx, ok := q.(*Tx)
+	if !ok || rows != statementRows {
+		_, err := q.ExecContext(ctx, query, args...)
+		return translate(err)
+	}
+	stmt := tx.prepared[query]
+	if stmt == nil {
+		var err error
+		if stmt, err = tx.PrepareContext(ctx, query); err != nil {
+			return translate(err)
+		}
+		if tx.prepared == nil {
+			tx.prepared = map[string]*sql.Stmt{}
+		}
+		tx.prepared[query] = stmt
+	}
+	_, err := stmt.ExecContext(ctx, args...)
+	return translate(err)
 }
 
 // queue records that the transaction queued work for the worker named work.
@@ -279,13 +313,12 @@ func inList(ids []int64) (string, []any) {
 }
 
 // upsertChunks runs "head VALUES (...),... tail" over args in statements of at most
-// 2,000 rows.
+// statementRows rows (execRows).
 func upsertChunks(ctx context.Context, q queryer, head string, cols int, tail string, args []any) error {
-	const rows = 2000
 	for len(args) > 0 {
-		n := min(len(args), rows*cols)
-		if _, err := q.ExecContext(ctx, head+" VALUES "+rowPlaceholders(n/cols, cols)+" "+tail, args[:n]...); err != nil {
-			return translate(err)
+		n := min(len(args), statementRows*cols)
+		if err := execRows(ctx, q, head+" VALUES "+rowPlaceholders(n/cols, cols)+" "+tail, n/cols, args[:n]); err != nil {
+			return err
 		}
 		args = args[n:]
 	}
