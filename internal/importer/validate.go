@@ -112,6 +112,12 @@ func (c *checker) optTime(field string, v *int64) *shop.Time {
 	return &t
 }
 
+// timestamps checks the created_at and updated_at of the record at pre ("", or
+// "customer." for a nested record).
+func (c *checker) timestamps(pre string, created, updated *int64) shop.Timestamps {
+	return shop.Timestamps{CreatedAt: c.time(pre+"created_at", created), UpdatedAt: c.time(pre+"updated_at", updated)}
+}
+
 // str checks a required string of at most max characters and returns it.
 func (c *checker) str(field string, v *string, max int) string {
 	if !c.present(field, v == nil) {
@@ -303,8 +309,7 @@ func validateSubscriber(in *subscriberIn, digits int) (*shop.Subscriber, error) 
 	s := &shop.Subscriber{
 		ID:           c.id("id", in.ID),
 		StorefrontID: c.id("storefront_id", in.StorefrontID),
-		CreatedAt:    c.time("created_at", in.CreatedAt),
-		UpdatedAt:    c.time("updated_at", in.UpdatedAt),
+		Timestamps:   c.timestamps("", in.CreatedAt, in.UpdatedAt),
 		Username:     c.nonEmpty("username", in.Username, varchar255),
 		LastLoginAt:  c.optTime("last_login_at", in.LastLoginAt),
 	}
@@ -316,8 +321,7 @@ func validateSubscriber(in *subscriberIn, digits int) (*shop.Subscriber, error) 
 			Unit:           c.str("subscription.unit", sub.Unit, 1),
 			TrialPeriod:    c.optIntRange("subscription.trial_period", sub.TrialPeriod, 0, maxInt32),
 			TrialUnit:      sub.TrialUnit,
-			CreatedAt:      c.time("subscription.created_at", sub.CreatedAt),
-			UpdatedAt:      c.time("subscription.updated_at", sub.UpdatedAt),
+			Timestamps:     c.timestamps("subscription.", sub.CreatedAt, sub.UpdatedAt),
 			StartedAt:      c.optTime("subscription.started_at", sub.StartedAt),
 			EndedAt:        c.optTime("subscription.ended_at", sub.EndedAt),
 			TrialStartedAt: c.optTime("subscription.trial_started_at", sub.TrialStartedAt),
@@ -409,8 +413,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 			Lastname:      c.optStr("customer.lastname", cu.Lastname, varchar255),
 			Email:         c.optStr("customer.email", cu.Email, varchar255),
 			ReceivesEmail: c.boolean("customer.receives_email", cu.ReceivesEmail),
-			CreatedAt:     c.time("customer.created_at", cu.CreatedAt),
-			UpdatedAt:     c.time("customer.updated_at", cu.UpdatedAt),
+			Timestamps:    c.timestamps("customer.", cu.CreatedAt, cu.UpdatedAt),
 		}
 	}
 
@@ -494,8 +497,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 			IsSuccess:  c.boolean(pre+"is_success", t.IsSuccess),
 			Reference:  c.optStr(pre+"reference", t.Reference, varchar255),
 			Message:    c.optText(pre+"message", t.Message),
-			CreatedAt:  c.time(pre+"created_at", t.CreatedAt),
-			UpdatedAt:  c.time(pre+"updated_at", t.UpdatedAt),
+			Timestamps: c.timestamps(pre, t.CreatedAt, t.UpdatedAt),
 		}
 		c.ofPurchase(pre, out.PurchaseID, p.ID)
 		var d int

@@ -181,7 +181,7 @@ func deletePairKeys(ctx context.Context, q queryer, accountID int64, keys []pair
 // lock), deleted by the primary key itself: one statement on one table, which Vitess
 // sends to the account's shard (deletePairKeys).
 func deleteStatusPairs(ctx context.Context, q queryer, accountID, id int64, status shop.PurchaseStatus, email sql.NullString, createdAt time.Time) error {
-	p := &shop.Purchase{ID: id, Status: status, CreatedAt: shop.Time{Time: createdAt}}
+	p := &shop.Purchase{ID: id, Status: status, Timestamps: shop.Timestamps{CreatedAt: shop.Time{Time: createdAt}}}
 	if email.Valid {
 		p.BuyerEmail = &email.String
 	}
