@@ -417,8 +417,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 		}
 	}
 
-	p.CustomFields = checkList(&c, "custom_fields", in.CustomFields, func(at string, f customFieldIn) shop.CustomField {
-		pre := at + "."
+	p.CustomFields = checkRecords(&c, "custom_fields", in.CustomFields, func(pre string, f customFieldIn) shop.CustomField {
 		out := shop.CustomField{
 			Label:    c.str(pre+"label", f.Label, varchar255),
 			Response: c.str(pre+"response", f.Response, textBytes),
@@ -429,8 +428,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 		return out
 	})
 
-	p.Coupons = checkList(&c, "coupons", in.Coupons, func(at string, cp couponIn) shop.Coupon {
-		pre := at + "."
+	p.Coupons = checkRecords(&c, "coupons", in.Coupons, func(pre string, cp couponIn) shop.Coupon {
 		out := shop.Coupon{
 			Name:           c.str(pre+"name", cp.Name, varchar255),
 			Code:           c.str(pre+"code", cp.Code, varchar255),
@@ -453,8 +451,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 		return out
 	})
 
-	p.LineItems = checkList(&c, "line_items", in.LineItems, func(at string, li lineItemIn) shop.LineItem {
-		pre := at + "."
+	p.LineItems = checkRecords(&c, "line_items", in.LineItems, func(pre string, li lineItemIn) shop.LineItem {
 		out := shop.LineItem{
 			ID:            c.id(pre+"id", li.ID),
 			PurchaseID:    c.id(pre+"purchase_id", li.PurchaseID),
@@ -487,8 +484,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 		return out
 	})
 
-	p.Transactions = checkList(&c, "transactions", in.Transactions, func(at string, t transactionIn) shop.Transaction {
-		pre := at + "."
+	p.Transactions = checkRecords(&c, "transactions", in.Transactions, func(pre string, t transactionIn) shop.Transaction {
 		out := shop.Transaction{
 			ID:         c.id(pre+"id", t.ID),
 			PurchaseID: c.id(pre+"purchase_id", t.PurchaseID),
@@ -527,6 +523,12 @@ func checkList[In, Out any](c *checker, field string, in *[]In, elem func(at str
 		out[i] = elem(fmt.Sprintf("%s[%d]", field, i), v)
 	}
 	return out
+}
+
+// checkRecords checks a required list of records with elem, which checks one record
+// given the prefix of its fields ("coupons[2]."); nil for a missing list.
+func checkRecords[In, Out any](c *checker, field string, in *[]In, elem func(pre string, v In) Out) []Out {
+	return checkList(c, field, in, func(at string, v In) Out { return elem(at+".", v) })
 }
 
 // bitsMul multiplies minor units by a quantity, reporting overflow.
