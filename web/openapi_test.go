@@ -682,11 +682,12 @@ func compareSchema(t *testing.T, doc *openapi.Doc, where string, s *openapi.Sche
 		return
 	}
 	seen := map[string]bool{}
-	for i := range typ.NumField() {
-		f := typ.Field(i)
+	for _, f := range reflect.VisibleFields(typ) {
 		tag := f.Tag.Get("json")
 		name, opts, _ := strings.Cut(tag, ",")
-		if name == "-" || !f.IsExported() {
+		// An embedded struct without a name (shop.Timestamps) gives its fields, as
+		// encoding/json does.
+		if name == "-" || !f.IsExported() || (f.Anonymous && name == "") {
 			continue
 		}
 		if name == "" {

@@ -81,8 +81,8 @@ func viewPurchase() (*shop.Purchase, *shop.Storefront) {
 		ID: 43, StorefrontID: 1, Status: shop.PurchasePending, Currency: "USD",
 		Subtotal: "20.00", Discount: "2.00", Tax: "1.00", Shipping: "0.00", Total: "19.00",
 		Salt: "s4lt", BuyerEmail: ptr("buyer@example.com"), BuyerFirstname: ptr("Ann"), BuyerLastname: ptr("Lee"),
-		Customer:  &shop.Customer{ID: 5, Email: ptr("ann@example.com"), CreatedAt: created, UpdatedAt: created},
-		CreatedAt: created, UpdatedAt: created,
+		Customer:   &shop.Customer{ID: 5, Email: ptr("ann@example.com"), Timestamps: shop.Timestamps{CreatedAt: created, UpdatedAt: created}},
+		Timestamps: shop.Timestamps{CreatedAt: created, UpdatedAt: created},
 		LineItems: []shop.LineItem{
 			{ID: 70, ProductID: 9, ProductName: "Fonts", Quantity: 2, Price: "10.00", Subtotal: "20.00", Tax: "1.00", Discount: "2.00", Total: "19.00",
 				DownloadCount: 1, DownloadLimit: 5, ExpiresAt: &expires, ProductKeys: []string{"AAAAA-BBBBB"}},
@@ -119,7 +119,7 @@ func TestView_Subscription(t *testing.T) {
 	start := shop.NewTime(viewTime)
 	next := shop.NewTime(viewTime.AddDate(0, 1, 0))
 	sub := &shop.Subscription{ID: 8, Status: shop.SubscriptionPastDue, Price: "9.99", Period: 3, Unit: "M", TaxAmount: "0.00",
-		CreatedAt: start, UpdatedAt: start, StartedAt: &start, NextPaymentAt: &next}
+		Timestamps: shop.Timestamps{CreatedAt: start, UpdatedAt: start}, StartedAt: &start, NextPaymentAt: &next}
 	golden(t, "subscription_fields", templates.SubscriberFieldList(subscriptionFields(sub, "USD", viewZone)))
 	e := entitlementView(sub, &shop.Storefront{PastDueGraceDays: 7}, viewTime, viewZone)
 	if !e.Receiving || e.Until != "" || e.Why != "A payment is overdue. Service continues during the grace period of 7 days, until "+templates.FormatTime(next.AddDate(0, 0, 7), viewZone)+"; if the payment has not arrived by then, the subscription is closed." {

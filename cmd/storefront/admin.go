@@ -30,25 +30,22 @@ func (e *env) importFile(ctx context.Context, args []string) error {
 		defer f.Close()
 		r = f
 	}
-	d, err := e.openDatabase(ctx)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	// The import's heap is small (its pipeline is bounded) and turns over fast, most of
-	// it the decoders' garbage. Letting it grow to five times what is live between
-	// collections, rather than twice, takes about a quarter off the importer's CPU,
-	// which the database shares on a small server; the 100,000-purchase bench file
-	// then peaks at about 250 MB instead of 50.
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-	}
-	stats, err := importer.Run(ctx, d.DB, r, e.stderr)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	fmt.Fprintf(e.stderr, "imported %s\n", stats)
-	return nil
+	return e.withDatabase(ctx, func(db *mysql.DB) error {
+		// The import's heap is small (its pipeline is bounded) and turns over fast, most of
+		// it the decoders' garbage. Letting it grow to five times what is live between
+		// collections, rather than twice, takes about a quarter off the importer's CPU,
+		// which the database shares on a small server; the 100,000-purchase bench file
+		// then peaks at about 250 MB instead of 50.
+		if os.Getenv("GOGC") == "" {
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
+		}
+		stats, err := importer.Run(ctx, db, r, e.stderr)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "imported %s\n", stats)
+		return nil
+	})
 }
 
 func (e *env) seed(ctx context.Context, args []string) error {
@@ -63,55 +60,45 @@ func (e *env) seed(ctx context.Context, args []string) error {
 	if opt.Purchases < 0 || opt.Subscribers < 0 {
 		return usagef("seed: --purchases and --subscribers must not be negative")
 	}
-	d, err := e.openDatabase(ctx)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	opt.Now = time.Now()
-	stats, err := seed.Run(ctx, d.DB.DB, opt, e.stderr)
-	if err != nil {
-		return fmt.Errorf("seed: %w", err)
-	}
-	fmt.Fprintf(e.stderr, "seeded %+v\n", stats)
-	return nil
+	return e.withDatabase(ctx, func(db *mysql.DB) error {
+		opt.Now = time.Now()
+		stats, err := seed.Run(ctx, db.DB, opt, e.stderr)
+		if err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "seeded %+v\n", stats)
+		return nil
+	})
 }
 
 func (e *env) apikeyCreate(ctx context.Context, args []string) error {
-	fs, account := accountFlags("apikey create")
+	fs := accountFlags("apikey create")
 	name := fs.String("name", "", "a name to recognise the key by")
 	scope := fs.String("scope", "read", "read, read_write or audit")
-	if err := parseFlags(fs, args); err != nil {
+	account, err := fs.parse(args, "apikey create: --account ID is required")
+	if err != nil {
 		return err
-	}
-	if *account <= 0 {
-		return usagef("apikey create: --account ID is required")
 	}
 	if !shop.ValidScope(*scope) {
 		return usagef("apikey create: --scope must be read, read_write or audit, not %q", *scope)
 	}
-	d, err := e.openDatabase(ctx)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	key, err := mysql.NewAdminService(d.DB).CreateAPIKey(ctx, *account, *name, *scope)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, key)
-	return nil
+	return e.withDatabase(ctx, func(db *mysql.DB) error {
+		key, err := mysql.NewAdminService(db).CreateAPIKey(ctx, account, *name, *scope)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, key)
+		return nil
+	})
 }
 
 func (e *env) userCreate(ctx context.Context, args []string) error {
-	fs, account := accountFlags("user create")
+	fs := accountFlags("user create")
 	email := fs.String("email", "", "e-mail address to sign in with")
 	role := fs.String("role", "", "owner, staff or viewer")
-	if err := parseFlags(fs, args); err != nil {
+	account, err := fs.parse(args, "user create: --account, --email and --role are required", email, role)
+	if err != nil {
 		return err
-	}
-	if *account <= 0 || *email == "" || *role == "" {
-		return usagef("user create: --account, --email and --role are required")
 	}
 	if *role != "owner" && *role != "staff" && *role != "viewer" {
 		return usagef("user create: --role must be owner, staff or viewer, not %q", *role)
@@ -121,32 +108,26 @@ func (e *env) userCreate(ctx context.Context, args []string) error {
 		return fmt.Errorf("user create: no password on standard input")
 	}
 	password := strings.TrimRight(line, "\r\n")
-	d, err := e.openDatabase(ctx)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	id, err := mysql.NewAdminService(d.DB).CreateUser(ctx, *account, *email, *role, password)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "created user %d (%s, %s)\n", id, *email, *role)
-	return nil
+	return e.withDatabase(ctx, func(db *mysql.DB) error {
+		id, err := mysql.NewAdminService(db).CreateUser(ctx, account, *email, *role, password)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "created user %d (%s, %s)\n", id, *email, *role)
+		return nil
+	})
 }
 
 func (e *env) rollupsRebuild(ctx context.Context, args []string) error {
 	if _, err := operands("rollups rebuild", args, 0, "rollups rebuild takes no arguments"); err != nil {
 		return err
 	}
-	d, err := e.openDatabase(ctx)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	n, err := mysql.RebuildRollups(ctx, d.DB.DB)
-	if err != nil {
-		return fmt.Errorf("rollups rebuild: %w", err)
-	}
-	fmt.Fprintf(e.stderr, "rebuilt the rollups of %d accounts\n", n)
-	return nil
+	return e.withDatabase(ctx, func(db *mysql.DB) error {
+		n, err := mysql.RebuildRollups(ctx, db.DB)
+		if err != nil {
+			return fmt.Errorf("rollups rebuild: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "rebuilt the rollups of %d accounts\n", n)
+		return nil
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"syscall"
 
 	"storefront/internal/config"
@@ -155,11 +156,30 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// accountFlagSet is the flag set of a command that acts on one account: its --account
+// flag and the command's own flags.
+type accountFlagSet struct {
+	*flag.FlagSet
+	account *int64
+}
+
 // accountFlags returns the flag set of the command name, which acts on one account,
 // with its --account flag.
-func accountFlags(name string) (*flag.FlagSet, *int64) {
+func accountFlags(name string) accountFlagSet {
 	fs := newFlags(name)
-	return fs, fs.Int64("account", 0, "account id")
+	return accountFlagSet{FlagSet: fs, account: fs.Int64("account", 0, "account id")}
+}
+
+// parse parses args and returns the account; missing is the usage error when
+// --account names no account or a flag of required is empty.
+func (fs accountFlagSet) parse(args []string, missing string, required ...*string) (int64, error) {
+	if err := parseFlags(fs.FlagSet, args); err != nil {
+		return 0, err
+	}
+	if *fs.account <= 0 || slices.ContainsFunc(required, func(v *string) bool { return *v == "" }) {
+		return 0, usageError{missing}
+	}
+	return *fs.account, nil
 }
 
 func parseFlags(fs *flag.FlagSet, args []string) error {
@@ -198,6 +218,16 @@ func (d *database) Close() {
 			slog.Warn("stop database", "err", err)
 		}
 	}
+}
+
+// withDatabase opens the database (openDatabase), runs fn with it and closes it.
+func (e *env) withDatabase(ctx context.Context, fn func(db *mysql.DB) error) error {
+	d, err := e.openDatabase(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return fn(d.DB)
 }
 
 // openDatabase connects to STOREFRONT_DSN, or starts the private MariaDB in the data

@@ -33,35 +33,30 @@ func (e *env) webhookCommand(ctx context.Context, args []string) error {
 }
 
 func (e *env) webhookCreate(ctx context.Context, args []string) error {
-	fs, account := accountFlags("webhook create")
+	fs := accountFlags("webhook create")
 	url := fs.String("url", "", "the endpoint's URL")
 	events := fs.String("events", "", "comma-separated event types (default: all)")
-	if err := parseFlags(fs, args); err != nil {
+	account, err := fs.parse(args, "webhook create: --account ID and --url URL are required", url)
+	if err != nil {
 		return err
-	}
-	if *account <= 0 || *url == "" {
-		return usagef("webhook create: --account ID and --url URL are required")
 	}
 	types, err := shop.ParseEventTypes(*events)
 	if err != nil {
 		return err
 	}
-	d, err := e.openDatabase(ctx)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	d.WebhookGuard = e.webhookGuard()
-	if _, err := mysql.NewAccountService(d.DB).FindAccountByID(ctx, *account); err != nil {
-		return err
-	}
-	ep, secret, err := mysql.NewWebhookService(d.DB).CreateWebhookEndpoint(ctx, *account, *url, types)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, secret)
-	fmt.Fprintf(e.stderr, "created webhook endpoint %d for account %d: %s (%s)\n", ep.ID, *account, ep.URL, eventList(ep.EventTypes))
-	return nil
+	return e.withDatabase(ctx, func(db *mysql.DB) error {
+		db.WebhookGuard = e.webhookGuard()
+		if _, err := mysql.NewAccountService(db).FindAccountByID(ctx, account); err != nil {
+			return err
+		}
+		ep, secret, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, account, *url, types)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, secret)
+		fmt.Fprintf(e.stderr, "created webhook endpoint %d for account %d: %s (%s)\n", ep.ID, account, ep.URL, eventList(ep.EventTypes))
+		return nil
+	})
 }
 
 func eventList(types []string) string {
@@ -72,30 +67,24 @@ func eventList(types []string) string {
 }
 
 func (e *env) webhookList(ctx context.Context, args []string) error {
-	fs, account := accountFlags("webhook list")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *account <= 0 {
-		return usagef("webhook list: --account ID is required")
-	}
-	d, err := e.openDatabase(ctx)
+	account, err := accountFlags("webhook list").parse(args, "webhook list: --account ID is required")
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	eps, err := mysql.NewWebhookService(d.DB).FindWebhookEndpoints(ctx, *account)
-	if err != nil {
-		return err
-	}
-	for _, ep := range eps {
-		state := "enabled"
-		if !ep.Enabled {
-			state = "disabled"
+	return e.withDatabase(ctx, func(db *mysql.DB) error {
+		eps, err := mysql.NewWebhookService(db).FindWebhookEndpoints(ctx, account)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(e.stdout, "%d\t%s\t%s\t%s\n", ep.ID, state, eventList(ep.EventTypes), ep.URL)
-	}
-	return nil
+		for _, ep := range eps {
+			state := "enabled"
+			if !ep.Enabled {
+				state = "disabled"
+			}
+			fmt.Fprintf(e.stdout, "%d\t%s\t%s\t%s\n", ep.ID, state, eventList(ep.EventTypes), ep.URL)
+		}
+		return nil
+	})
 }
 
 func (e *env) webhookDelete(ctx context.Context, args []string) error {
@@ -107,18 +96,15 @@ func (e *env) webhookDelete(ctx context.Context, args []string) error {
 	if err != nil || id <= 0 {
 		return usagef("webhook delete: %q is not an endpoint ID", ids[0])
 	}
-	d, err := e.openDatabase(ctx)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	account, err := mysql.NewWebhookService(d.DB).WebhookEndpointAccount(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := mysql.NewWebhookService(d.DB).DeleteWebhookEndpoint(ctx, account, id); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "deleted webhook endpoint %d of account %d\n", id, account)
-	return nil
+	return e.withDatabase(ctx, func(db *mysql.DB) error {
+		account, err := mysql.NewWebhookService(db).WebhookEndpointAccount(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := mysql.NewWebhookService(db).DeleteWebhookEndpoint(ctx, account, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "deleted webhook endpoint %d of account %d\n", id, account)
+		return nil
+	})
 }

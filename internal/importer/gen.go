@@ -75,8 +75,12 @@ func main() {
 func write(b *bytes.Buffer, r record) (nested []reflect.Type) {
 	var fields []string
 	embed := false
-	for i := range r.of.NumField() {
-		f := r.of.Field(i)
+	// The fields of an embedded struct (shop.Timestamps) are the record's own, in
+	// its place, as encoding/json writes them.
+	for _, f := range reflect.VisibleFields(r.of) {
+		if f.Anonymous {
+			continue
+		}
 		key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		carried := key == "-"
 		if carried {

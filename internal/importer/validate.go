@@ -112,6 +112,12 @@ func (c *checker) optTime(field string, v *int64) *shop.Time {
 	return &t
 }
 
+// timestamps checks the created_at and updated_at of the record at pre ("", or
+// "customer." for a nested record).
+func (c *checker) timestamps(pre string, created, updated *int64) shop.Timestamps {
+	return shop.Timestamps{CreatedAt: c.time(pre+"created_at", created), UpdatedAt: c.time(pre+"updated_at", updated)}
+}
+
 // str checks a required string of at most max characters and returns it.
 func (c *checker) str(field string, v *string, max int) string {
 	if !c.present(field, v == nil) {
@@ -303,8 +309,7 @@ func validateSubscriber(in *subscriberIn, digits int) (*shop.Subscriber, error) 
 	s := &shop.Subscriber{
 		ID:           c.id("id", in.ID),
 		StorefrontID: c.id("storefront_id", in.StorefrontID),
-		CreatedAt:    c.time("created_at", in.CreatedAt),
-		UpdatedAt:    c.time("updated_at", in.UpdatedAt),
+		Timestamps:   c.timestamps("", in.CreatedAt, in.UpdatedAt),
 		Username:     c.nonEmpty("username", in.Username, varchar255),
 		LastLoginAt:  c.optTime("last_login_at", in.LastLoginAt),
 	}
@@ -316,8 +321,7 @@ func validateSubscriber(in *subscriberIn, digits int) (*shop.Subscriber, error) 
 			Unit:           c.str("subscription.unit", sub.Unit, 1),
 			TrialPeriod:    c.optIntRange("subscription.trial_period", sub.TrialPeriod, 0, maxInt32),
 			TrialUnit:      sub.TrialUnit,
-			CreatedAt:      c.time("subscription.created_at", sub.CreatedAt),
-			UpdatedAt:      c.time("subscription.updated_at", sub.UpdatedAt),
+			Timestamps:     c.timestamps("subscription.", sub.CreatedAt, sub.UpdatedAt),
 			StartedAt:      c.optTime("subscription.started_at", sub.StartedAt),
 			EndedAt:        c.optTime("subscription.ended_at", sub.EndedAt),
 			TrialStartedAt: c.optTime("subscription.trial_started_at", sub.TrialStartedAt),
@@ -409,13 +413,11 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 			Lastname:      c.optStr("customer.lastname", cu.Lastname, varchar255),
 			Email:         c.optStr("customer.email", cu.Email, varchar255),
 			ReceivesEmail: c.boolean("customer.receives_email", cu.ReceivesEmail),
-			CreatedAt:     c.time("customer.created_at", cu.CreatedAt),
-			UpdatedAt:     c.time("customer.updated_at", cu.UpdatedAt),
+			Timestamps:    c.timestamps("customer.", cu.CreatedAt, cu.UpdatedAt),
 		}
 	}
 
-	p.CustomFields = checkList(&c, "custom_fields", in.CustomFields, func(at string, f customFieldIn) shop.CustomField {
-		pre := at + "."
+	p.CustomFields = checkRecords(&c, "custom_fields", in.CustomFields, func(pre string, f customFieldIn) shop.CustomField {
 		out := shop.CustomField{
 			Label:    c.str(pre+"label", f.Label, varchar255),
 			Response: c.str(pre+"response", f.Response, textBytes),
@@ -426,8 +428,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 		return out
 	})
 
-	p.Coupons = checkList(&c, "coupons", in.Coupons, func(at string, cp couponIn) shop.Coupon {
-		pre := at + "."
+	p.Coupons = checkRecords(&c, "coupons", in.Coupons, func(pre string, cp couponIn) shop.Coupon {
 		out := shop.Coupon{
 			Name:           c.str(pre+"name", cp.Name, varchar255),
 			Code:           c.str(pre+"code", cp.Code, varchar255),
@@ -450,8 +451,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 		return out
 	})
 
-	p.LineItems = checkList(&c, "line_items", in.LineItems, func(at string, li lineItemIn) shop.LineItem {
-		pre := at + "."
+	p.LineItems = checkRecords(&c, "line_items", in.LineItems, func(pre string, li lineItemIn) shop.LineItem {
 		out := shop.LineItem{
 			ID:            c.id(pre+"id", li.ID),
 			PurchaseID:    c.id(pre+"purchase_id", li.PurchaseID),
@@ -484,8 +484,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 		return out
 	})
 
-	p.Transactions = checkList(&c, "transactions", in.Transactions, func(at string, t transactionIn) shop.Transaction {
-		pre := at + "."
+	p.Transactions = checkRecords(&c, "transactions", in.Transactions, func(pre string, t transactionIn) shop.Transaction {
 		out := shop.Transaction{
 			ID:         c.id(pre+"id", t.ID),
 			PurchaseID: c.id(pre+"purchase_id", t.PurchaseID),
@@ -494,8 +493,7 @@ func validatePurchase(in *purchaseIn) (*shop.Purchase, error) {
 			IsSuccess:  c.boolean(pre+"is_success", t.IsSuccess),
 			Reference:  c.optStr(pre+"reference", t.Reference, varchar255),
 			Message:    c.optText(pre+"message", t.Message),
-			CreatedAt:  c.time(pre+"created_at", t.CreatedAt),
-			UpdatedAt:  c.time(pre+"updated_at", t.UpdatedAt),
+			Timestamps: c.timestamps(pre, t.CreatedAt, t.UpdatedAt),
 		}
 		c.ofPurchase(pre, out.PurchaseID, p.ID)
 		var d int
@@ -525,6 +523,12 @@ func checkList[In, Out any](c *checker, field string, in *[]In, elem func(at str
 		out[i] = elem(fmt.Sprintf("%s[%d]", field, i), v)
 	}
 	return out
+}
+
+// checkRecords checks a required list of records with elem, which checks one record
+// given the prefix of its fields ("coupons[2]."); nil for a missing list.
+func checkRecords[In, Out any](c *checker, field string, in *[]In, elem func(pre string, v In) Out) []Out {
+	return checkList(c, field, in, func(at string, v In) Out { return elem(at+".", v) })
 }
 
 // bitsMul multiplies minor units by a quantity, reporting overflow.

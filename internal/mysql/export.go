@@ -377,7 +377,7 @@ func (b *exportReader) addPurchase() {
 		cells[i], row = row[:len(r)], row[len(r):]
 	}
 	b.at[b.id] = int32(len(b.ps))
-	b.ps = append(b.ps, shop.Purchase{ID: b.id, AccountID: b.accountID, CreatedAt: shop.NewTime(b.created),
+	b.ps = append(b.ps, shop.Purchase{ID: b.id, AccountID: b.accountID, Timestamps: shop.Timestamps{CreatedAt: shop.NewTime(b.created)},
 		Status: shop.PurchaseStatus(cells[0]), StorefrontID: b.storefrontID, Currency: cells[1], LineItems: []shop.LineItem{}})
 	p := &b.ps[len(b.ps)-1]
 	d := currencyDigits(p.Currency)

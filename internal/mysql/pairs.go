@@ -181,7 +181,7 @@ func deletePairKeys(ctx context.Context, q queryer, accountID int64, keys []pair
 // lock), deleted by the primary key itself: one statement on one table, which Vitess
 // sends to the account's shard (deletePairKeys).
 func deleteStatusPairs(ctx context.Context, q queryer, accountID, id int64, status shop.PurchaseStatus, email sql.NullString, createdAt time.Time) error {
-	p := &shop.Purchase{ID: id, Status: status, CreatedAt: shop.Time{Time: createdAt}}
+	p := &shop.Purchase{ID: id, Status: status, Timestamps: shop.Timestamps{CreatedAt: shop.Time{Time: createdAt}}}
 	if email.Valid {
 		p.BuyerEmail = &email.String
 	}
@@ -200,33 +200,15 @@ func deleteStatusPairs(ctx context.Context, q queryer, accountID, id int64, stat
 // execPairs runs the statement format (its argument pairRowsSelect) for the given
 // purchases of an account, a batch of them at a time.
 func execPairs(ctx context.Context, q queryer, format string, accountID int64, ids []int64) error {
-	for start := 0; start < len(ids); start += prefixBatch {
-		list, args := inList(ids[start:min(start+prefixBatch, len(ids))])
-		all := make([]any, 0, pairRowsLists*(len(args)+1))
-		for range pairRowsLists {
-			all = append(append(all, accountID), args...)
-		}
-		if _, err := q.ExecContext(ctx, fmt.Sprintf(format, fmt.Sprintf(pairRowsSelect, list)), all...); err != nil {
-			return fmt.Errorf("pair rows: %w", translate(err))
-		}
-	}
-	return nil
+	return execBatches(ctx, q, "pair rows", accountID, ids, pairRowsLists, func(list string) string {
+		return fmt.Sprintf(format, fmt.Sprintf(pairRowsSelect, list))
+	})
 }
 
 // pairTable derives pairs' rows from purchases (pairRows).
 var pairTable = derivedRows[pairRow]{
-	insert:  rowsInsert{"INSERT INTO purchase_pairs (account_id, mark, field, product_id, prefix_len, prefix, created_at, purchase_id, value)", 9, "pair rows"},
-	of:      pairRows,
-	compare: comparePairRows,
-	values: func(args []any, accountID int64, r pairRow) []any {
-		return append(args, accountID, r.mark, r.field, r.product, r.n, r.prefix, r.at, r.id, r.value)
-	},
-}
-
-// comparePairRows orders pairs' rows as the table's key does, near enough.
-func comparePairRows(a, b pairRow) int {
-	return cmp.Or(strings.Compare(a.mark, b.mark), cmp.Compare(a.field, b.field), cmp.Compare(a.product, b.product),
-		cmp.Compare(a.n, b.n), strings.Compare(a.order, b.order), a.at.Compare(b.at), cmp.Compare(a.id, b.id))
+	insert: rowsInsert{"INSERT INTO purchase_pairs (account_id, mark, field, product_id, prefix_len, prefix, created_at, purchase_id, value)", 9, "pair rows"},
+	of:     pairRows,
 }
 
 // pairRow is one row of purchase_pairs within an account; order is its prefix in lower
@@ -237,6 +219,17 @@ type pairRow struct {
 	product, id          int64
 	prefix, value, order string
 	at                   time.Time
+}
+
+// compare orders pairs' rows as the table's key does, near enough.
+func (a pairRow) compare(b pairRow) int {
+	return cmp.Or(strings.Compare(a.mark, b.mark), cmp.Compare(a.field, b.field), cmp.Compare(a.product, b.product),
+		cmp.Compare(a.n, b.n), strings.Compare(a.order, b.order), a.at.Compare(b.at), cmp.Compare(a.id, b.id))
+}
+
+// appendValues appends the row's values, in pairTable's columns, to args.
+func (r pairRow) appendValues(args []any, accountID int64) []any {
+	return append(args, accountID, r.mark, r.field, r.product, r.n, r.prefix, r.at, r.id, r.value)
 }
 
 // pairRows appends the pairs' rows of a purchase to rows, as pairRowsSelect derives

@@ -115,20 +115,33 @@ const prefixRowsDelete = `DELETE x FROM purchases p JOIN %[1]s k JOIN purchase_p
 	AND x.prefix = %[3]s AND x.created_at = p.created_at AND x.purchase_id = p.id
 	WHERE p.account_id = ? AND p.id IN %[2]s`
 
-// prefixBatch bounds the purchases whose prefix rows one statement writes or deletes.
+// prefixBatch bounds the purchases whose prefix rows (or pairs' rows) one statement
+// writes or deletes.
 const prefixBatch = 5000
+
+// execBatches runs the statement that query makes of an IN list of purchase ids, for
+// the given purchases of an account, a batch of them at a time; its arguments are the
+// account and the batch's ids, lists times over. what names the rows, for errors.
+func execBatches(ctx context.Context, q queryer, what string, accountID int64, ids []int64, lists int, query func(list string) string) error {
+	for start := 0; start < len(ids); start += prefixBatch {
+		list, args := inList(ids[start:min(start+prefixBatch, len(ids))])
+		all := make([]any, 0, lists*(len(args)+1))
+		for range lists {
+			all = append(append(all, accountID), args...)
+		}
+		if _, err := q.ExecContext(ctx, query(list), all...); err != nil {
+			return fmt.Errorf("%s: %w", what, translate(err))
+		}
+	}
+	return nil
+}
 
 // insertPrefixes writes the prefix rows of the given kinds of the given purchases;
 // with ignore " IGNORE", rows that exist are kept.
 func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accountID int64, ids []int64) error {
-	for start := 0; start < len(ids); start += prefixBatch {
-		list, args := inList(ids[start:min(start+prefixBatch, len(ids))])
-		query := fmt.Sprintf(prefixRowsInsert, kinds, list, ignore, prefixOf, prefixValue, prefixHas)
-		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
-			return fmt.Errorf("write prefix rows: %w", translate(err))
-		}
-	}
-	return nil
+	return execBatches(ctx, q, "write prefix rows", accountID, ids, 1, func(list string) string {
+		return fmt.Sprintf(prefixRowsInsert, kinds, list, ignore, prefixOf, prefixValue, prefixHas)
+	})
 }
 
 // prefixTable derives prefix rows from purchases (prefixRows). The import writes the
@@ -137,17 +150,23 @@ func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accoun
 // INSERT … SELECT, a join with a derived table of constants, to the shard with k.field
 // left as a bind variable it never fills, "missing bind var k_field".)
 var prefixTable = derivedRows[prefixRow]{
-	insert:  rowsInsert{"INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id, products)", 9, "prefix rows"},
-	of:      prefixRows,
-	compare: comparePrefixRows,
-	values: func(args []any, accountID int64, r prefixRow) []any {
-		return append(args, accountID, r.field, r.n, r.prefix, r.at, r.id, r.value, r.storefront, r.products)
-	},
+	insert: rowsInsert{"INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id, products)", 9, "prefix rows"},
+	of:     prefixRows,
 }
 
-// comparePrefixRows orders prefix rows as the table's key does, near enough (the
-// collation's order taken as lower case).
-func comparePrefixRows(a, b prefixRow) int {
+// prefixRow is one row of purchase_prefixes within an account; order is its prefix in
+// lower case, to sort by.
+type prefixRow struct {
+	field, n             int
+	prefix, value, order string
+	at                   time.Time
+	id, storefront       int64
+	products             any // productList, on the rows that hold it (productsHeld)
+}
+
+// compare orders prefix rows as the table's key does, near enough (the collation's
+// order taken as lower case).
+func (a prefixRow) compare(b prefixRow) int {
 	if a.field != b.field {
 		return cmp.Compare(a.field, b.field)
 	}
@@ -160,14 +179,9 @@ func comparePrefixRows(a, b prefixRow) int {
 	return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.id, b.id))
 }
 
-// prefixRow is one row of purchase_prefixes within an account; order is its prefix in
-// lower case, to sort by.
-type prefixRow struct {
-	field, n             int
-	prefix, value, order string
-	at                   time.Time
-	id, storefront       int64
-	products             any // productList, on the rows that hold it (productsHeld)
+// appendValues appends the row's values, in prefixTable's columns, to args.
+func (r prefixRow) appendValues(args []any, accountID int64) []any {
+	return append(args, accountID, r.field, r.n, r.prefix, r.at, r.id, r.value, r.storefront, r.products)
 }
 
 // prefixRows appends the prefix rows of a purchase to rows, as prefixRowsInsert derives
@@ -281,14 +295,9 @@ func firstRune(s *string) string {
 // by their keys as the purchases' current rows give them: it runs before the rows
 // change.
 func deletePrefixes(ctx context.Context, q queryer, accountID int64, ids []int64) error {
-	for start := 0; start < len(ids); start += prefixBatch {
-		list, args := inList(ids[start:min(start+prefixBatch, len(ids))])
-		query := fmt.Sprintf(prefixRowsDelete, prefixKinds, list, prefixOf)
-		if _, err := q.ExecContext(ctx, query, append([]any{accountID}, args...)...); err != nil {
-			return fmt.Errorf("delete prefix rows: %w", translate(err))
-		}
-	}
-	return nil
+	return execBatches(ctx, q, "delete prefix rows", accountID, ids, 1, func(list string) string {
+		return fmt.Sprintf(prefixRowsDelete, prefixKinds, list, prefixOf)
+	})
 }
 
 // backfillPrefixes writes the prefix rows of every purchase, a batch at a time in

@@ -64,7 +64,7 @@ func buildFixture() fixture {
 		digits, _ := shop.CurrencyDigits(cur)
 		totalMinor := int64(1000 + 250*(i%5))
 		p := &shop.Purchase{
-			ID: id, AccountID: account, CreatedAt: shop.NewTime(created), UpdatedAt: shop.NewTime(created.Add(time.Hour)),
+			ID: id, AccountID: account, Timestamps: shop.Timestamps{CreatedAt: shop.NewTime(created), UpdatedAt: shop.NewTime(created.Add(time.Hour))},
 			StorefrontID: sf, Salt: fmt.Sprintf("salt%d", id), Status: statuses[i%len(statuses)], Currency: cur,
 			Subtotal: shop.FormatMinor(totalMinor, digits), Discount: shop.FormatMinor(0, digits), Tax: shop.FormatMinor(0, digits),
 			Shipping: shop.FormatMinor(0, digits), Total: shop.FormatMinor(totalMinor, digits),
@@ -84,7 +84,7 @@ func buildFixture() fixture {
 		}
 		if i%5 != 0 {
 			cid := int64(500+i%4) + 10*account
-			p.Customer = &shop.Customer{ID: cid, Email: strp(fmt.Sprintf("c%d@example.com", cid)), CreatedAt: shop.NewTime(base), UpdatedAt: shop.NewTime(base)}
+			p.Customer = &shop.Customer{ID: cid, Email: strp(fmt.Sprintf("c%d@example.com", cid)), Timestamps: shop.Timestamps{CreatedAt: shop.NewTime(base), UpdatedAt: shop.NewTime(base)}}
 		}
 		if i%7 == 0 && account == 1 {
 			sid := int64(700 + sf)
@@ -134,8 +134,8 @@ func (f fixture) document() []byte {
 		{"id": 20, "account_id": 2, "name": "Twenty", "download_limit": 3, "download_days": 7, "currency": "JPY"},
 	}
 	doc.Subscribers = []sub{
-		{shop.Subscriber{ID: 710, CreatedAt: at, UpdatedAt: at, Username: "Sub@Example.com"}, 10},
-		{shop.Subscriber{ID: 711, CreatedAt: at, UpdatedAt: at, Username: "sub11@example.com"}, 11},
+		{shop.Subscriber{ID: 710, Timestamps: shop.Timestamps{CreatedAt: at, UpdatedAt: at}, Username: "Sub@Example.com"}, 10},
+		{shop.Subscriber{ID: 711, Timestamps: shop.Timestamps{CreatedAt: at, UpdatedAt: at}, Username: "sub11@example.com"}, 11},
 	}
 	for _, p := range f.purchases {
 		doc.Purchases = append(doc.Purchases, pur{p, p.SubscriberID})

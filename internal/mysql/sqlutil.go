@@ -342,19 +342,24 @@ func (in rowsInsert) write(ctx context.Context, q queryer, args []any) error {
 	return nil
 }
 
-// derivedRows describes a table whose rows the writers derive in Go from the
-// purchases at hand (the prefix rows, the pairs' rows): how a purchase's rows are
-// made, their order, and their values.
-type derivedRows[R any] struct {
-	insert rowsInsert
-	// of appends a purchase's rows to rows.
-	of func(rows []R, p *shop.Purchase) []R
+// derivedRow is a row of a table whose rows the writers derive in Go (derivedRows).
+type derivedRow[R any] interface {
 	// compare orders rows as the table's key does, near enough: InnoDB inserts a
 	// statement's rows into neighbouring pages at about 60% of the cost of rows that
 	// land all over the key.
-	compare func(a, b R) int
-	// values appends a row's values, in the insert's columns, to args.
-	values func(args []any, accountID int64, r R) []any
+	compare(b R) int
+	// appendValues appends the row's values, in the columns of its table's insert,
+	// to args.
+	appendValues(args []any, accountID int64) []any
+}
+
+// derivedRows describes a table whose rows the writers derive in Go from the
+// purchases at hand (the prefix rows, the pairs' rows): how a purchase's rows are
+// made and the statement that writes them. The rows know their order and values.
+type derivedRows[R derivedRow[R]] struct {
+	insert rowsInsert
+	// of appends a purchase's rows to rows.
+	of func(rows []R, p *shop.Purchase) []R
 }
 
 // args returns the values of the rows of the given purchases of an account, row after
@@ -364,10 +369,10 @@ func (d derivedRows[R]) args(accountID int64, ps []*shop.Purchase) []any {
 	for _, p := range ps {
 		rows = d.of(rows, p)
 	}
-	slices.SortFunc(rows, d.compare)
+	slices.SortFunc(rows, R.compare)
 	args := make([]any, 0, d.insert.cols*len(rows))
 	for _, r := range rows {
-		args = d.values(args, accountID, r)
+		args = r.appendValues(args, accountID)
 	}
 	return args
 }

@@ -13,59 +13,85 @@ import (
 
 // MatchPurchase reports whether the purchase matches the query of the purchases list.
 func (r *Resolved) MatchPurchase(p *shop.Purchase) bool {
-	return eval(r.Root, func(c Cond) bool { return c.MatchPurchase(p) })
+	return eval(r.Root, ofPurchase(p))
 }
 
 // MatchSubscriber reports whether the subscriber matches the query of the subscribers
 // list.
 func (r *Resolved) MatchSubscriber(s *shop.Subscriber) bool {
-	return eval(r.Root, func(c Cond) bool { return c.MatchSubscriber(s) })
+	return eval(r.Root, ofSubscriber(s))
 }
 
 // MatchPurchase reports whether every condition holds for the purchase.
 func (cj Conjunction) MatchPurchase(p *shop.Purchase) bool {
-	for _, c := range cj {
-		if !c.MatchPurchase(p) {
-			return false
-		}
-	}
-	return true
+	return cj.match(ofPurchase(p))
 }
 
 // MatchSubscriber reports whether every condition holds for the subscriber.
 func (cj Conjunction) MatchSubscriber(s *shop.Subscriber) bool {
-	for _, c := range cj {
-		if !c.MatchSubscriber(s) {
-			return false
-		}
-	}
-	return true
-}
-
-func eval(n Node, leaf func(Cond) bool) bool {
-	switch x := n.(type) {
-	case *Or:
-		return slices.ContainsFunc(x.Terms, func(t Node) bool { return eval(t, leaf) })
-	case *And:
-		for _, t := range x.Terms {
-			if !eval(t, leaf) {
-				return false
-			}
-		}
-		return true
-	case *Not:
-		return !eval(x.X, leaf)
-	case *Clause, *Text:
-		cs, _ := dnf(x, false)
-		return leaf(cs[0][0])
-	}
-	return false
+	return cj.match(ofSubscriber(s))
 }
 
 // MatchPurchase reports whether the condition (negation included) holds for the
 // purchase.
 func (c Cond) MatchPurchase(p *shop.Purchase) bool {
-	return c.Not != c.purchase(p)
+	return c.match(ofPurchase(p))
+}
+
+// MatchSubscriber reports whether the condition (negation included) holds for the
+// subscriber. The dates of a subscriber are those of its service term
+// (shop.ServiceTerm): started is when it began, ended when it ended (a term still
+// running has not ended), and active holds when the term [start, end) overlaps the
+// value: the subscriber received service at some instant of it, as shop.Entitle decides.
+// A subscriber without a subscription has no status and no term.
+func (c Cond) MatchSubscriber(s *shop.Subscriber) bool {
+	return c.match(ofSubscriber(s))
+}
+
+// fieldTest reports whether a condition's test of its field, negation aside, holds
+// for one record: a purchase (ofPurchase) or a subscriber (ofSubscriber). The walk of
+// a query is the same whatever the record; only this test differs.
+type fieldTest func(Cond) bool
+
+func ofPurchase(p *shop.Purchase) fieldTest {
+	return func(c Cond) bool { return c.purchase(p) }
+}
+
+func ofSubscriber(s *shop.Subscriber) fieldTest {
+	return func(c Cond) bool { return c.subscriber(s) }
+}
+
+func eval(n Node, test fieldTest) bool {
+	switch x := n.(type) {
+	case *Or:
+		return slices.ContainsFunc(x.Terms, func(t Node) bool { return eval(t, test) })
+	case *And:
+		for _, t := range x.Terms {
+			if !eval(t, test) {
+				return false
+			}
+		}
+		return true
+	case *Not:
+		return !eval(x.X, test)
+	case *Clause, *Text:
+		cs, _ := dnf(x, false)
+		return cs[0][0].match(test)
+	}
+	return false
+}
+
+func (cj Conjunction) match(test fieldTest) bool {
+	for _, c := range cj {
+		if !c.match(test) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c Cond) match(test fieldTest) bool {
+	return c.Not != test(c)
 }
 
 func (c Cond) purchase(p *shop.Purchase) bool {
@@ -111,16 +137,6 @@ func (c Cond) purchase(p *shop.Purchase) bool {
 		return (p.TangiblesToShip != nil && *p.TangiblesToShip > 0) == c.Ship
 	}
 	return false
-}
-
-// MatchSubscriber reports whether the condition (negation included) holds for the
-// subscriber. The dates of a subscriber are those of its service term
-// (shop.ServiceTerm): started is when it began, ended when it ended (a term still
-// running has not ended), and active holds when the term [start, end) overlaps the
-// value: the subscriber received service at some instant of it, as shop.Entitle decides.
-// A subscriber without a subscription has no status and no term.
-func (c Cond) MatchSubscriber(s *shop.Subscriber) bool {
-	return c.Not != c.subscriber(s)
 }
 
 func (c Cond) subscriber(s *shop.Subscriber) bool {

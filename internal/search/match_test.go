@@ -17,17 +17,17 @@ func at(y int, m time.Month, d, h, mi int) shop.Time {
 
 // testPurchases are the purchases the match tests search.
 var testPurchases = []*shop.Purchase{
-	{ID: 1, StorefrontID: 1, Status: shop.PurchaseActive, Currency: "USD", Total: "89.46", CreatedAt: at(2024, 11, 1, 0, 0),
+	{ID: 1, StorefrontID: 1, Status: shop.PurchaseActive, Currency: "USD", Total: "89.46", Timestamps: shop.Timestamps{CreatedAt: at(2024, 11, 1, 0, 0)},
 		BuyerEmail: ptr("Zoë@Acme.io"), BuyerFirstname: ptr("Zoë"), BuyerLastname: ptr("Müller"),
 		Customer: &shop.Customer{ID: 10}, LineItems: []shop.LineItem{{ProductID: 100}, {ProductID: 101}}, TangiblesToShip: ptr(int64(2))},
-	{ID: 2, StorefrontID: 1, Status: shop.PurchaseRefunded, Currency: "EUR", Total: "10.00", CreatedAt: at(2024, 10, 31, 23, 59),
+	{ID: 2, StorefrontID: 1, Status: shop.PurchaseRefunded, Currency: "EUR", Total: "10.00", Timestamps: shop.Timestamps{CreatedAt: at(2024, 10, 31, 23, 59)},
 		BuyerEmail: ptr("bob@example.com"), BuyerFirstname: ptr("Bob"), BuyerLastname: ptr("van der Berg"),
 		SubscriberID: ptr(int64(7)), TangiblesToShip: ptr(int64(0))},
-	{ID: 3, StorefrontID: 2, Status: shop.PurchasePending, Currency: "JPY", Total: "1200", CreatedAt: at(2024, 11, 30, 23, 59),
+	{ID: 3, StorefrontID: 2, Status: shop.PurchasePending, Currency: "JPY", Total: "1200", Timestamps: shop.Timestamps{CreatedAt: at(2024, 11, 30, 23, 59)},
 		BuyerEmail: ptr("a%b_c@x.org"), LineItems: []shop.LineItem{{ProductID: 101}}},
-	{ID: 42, StorefrontID: 2, Status: shop.PurchaseHeld, Currency: "USD", Total: "20", CreatedAt: at(2024, 12, 1, 0, 0),
+	{ID: 42, StorefrontID: 2, Status: shop.PurchaseHeld, Currency: "USD", Total: "20", Timestamps: shop.Timestamps{CreatedAt: at(2024, 12, 1, 0, 0)},
 		BuyerFirstname: ptr("Ann"), BuyerEmail: ptr("noatsign")},
-	{ID: 5, StorefrontID: 1, Status: shop.PurchaseActive, Currency: "KWD", Total: "-3.250", CreatedAt: at(2024, 11, 19, 12, 0),
+	{ID: 5, StorefrontID: 1, Status: shop.PurchaseActive, Currency: "KWD", Total: "-3.250", Timestamps: shop.Timestamps{CreatedAt: at(2024, 11, 19, 12, 0)},
 		BuyerEmail: ptr("strasse@straße.de"), BuyerLastname: ptr("Straße")},
 }
 
@@ -121,15 +121,15 @@ func TestMatchPurchase(t *testing.T) {
 // testSubscribers are the subscribers the match tests search.
 var testSubscribers = []*shop.Subscriber{
 	{ID: 1, Username: "zoë@acme.io", Subscription: &shop.Subscription{Status: shop.SubscriptionActive,
-		CreatedAt: at(2024, 1, 1, 10, 0), StartedAt: ptr(at(2024, 1, 1, 10, 0))}},
+		Timestamps: shop.Timestamps{CreatedAt: at(2024, 1, 1, 10, 0)}, StartedAt: ptr(at(2024, 1, 1, 10, 0))}},
 	{ID: 2, Username: "bob@example.com", Subscription: &shop.Subscription{Status: shop.SubscriptionCanceled,
-		CreatedAt: at(2024, 3, 1, 0, 0), StartedAt: ptr(at(2024, 3, 1, 0, 0)), NextPaymentAt: ptr(at(2024, 11, 25, 0, 0))}},
+		Timestamps: shop.Timestamps{CreatedAt: at(2024, 3, 1, 0, 0)}, StartedAt: ptr(at(2024, 3, 1, 0, 0)), NextPaymentAt: ptr(at(2024, 11, 25, 0, 0))}},
 	{ID: 3, Username: "carl@example.com", Subscription: &shop.Subscription{Status: shop.SubscriptionClosed,
-		CreatedAt: at(2024, 5, 1, 0, 0), StartedAt: ptr(at(2024, 5, 2, 0, 0)), EndedAt: ptr(at(2024, 10, 1, 12, 0)), UpdatedAt: at(2024, 10, 2, 0, 0)}},
+		Timestamps: shop.Timestamps{CreatedAt: at(2024, 5, 1, 0, 0), UpdatedAt: at(2024, 10, 2, 0, 0)}, StartedAt: ptr(at(2024, 5, 2, 0, 0)), EndedAt: ptr(at(2024, 10, 1, 12, 0))}},
 	{ID: 4, Username: "dora@example.com"}, // no subscription
-	{ID: 5, Username: "eve@example.com", Subscription: &shop.Subscription{Status: shop.SubscriptionNew, CreatedAt: at(2024, 11, 1, 0, 0)}},
+	{ID: 5, Username: "eve@example.com", Subscription: &shop.Subscription{Status: shop.SubscriptionNew, Timestamps: shop.Timestamps{CreatedAt: at(2024, 11, 1, 0, 0)}}},
 	{ID: 6, Username: "fay@example.com", Subscription: &shop.Subscription{Status: shop.SubscriptionTrial,
-		CreatedAt: at(2024, 11, 18, 9, 0), TrialStartedAt: ptr(at(2024, 11, 18, 9, 0))}},
+		Timestamps: shop.Timestamps{CreatedAt: at(2024, 11, 18, 9, 0)}, TrialStartedAt: ptr(at(2024, 11, 18, 9, 0))}},
 }
 
 func TestMatchSubscriber(t *testing.T) {

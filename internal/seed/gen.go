@@ -495,7 +495,7 @@ func (g *generator) newCustomer(a *account, p person, t time.Time) *customer {
 	receives := g.r.IntN(100) < 40
 	g.customers.add(c.id, a.id, p.first, p.last, p.email, receives, t, updated)
 	c.doc = &shop.Customer{ID: c.id, Firstname: &p.first, Lastname: &p.last, Email: &p.email, ReceivesEmail: receives,
-		CreatedAt: shop.Time{Time: t}, UpdatedAt: shop.Time{Time: updated}}
+		Timestamps: shop.Timestamps{CreatedAt: shop.Time{Time: t}, UpdatedAt: shop.Time{Time: updated}}}
 	a.customers = append(a.customers, c)
 	return c
 }
@@ -795,7 +795,7 @@ func (g *generator) purchase(t time.Time) {
 	// The purchase as the read path reads these rows back (mysql.readPurchases), for its
 	// stored document and the rollups.
 	doc := &shop.Purchase{
-		ID: pid, AccountID: acct.id, StorefrontID: sf.id, CreatedAt: shop.Time{Time: t}, UpdatedAt: shop.Time{Time: updated},
+		ID: pid, AccountID: acct.id, StorefrontID: sf.id, Timestamps: shop.Timestamps{CreatedAt: shop.Time{Time: t}, UpdatedAt: shop.Time{Time: updated}},
 		Salt: salt, Status: shop.PurchaseStatus(status), Currency: cur.code,
 		Subtotal: shop.Money(subtotalS), Discount: shop.Money(discountS), Tax: shop.Money(taxS), Shipping: shop.Money(shippingS),
 		Total: shop.Money(totalS), ProcessorFee: optMoney(fee),
@@ -908,7 +908,7 @@ func (g *generator) purchase(t time.Time) {
 		g.transactions.add(g.next.transaction, sf.acct.id, pid, action, amt, cur.code, gateway, ok, ref, msg, at, at)
 		doc.Transactions = append(doc.Transactions, shop.Transaction{ID: g.next.transaction, PurchaseID: pid, Action: action,
 			Amount: shop.Money(amt), Currency: cur.code, Gateway: gateway, IsSuccess: ok, Reference: optStr(ref), Message: optStr(msg),
-			CreatedAt: shop.Time{Time: at}, UpdatedAt: shop.Time{Time: at}})
+			Timestamps: shop.Timestamps{CreatedAt: shop.Time{Time: at}, UpdatedAt: shop.Time{Time: at}}})
 	}
 	switch status {
 	case "ACT":

@@ -60,9 +60,8 @@ func (s PurchaseStatus) Label() string {
 // Purchase is a purchase with every field of docs/API.md#purchase. Optional text is a
 // *string so that null and "" stay apart.
 type Purchase struct {
-	ID                     int64          `json:"id"`
-	CreatedAt              Time           `json:"created_at"`
-	UpdatedAt              Time           `json:"updated_at"`
+	ID int64 `json:"id"`
+	Timestamps
 	StorefrontID           int64          `json:"storefront_id"`
 	Salt                   string         `json:"salt"`
 	Status                 PurchaseStatus `json:"status"`
@@ -125,8 +124,7 @@ type Customer struct {
 	Lastname      *string `json:"lastname"`
 	Email         *string `json:"email"`
 	ReceivesEmail bool    `json:"receives_email"`
-	CreatedAt     Time    `json:"created_at"`
-	UpdatedAt     Time    `json:"updated_at"`
+	Timestamps
 }
 
 // LineItem is one product line of a purchase (docs/API.md#line-item).
@@ -181,8 +179,7 @@ type Transaction struct {
 	IsSuccess  bool    `json:"is_success"`
 	Reference  *string `json:"reference"`
 	Message    *string `json:"message"`
-	CreatedAt  Time    `json:"created_at"`
-	UpdatedAt  Time    `json:"updated_at"`
+	Timestamps
 }
 
 // TotalOp compares a purchase total with a filter value.

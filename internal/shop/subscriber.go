@@ -34,9 +34,8 @@ func ValidPeriodUnit(u string) bool {
 
 // Subscriber is a subscriber of a storefront (docs/API.md#subscriber).
 type Subscriber struct {
-	ID           int64         `json:"id"`
-	CreatedAt    Time          `json:"created_at"`
-	UpdatedAt    Time          `json:"updated_at"`
+	ID int64 `json:"id"`
+	Timestamps
 	Username     string        `json:"username"`
 	LastLoginAt  *Time         `json:"last_login_at"`
 	Subscription *Subscription `json:"subscription"`
@@ -59,13 +58,12 @@ type Subscription struct {
 	TrialPeriod    *int64             `json:"trial_period"`
 	TrialUnit      *string            `json:"trial_unit"`
 	TrialTaxAmount *Money             `json:"trial_tax_amount"`
-	CreatedAt      Time               `json:"created_at"`
-	UpdatedAt      Time               `json:"updated_at"`
-	StartedAt      *Time              `json:"started_at"`
-	EndedAt        *Time              `json:"ended_at"`
-	TrialStartedAt *Time              `json:"trial_started_at"`
-	LastPaymentAt  *Time              `json:"last_payment_at"`
-	NextPaymentAt  *Time              `json:"next_payment_at"`
+	Timestamps
+	StartedAt      *Time `json:"started_at"`
+	EndedAt        *Time `json:"ended_at"`
+	TrialStartedAt *Time `json:"trial_started_at"`
+	LastPaymentAt  *Time `json:"last_payment_at"`
+	NextPaymentAt  *Time `json:"next_payment_at"`
 }
 
 // Entitlement reasons (docs/API.md#entitlement).

@@ -15,6 +15,13 @@ type Time struct {
 	time.Time
 }
 
+// Timestamps are when a record was created and last updated. The API's records embed
+// them where they show created_at and updated_at.
+type Timestamps struct {
+	CreatedAt Time `json:"created_at"`
+	UpdatedAt Time `json:"updated_at"`
+}
+
 // Unix returns a Time for the given UNIX seconds.
 func Unix(sec int64) Time { return Time{time.Unix(sec, 0).UTC()} }
 
