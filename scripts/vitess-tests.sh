@@ -25,7 +25,7 @@ bash scripts/vitess.sh bash -c '
   go test -count=1 -p 1 -timeout 20m -v -skip Browser ./web || rc=1
   go test -count=1 -p 1 -timeout 10m -v -run "TestBrowser_Dashboard$" ./web || rc=1
   go test -count=1 -p 1 -timeout 10m -v \
-    -run "TestVitess$|TestImport|TestPurchaseService_Reactivate|TestJobs_ConcurrentWorkers$|TestOverview_FiguresEqualRows|TestWebhookEvents_SameTransaction|TestExportPurchases_BothReads" \
+    -run "TestVitess$|TestExecRows_PreparedOnce$|TestImport|TestPurchaseService_Reactivate|TestJobs_ConcurrentWorkers$|TestOverview_FiguresEqualRows|TestWebhookEvents_SameTransaction|TestExportPurchases_BothReads" \
     ./internal/mysql || rc=1
   exit $rc
 ' 2>&1 | tee "$log" | grep --line-buffered -E '^(ok|FAIL|--- FAIL|panic|== |STOREFRONT_VITESS_DSN)|^\s+[a-z_]+_test\.go:'
