@@ -102,8 +102,9 @@ type Tx struct {
 // import's insertRows). In a transaction such a statement is prepared once and then
 // executed with its values in the binary protocol, so that the server no longer parses
 // its literals: parsing was about a quarter of the server's time in an import, and the
-// import of 100,000 purchases wrote its search rows in 25 % less time
-// (docs/PERFORMANCE.md). A shorter statement (the rest of a write) goes as text.
+// import of 100,000 purchases wrote its search rows in about 20 % less time
+// (docs/PERFORMANCE.md, "Multi-row writes prepared"). A shorter statement (the rest of
+// a write, such as the documents of an import's last batch) goes as text.
 const statementRows = 500
 
 // execRows runs a multi-row write of rows rows: prepared, and kept for the
