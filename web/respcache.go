@@ -294,7 +294,6 @@ func (r *versionReads) run(parent context.Context, accountID int64, st *versionS
 	ctx, cancel := context.WithTimeout(parent, versionReadTimeout)
 	call.v, call.err = read(ctx, accountID)
 	cancel()
-	close(call.done)
 	r.mu.Lock()
 	next := st.next
 	st.next = nil
@@ -305,6 +304,9 @@ func (r *versionReads) run(parent context.Context, accountID int64, st *versionS
 		}
 	}
 	r.mu.Unlock()
+	// The requests sharing call are answered once the account's state no longer counts
+	// this read: a request that arrives after its answer never finds the read running.
+	close(call.done)
 	if next != nil {
 		go r.run(parent, accountID, st, next, read)
 	}
