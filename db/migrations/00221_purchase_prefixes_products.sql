@@ -7,11 +7,12 @@
 -- rest of the page (`customer_email=se&product_id=4`). Written with the rows, in the
 -- same transaction (import, seed), and rebuilt with them (RebuildDerived).
 ALTER TABLE purchase_prefixes ADD COLUMN products TEXT CHARACTER SET ascii COLLATE ascii_bin NULL;
-UPDATE purchase_prefixes x JOIN (
-  SELECT account_id, purchase_id, GROUP_CONCAT(product_id ORDER BY product_id SEPARATOR ',') AS products
-  FROM purchase_products GROUP BY account_id, purchase_id
-) t ON t.account_id = x.account_id AND t.purchase_id = x.purchase_id
-SET x.products = t.products
+-- Each row looks up its purchase's products by purchase_products_purchase: linear in the
+-- rows (internal/mysql's prefixProductsFill is the same statement).
+UPDATE purchase_prefixes x SET x.products = (
+  SELECT GROUP_CONCAT(pp.product_id ORDER BY pp.product_id SEPARATOR ',')
+  FROM purchase_products pp WHERE pp.account_id = x.account_id AND pp.purchase_id = x.purchase_id
+)
 WHERE x.field IN (1, 2, 3) AND x.prefix_len >= 2;
 
 -- +goose Down

@@ -313,6 +313,9 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 	}
 }
 
+// PrefixProductsFill is the fill of the prefix rows' products (migration 00221's too).
+const PrefixProductsFill = prefixProductsFill
+
 // BackfillPrefixes runs migration 00033's backfill of the prefix rows, then 00221's fill of
 // their products.
 func (db *DB) BackfillPrefixes(ctx context.Context) error {

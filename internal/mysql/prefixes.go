@@ -264,11 +264,16 @@ func productIDs(p *shop.Purchase) []int64 {
 // prefixProductsFill writes the products column of every prefix row that holds it, from
 // purchase_products (migration 00221 is the same statement): after the rows are derived
 // by prefixRowsInsert, which leaves it NULL, as the migrations before the column do.
-const prefixProductsFill = `UPDATE purchase_prefixes x JOIN (
-	SELECT account_id, purchase_id, GROUP_CONCAT(product_id ORDER BY product_id SEPARATOR ',') AS products
-	FROM purchase_products GROUP BY account_id, purchase_id
-) t ON t.account_id = x.account_id AND t.purchase_id = x.purchase_id
-SET x.products = t.products
+// Each row looks up its purchase's products by purchase_products_purchase, so the fill
+// is linear in the rows. A join with the grouped products as a derived table, its first
+// form, was read derived table first, and each purchase then scanned every prefix row
+// of its account (the join's only usable key part): 0.62 s at 400 purchases, 64 s at
+// 4,000 (against 0.04 and 0.17 s), so that the migration would not have ended on a
+// merchant's database of any size (TestPrefixProductsFill_ProbesByPurchase).
+const prefixProductsFill = `UPDATE purchase_prefixes x SET x.products = (
+	SELECT GROUP_CONCAT(pp.product_id ORDER BY pp.product_id SEPARATOR ',')
+	FROM purchase_products pp WHERE pp.account_id = x.account_id AND pp.purchase_id = x.purchase_id
+)
 WHERE x.field IN (1, 2, 3) AND x.prefix_len >= 2`
 
 // firstRunes returns the first n characters of s (all of it when shorter), as LEFT
