@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // The record types of the import format (accountIn, purchaseIn ...) are made from the
@@ -39,16 +41,42 @@ var (
 // decodeRecord decodes one array element strictly into v: unknown fields and wrong
 // JSON types are refused. The error is a *fieldError naming the field at fault, with
 // the index of a nested array element when there is one.
+//
+// A record is first decoded by the faster and stricter decoder of JSON v2 (names
+// matched exactly, no name twice, valid UTF-8, nothing unknown). What it refuses is
+// decoded again by encoding/json, strictly as before, so that a record is accepted
+// exactly when it was before with the same values (FuzzDecodeRecord_FastSameAsStrict),
+// and a bad record's message is worded as before.
 func decodeRecord(raw []byte, v any, inner []nested) error {
+	if decodeFast(raw, v) {
+		return nil
+	}
+	reflect.ValueOf(v).Elem().SetZero()
 	if err := decodeStrict(raw, v); err != nil {
 		return locate(raw, err, inner)
 	}
 	return nil
 }
 
+// fastOptions are JSON v2's defaults (exact names, no duplicate, valid UTF-8) and no
+// unknown member.
+var fastOptions = jsonv2.RejectUnknownMembers(true)
+
+// decodeFast decodes an object into v with JSON v2 and reports whether it did; v is
+// then partly filled.
+func decodeFast(raw []byte, v any) bool {
+	return isObject(raw) && jsonv2.Unmarshal(raw, v, fastOptions) == nil
+}
+
+// isObject reports whether raw starts as a JSON object does.
+func isObject(raw []byte) bool {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
+}
+
 func decodeStrict(raw []byte, v any) error {
-	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		return &fieldError{msg: "must be an object, not " + jsonKind(t)}
+	if !isObject(raw) {
+		return &fieldError{msg: "must be an object, not " + jsonKind(bytes.TrimLeft(raw, " \t\r\n"))}
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.DisallowUnknownFields()
