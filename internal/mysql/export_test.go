@@ -313,6 +313,11 @@ func (db *DB) PathIDs(ctx context.Context, f shop.PurchaseFilter, path string, n
 	}
 }
 
+// Explain returns the plan MariaDB gives query on db, each row of EXPLAIN by column name.
+func Explain(ctx context.Context, db *DB, query string) ([]map[string]string, error) {
+	return explainRows(ctx, db.DB, query)
+}
+
 // PrefixProductsFill is the fill of the prefix rows' products (migration 00221's too).
 const PrefixProductsFill = prefixProductsFill
 

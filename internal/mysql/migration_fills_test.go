@@ -2,7 +2,6 @@ package mysql_test
 
 import (
 	"context"
-	"database/sql"
 	"io/fs"
 	"regexp"
 	"strconv"
@@ -14,40 +13,6 @@ import (
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
 )
-
-// planRow is one row of EXPLAIN, by column name.
-type planRow map[string]string
-
-// explain returns the plan MariaDB gives query.
-func explain(t *testing.T, db *mysql.DB, query string) ([]planRow, error) {
-	t.Helper()
-	rows, err := db.QueryContext(context.Background(), "EXPLAIN "+query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var plan []planRow
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		r := planRow{}
-		for i, c := range cols {
-			r[c] = vals[i].String
-		}
-		plan = append(plan, r)
-	}
-	return plan, rows.Err()
-}
 
 // migrationFills returns the data statements (UPDATE, INSERT, DELETE) of every
 // migration's Up part, by file name.
@@ -99,7 +64,7 @@ func TestMigrations_FillsProbeByKey(t *testing.T) {
 	n := 0
 	for file, stmts := range migrationFills(t) {
 		for _, s := range stmts {
-			plan, err := explain(t, db, s)
+			plan, err := mysql.Explain(ctx, db, s)
 			if err != nil {
 				// A statement about columns or tables that later migrations dropped.
 				t.Logf("%s: not explained on today's schema: %v", file, err)

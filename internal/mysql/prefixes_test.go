@@ -327,29 +327,8 @@ func TestPrefixProductsFill_ProbesByPurchase(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbtest.MustExec(t, db.DB, "ANALYZE TABLE purchase_prefixes, purchase_products")
-	rows, err := db.QueryContext(ctx, "EXPLAIN "+mysql.PrefixProductsFill)
+	plan, err := mysql.Explain(ctx, db, mysql.PrefixProductsFill)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var plan []map[string]string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		row := map[string]string{}
-		for i, c := range cols {
-			row[c] = vals[i].String
-		}
-		plan = append(plan, row)
-	}
-	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
 	probed := false

@@ -412,29 +412,7 @@ func (s *PurchaseService) ExplainPurchases(ctx context.Context, f shop.PurchaseF
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, "EXPLAIN "+query, args...)
-	if err != nil {
-		return nil, translate(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []map[string]string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		m := map[string]string{}
-		for i, c := range cols {
-			m[c] = vals[i].String
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return explainRows(ctx, db, query, args...)
 }
 
 // FindPurchaseByID returns one purchase of the account with all nested collections.

@@ -226,6 +226,36 @@ type queryer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
+// explainRows returns the plan MariaDB gives query: each row of EXPLAIN, by column name.
+func explainRows(ctx context.Context, q queryer, query string, args ...any) ([]map[string]string, error) {
+	rows, err := q.QueryContext(ctx, "EXPLAIN "+query, args...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		m := make(map[string]string, len(cols))
+		for i, c := range cols {
+			m[c] = vals[i].String
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
 // eachRow runs a query and calls fn for every row.
 func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(*sql.Rows) error) error {
 	rows, err := q.QueryContext(ctx, query, args...)
