@@ -11,7 +11,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	migrations "storefront/db"
 	"storefront/internal/dbtest"
 	"storefront/internal/importer"
 	"storefront/internal/mysql"
@@ -345,21 +344,10 @@ func TestPrefixProductsFill_ProbesByPurchase(t *testing.T) {
 	}
 
 	// Migration 00221 fills the column the same way.
-	mig, err := migrations.Migrations.ReadFile("migrations/00221_purchase_prefixes_products.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	words := func(s string) string {
-		var kept []string
-		for _, l := range strings.Split(s, "\n") {
-			if !strings.HasPrefix(strings.TrimSpace(l), "--") {
-				kept = append(kept, l)
-			}
-		}
-		return strings.Join(strings.Fields(strings.Join(kept, " ")), " ")
-	}
-	if !strings.Contains(words(string(mig)), words(mysql.PrefixProductsFill)+";") {
-		t.Errorf("migration 00221 does not fill the products with the statement RebuildDerived sends:\n%s", mig)
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	fills := migrationFills(t)["00221_purchase_prefixes_products.sql"]
+	if len(fills) != 1 || words(fills[0]) != words(mysql.PrefixProductsFill) {
+		t.Errorf("migration 00221 does not fill the products with the statement RebuildDerived sends: %q", fills)
 	}
 }
 
