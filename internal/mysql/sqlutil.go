@@ -228,32 +228,28 @@ type queryer interface {
 
 // explainRows returns the plan MariaDB gives query: each row of EXPLAIN, by column name.
 func explainRows(ctx context.Context, q queryer, query string, args ...any) ([]map[string]string, error) {
-	rows, err := q.QueryContext(ctx, "EXPLAIN "+query, args...)
-	if err != nil {
-		return nil, translate(err)
-	}
-	defer rows.Close()
+	return collectRows(ctx, q, "EXPLAIN "+query, args, byColumn)
+}
+
+// byColumn reads a row as its values by column name, NULL as "".
+func byColumn(rows *sql.Rows) (map[string]string, error) {
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, err
 	}
-	var out []map[string]string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		m := make(map[string]string, len(cols))
-		for i, c := range cols {
-			m[c] = vals[i].String
-		}
-		out = append(out, m)
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
 	}
-	return out, rows.Err()
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(cols))
+	for i, c := range cols {
+		m[c] = vals[i].String
+	}
+	return m, nil
 }
 
 // eachRow runs a query and calls fn for every row.
