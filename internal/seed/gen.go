@@ -143,10 +143,11 @@ type productPath struct {
 
 // newGenerator returns a generator of rows after the ids next for the storefronts sfs;
 // noBackslashEscapes writes the statements for sessions with NO_BACKSLASH_ESCAPES.
-func newGenerator(seed int64, now time.Time, sfs []*storefront, next ids, noBackslashEscapes bool) *generator {
-	// The ids in use take part in the seed, so that a second run on the same database
-	// makes up new names, salts and keys rather than repeating the first.
-	state := uint64(next.purchase)*0x9e3779b97f4a7c15 ^ uint64(next.subscriber)*0xbf58476d1ce4e5b9 ^ uint64(next.customer)
+func newGenerator(seed int64, now time.Time, sfs []*storefront, next ids, base int64, noBackslashEscapes bool) *generator {
+	// The ids in use (counted from the base) take part in the seed, so that a second
+	// run on the same accounts makes up new names, salts and keys rather than
+	// repeating the first, and a run above a base makes what it would make at 0.
+	state := uint64(next.purchase-base)*0x9e3779b97f4a7c15 ^ uint64(next.subscriber-base)*0xbf58476d1ce4e5b9 ^ uint64(next.customer-base)
 	g := &generator{
 		r:     rand.New(rand.NewPCG(uint64(seed), state^0x5eed5eed5eed5eed)),
 		now:   now.UTC().Truncate(time.Second),

@@ -21,7 +21,7 @@ func BenchmarkGeneratePurchase(b *testing.B) {
 		sf.setCatalog(i, func(string) int64 { pid++; return pid })
 		sfs = append(sfs, sf)
 	}
-	g := newGenerator(1, now, sfs, ids{}, false)
+	g := newGenerator(1, now, sfs, ids{}, 0, false)
 	g.beginChunk(newChunk())
 	for range 10000 {
 		g.subscriber(g.pickSubscriberStorefront())

@@ -64,23 +64,23 @@ func weightOf(i int, name string) int {
 	return 20
 }
 
-// prepare makes sure there are storefronts and products to seed into and returns them
-// with the next free ids.
-func prepare(ctx context.Context, conn *sql.Conn, now time.Time, noBackslashEscapes bool, stats *Stats) ([]*storefront, ids, error) {
+// prepare makes sure there are storefronts and products to seed into, in the accounts
+// above base, and returns them with the next free ids (above base).
+func prepare(ctx context.Context, conn *sql.Conn, now time.Time, base int64, noBackslashEscapes bool, stats *Stats) ([]*storefront, ids, error) {
 	var next ids
 	var nAccounts int
-	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM accounts").Scan(&nAccounts); err != nil {
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM accounts WHERE id > ?", base).Scan(&nAccounts); err != nil {
 		return nil, next, err
 	}
 	if nAccounts == 0 {
-		if err := createLayout(ctx, conn, now, stats); err != nil {
+		if err := createLayout(ctx, conn, now, base, stats); err != nil {
 			return nil, next, fmt.Errorf("create demo accounts: %w", err)
 		}
 	}
 
 	accounts := map[int64]*account{}
 	rows, err := conn.QueryContext(ctx, `SELECT id, account_id, name, COALESCE(currency, ''),
-		download_limit, download_days, past_due_grace_days FROM storefronts ORDER BY id`)
+		download_limit, download_days, past_due_grace_days FROM storefronts WHERE account_id > ? ORDER BY id`, base)
 	if err != nil {
 		return nil, next, err
 	}
@@ -111,7 +111,7 @@ func prepare(ctx context.Context, conn *sql.Conn, now time.Time, noBackslashEsca
 		sf.weight = weightOf(i, sf.name)
 	}
 
-	if err := addProducts(ctx, conn, sfs, noBackslashEscapes, stats); err != nil {
+	if err := addProducts(ctx, conn, sfs, base, noBackslashEscapes, stats); err != nil {
 		return nil, next, fmt.Errorf("products: %w", err)
 	}
 	if err := loadEmails(ctx, conn, accounts); err != nil {
@@ -127,12 +127,14 @@ func prepare(ctx context.Context, conn *sql.Conn, now time.Time, noBackslashEsca
 		if err := conn.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM "+m.table).Scan(m.id); err != nil {
 			return nil, next, err
 		}
+		*m.id = max(*m.id, base)
 	}
 	return sfs, next, nil
 }
 
-// createLayout writes the demo accounts and storefronts into an empty database.
-func createLayout(ctx context.Context, conn *sql.Conn, now time.Time, stats *Stats) error {
+// createLayout writes the demo accounts and storefronts into a database with no
+// accounts above base, with ids after base.
+func createLayout(ctx context.Context, conn *sql.Conn, now time.Time, base int64, stats *Stats) error {
 	var acctID, sfID int64
 	if err := conn.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM accounts").Scan(&acctID); err != nil {
 		return err
@@ -140,6 +142,7 @@ func createLayout(ctx context.Context, conn *sql.Conn, now time.Time, stats *Sta
 	if err := conn.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM storefronts").Scan(&sfID); err != nil {
 		return err
 	}
+	acctID, sfID = max(acctID, base), max(sfID, base)
 	created := now.UTC().AddDate(-2, 0, -1).Truncate(time.Second)
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
@@ -149,8 +152,13 @@ func createLayout(ctx context.Context, conn *sql.Conn, now time.Time, stats *Sta
 	first := acctID + 1
 	for _, a := range demoAccounts {
 		acctID++
+		// API user names are unique: above a base, they carry it.
+		username := a.apiUsername
+		if base > 0 {
+			username = fmt.Sprintf("%s-%d", username, base)
+		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO accounts (id, name, api_username, timezone, created_at) VALUES (?, ?, ?, ?, ?)",
-			acctID, a.name, a.apiUsername, a.timezone, created); err != nil {
+			acctID, a.name, username, a.timezone, created); err != nil {
 			return err
 		}
 		stats.Rows["accounts"]++
@@ -169,7 +177,7 @@ func createLayout(ctx context.Context, conn *sql.Conn, now time.Time, stats *Sta
 
 // addProducts gives every storefront its catalog: products already there (by name)
 // are reused, the others are inserted.
-func addProducts(ctx context.Context, conn *sql.Conn, sfs []*storefront, noBackslashEscapes bool, stats *Stats) error {
+func addProducts(ctx context.Context, conn *sql.Conn, sfs []*storefront, base int64, noBackslashEscapes bool, stats *Stats) error {
 	type key struct {
 		sf   int64
 		name string
@@ -179,7 +187,7 @@ func addProducts(ctx context.Context, conn *sql.Conn, sfs []*storefront, noBacks
 	if err != nil {
 		return err
 	}
-	var maxID int64
+	maxID := base
 	for rows.Next() {
 		var id, sf int64
 		var name string

@@ -37,6 +37,13 @@ type Options struct {
 	// Now is the end of the two-year window the data covers; the zero time means
 	// the current time.
 	Now time.Time
+	// IDBase, when not 0, puts the data in accounts of their own: every id the run
+	// writes is above IDBase, the demo accounts and storefronts are created at
+	// IDBase+1… when no account has an id above it, and only the accounts above it
+	// are added to. The same seed gives the same data whatever the base, but for the
+	// ids, so that tests sharing one database (a vtgate's keyspaces) each have
+	// accounts of their own (internal/dbtest.IDBase).
+	IDBase int64
 }
 
 // Stats reports what a run wrote.
@@ -92,8 +99,8 @@ const (
 
 // Run adds opt.Purchases purchases and opt.Subscribers subscribers to the database
 // behind db, creating the demo accounts and storefronts when the database has no
-// accounts, and writes progress lines to progress (which may be nil). New rows take
-// ids after the largest ones in use. Run is not meant to race with other writers of
+// accounts (above opt.IDBase), and writes progress lines to progress (which may be
+// nil). New rows take ids after the largest ones in use (and after opt.IDBase). Run is not meant to race with other writers of
 // the same tables.
 func Run(ctx context.Context, db *sql.DB, opt Options, progress io.Writer) (Stats, error) {
 	start := time.Now()
@@ -131,12 +138,12 @@ func Run(ctx context.Context, db *sql.DB, opt Options, progress io.Writer) (Stat
 	}
 	noBackslashEscapes := strings.Contains(mode, "NO_BACKSLASH_ESCAPES")
 
-	sfs, next, err := prepare(ctx, conns[0], opt.Now, noBackslashEscapes, &stats)
+	sfs, next, err := prepare(ctx, conns[0], opt.Now, opt.IDBase, noBackslashEscapes, &stats)
 	if err != nil {
 		return stats, fmt.Errorf("seed: %w", err)
 	}
 
-	g := newGenerator(opt.Seed, opt.Now, sfs, next, noBackslashEscapes)
+	g := newGenerator(opt.Seed, opt.Now, sfs, next, opt.IDBase, noBackslashEscapes)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	chunks := make(chan *chunk, 1)

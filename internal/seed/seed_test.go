@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"storefront/internal/mysql"
 	"storefront/internal/seed"
 	"storefront/internal/shop"
+	"storefront/internal/sqlrows"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -551,4 +553,47 @@ func around(s, other string, present bool) string {
 	}
 	from, to := max(0, i-40), min(len(s), i+40)
 	return fmt.Sprintf("…%q… (at byte %d of %d)", s[from:to], i, len(s))
+}
+
+// TestRun_IDBase seeds the same options twice into one database, at base 0 and above
+// a base: the second run makes accounts of its own, every id above the base, and the
+// same data as the first but for the ids (the tests through a vtgate share one
+// database, each in accounts of its own).
+func TestRun_IDBase(t *testing.T) {
+	db := dbtest.New(t).DB
+	opt := seed.Options{Purchases: 300, Subscribers: 60, Seed: 9, Now: now}
+	seedDB(t, db, opt)
+	const base = 700000
+	opt.IDBase = base
+	st := seedDB(t, db, opt)
+	if st.Rows["accounts"] != 2 || st.Rows["storefronts"] != 4 || st.Rows["purchases"] != 300 {
+		t.Errorf("run above the base: got %v, want 2 accounts, 4 storefronts, 300 purchases of its own", st.Rows)
+	}
+	for _, table := range []string{"accounts", "storefronts", "products", "customers", "subscribers", "subscriptions", "purchases", "line_items", "transactions"} {
+		if n := count(t, db, "SELECT COUNT(*) FROM "+table+" WHERE id > 0 AND id <= ?", base/2); n == 0 {
+			t.Errorf("%s: no rows of the first run", table)
+		}
+		if n := count(t, db, "SELECT COUNT(*) FROM "+table+" WHERE id > ? AND id < ?", base/2, base+1); n != 0 {
+			t.Errorf("%s: %d rows of the second run at or below the base", table, n)
+		}
+	}
+	// Each run's rows, with ids counted from its base.
+	rows := func(query string, b int64) []string {
+		return dbtest.Query(t, db, sqlrows.Value[string], query, b, b, b, b, b, b+1, b+base/2)
+	}
+	for name, query := range map[string]string{
+		"purchases": `SELECT CONCAT_WS('|', id - ?, account_id - ?, storefront_id - ?, COALESCE(customer_id - ?, ''), COALESCE(subscriber_id - ?, ''),
+			status, total, currency, COALESCE(buyer_email, ''), created_at, salt) FROM purchases WHERE account_id BETWEEN ? AND ? ORDER BY id`,
+		"line items": `SELECT CONCAT_WS('|', id - ?, purchase_id - ?, product_id - ?, account_id - ?, price, quantity, ? * 0)
+			FROM line_items WHERE account_id BETWEEN ? AND ? ORDER BY id`,
+		"subscribers": `SELECT CONCAT_WS('|', id - ?, storefront_id - ?, account_id - ?, username, created_at, ? * 0, ? * 0)
+			FROM subscribers WHERE account_id BETWEEN ? AND ? ORDER BY id`,
+		"customers": `SELECT CONCAT_WS('|', id - ?, account_id - ?, email, COALESCE(firstname, ''), COALESCE(lastname, ''), ? * 0, ? * 0, ? * 0)
+			FROM customers WHERE account_id BETWEEN ? AND ? ORDER BY id`,
+	} {
+		at0, above := rows(query, 0), rows(query, base)
+		if len(at0) == 0 || !slices.Equal(at0, above) {
+			t.Errorf("%s: %d rows at base 0 and %d above the base, not the same but for the ids", name, len(at0), len(above))
+		}
+	}
 }
