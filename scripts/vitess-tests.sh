@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
-export VITESS_FIRST_ID=1000000 # the tests seed their own ids below it
+export VITESS_FIRST_ID=10000000000 # the tests seed their own ids below it (dbtest.IDBase)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hash/fnv"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -24,25 +26,190 @@ var (
 	vitessErr     error
 )
 
-// vitessDSN empties every table of every shard (but the sequences and the migrations'
-// record) and returns vtgate's DSN without a database, so that vtgate routes each table
-// to its keyspace. Tests through a vtgate run one after another: they share its
-// keyspaces as tests on MariaDB would share one database.
+// vitessDSN returns vtgate's DSN without a database, so that vtgate routes each table
+// to its keyspace. The tests through a vtgate share its keyspaces and are isolated by
+// account: each seeds accounts of its own (IDBase), and when it ends its accounts are
+// deleted by account, each through vtgate on its own shard (deleteAccounts), after
+// which no tenant row may be left on any shard. The first test of a process empties
+// the keyspaces of what an earlier, interrupted run may have left. Tests through a
+// vtgate run one after another.
 func vitessDSN(t testing.TB) string {
 	t.Helper()
 	cfg := serverConfig(t)
 	gate := openServer(t, cfg)
 	defer gate.Close()
-	vitessOnce.Do(func() { vitessTargets, vitessErr = shards(gate) })
+	vitessOnce.Do(func() {
+		if vitessTargets, vitessErr = shards(gate); vitessErr != nil {
+			return
+		}
+		for _, target := range vitessTargets {
+			if vitessErr = empty(gate, target); vitessErr != nil {
+				vitessErr = fmt.Errorf("empty %s: %w", target, vitessErr)
+				return
+			}
+		}
+		vitessTenant, vitessErr = tenantTables(gate)
+	})
 	if vitessErr != nil {
 		t.Fatalf("vtgate: %v", vitessErr)
 	}
-	for _, target := range vitessTargets {
-		if err := empty(gate, target); err != nil {
-			t.Fatalf("empty %s: %v", target, err)
+	t.Cleanup(func() {
+		gate := openServer(t, cfg)
+		defer gate.Close()
+		if err := deleteAccounts(gate); err != nil {
+			t.Errorf("vtgate: delete the test's accounts: %v", err)
+		}
+		// What is left on a shard was written outside every account of the test.
+		for _, target := range vitessTargets {
+			left, err := leftRows(gate, target)
+			if err == nil && len(left) > 0 {
+				t.Errorf("vtgate: %s holds rows of no account of the test: %v", target, left)
+				err = empty(gate, target)
+			}
+			if err != nil {
+				t.Errorf("vtgate: %s: %v", target, err)
+			}
+		}
+	})
+	return cfg.FormatDSN()
+}
+
+// vitessTenant lists the tenant keyspace's tables with an account_id, children first
+// (the order in which their rows can be deleted).
+var vitessTenant []string
+
+// tenantTables returns the tables of the tenant keyspace that carry account_id, the
+// tables that reference others first.
+func tenantTables(gate *sql.DB) ([]string, error) {
+	conn, err := gate.Conn(bgctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(bgctx, "USE `"+tenantShards()[0]+"`"); err != nil {
+		return nil, err
+	}
+	defer conn.ExecContext(bgctx, "USE `"+tenantKeyspace+"`")
+	// A table's rows go before those of the tables it references.
+	refs, err := sqlrows.Collect(bgctx, conn, func(rows *sql.Rows) ([2]string, error) {
+		var r [2]string
+		return r, rows.Scan(&r[0], &r[1])
+	}, `SELECT c.table_name, COALESCE(k.referenced_table_name, '') FROM information_schema.columns c
+		LEFT JOIN information_schema.key_column_usage k ON k.table_schema = c.table_schema
+			AND k.table_name = c.table_name AND k.referenced_table_name IS NOT NULL
+		WHERE c.table_schema = DATABASE() AND c.column_name = 'account_id'`)
+	if err != nil {
+		return nil, err
+	}
+	parents := map[string][]string{}
+	for _, r := range refs {
+		parents[r[0]] = append(parents[r[0]], r[1])
+	}
+	var out []string
+	placed := map[string]bool{}
+	var place func(name string)
+	place = func(name string) { // children before parents: a table after every table that references it
+		if placed[name] {
+			return
+		}
+		placed[name] = true
+		for child, ps := range parents {
+			if slices.Contains(ps, name) {
+				place(child)
+			}
+		}
+		out = append(out, name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(parents)) {
+		place(name)
+	}
+	return out, nil
+}
+
+// deleteAccounts deletes every account's rows through vtgate, one account at a time:
+// each statement names the account, so vtgate routes it to the account's shard, and
+// it keeps the lookup keyspace's vindex rows (purchase ids, key hashes, sessions, user
+// e-mails) in step. The lookup keyspace's own tables of sign-in and rate state are
+// emptied.
+func deleteAccounts(gate *sql.DB) error {
+	conn, err := gate.Conn(bgctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ids, err := sqlrows.Collect(bgctx, conn, sqlrows.Value[int64], "SELECT id FROM accounts")
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		for _, table := range vitessTenant {
+			if err := deleteAll(conn, "DELETE FROM `"+table+"` WHERE account_id = ? LIMIT 5000", id); err != nil {
+				return fmt.Errorf("%s of account %d: %w", table, id, err)
+			}
+		}
+		if _, err := conn.ExecContext(bgctx, "DELETE FROM accounts WHERE id = ?", id); err != nil {
+			return fmt.Errorf("account %d: %w", id, err)
 		}
 	}
-	return cfg.FormatDSN()
+	for _, table := range []string{"api_rate_buckets", "sign_in_failures", "webauthn_ceremonies"} {
+		if err := deleteAll(conn, "DELETE FROM lookup.`"+table+"` LIMIT 5000"); err != nil {
+			return fmt.Errorf("%s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// deleteAll runs a DELETE … LIMIT until it deletes fewer rows than its limit: vttablet
+// aborts a statement past 10,000 rows.
+func deleteAll(conn *sql.Conn, query string, args ...any) error {
+	for {
+		r, err := conn.ExecContext(bgctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n < 5000 {
+			return nil
+		}
+	}
+}
+
+// leftRows names the tables of target that hold rows, but the sequences' and the
+// migrations' record.
+func leftRows(gate *sql.DB, target string) ([]string, error) {
+	conn, err := gate.Conn(bgctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(bgctx, "USE `"+target+"`"); err != nil {
+		return nil, err
+	}
+	defer conn.ExecContext(bgctx, "USE `"+strings.SplitN(target, ":", 2)[0]+"`")
+	tables, err := dataTables(conn)
+	if err != nil {
+		return nil, err
+	}
+	var left []string
+	for _, name := range tables {
+		var one int
+		switch err := conn.QueryRowContext(bgctx, "SELECT 1 FROM `"+name+"` LIMIT 1").Scan(&one); err {
+		case nil:
+			left = append(left, name)
+		case sql.ErrNoRows:
+		default:
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return left, nil
+}
+
+// dataTables lists the tables of the shard conn targets but its sequences and the
+// migrations' record.
+func dataTables(conn *sql.Conn) ([]string, error) {
+	tables, err := sqlrows.Collect(bgctx, conn, sqlrows.Value[string], "SHOW TABLES")
+	return slices.DeleteFunc(tables, func(name string) bool {
+		return name == "goose_db_version" || strings.HasSuffix(name, "_seq")
+	}), err
 }
 
 func shards(gate *sql.DB) ([]string, error) {
@@ -65,26 +232,16 @@ func empty(gate *sql.DB, target string) error {
 		return err
 	}
 	defer conn.ExecContext(bgctx, "USE `"+strings.SplitN(target, ":", 2)[0]+"`")
-	tables, err := sqlrows.Collect(bgctx, conn, sqlrows.Value[string], "SHOW TABLES")
+	tables, err := dataTables(conn)
 	if err != nil {
 		return err
 	}
-	tables = slices.DeleteFunc(tables, func(name string) bool {
-		return name == "goose_db_version" || strings.HasSuffix(name, "_seq")
-	})
 	if _, err := conn.ExecContext(bgctx, "SET FOREIGN_KEY_CHECKS = 0"); err != nil {
 		return err
 	}
 	for _, name := range tables {
-		// In pieces: vttablet aborts a statement past 10,000 rows.
-		for {
-			r, err := conn.ExecContext(bgctx, fmt.Sprintf("DELETE FROM `%s` LIMIT 5000", name))
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			if n, _ := r.RowsAffected(); n < 5000 {
-				break
-			}
+		if err := deleteAll(conn, fmt.Sprintf("DELETE FROM `%s` LIMIT 5000", name)); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	_, err = conn.ExecContext(bgctx, "SET FOREIGN_KEY_CHECKS = 1")
@@ -92,6 +249,22 @@ func empty(gate *sql.DB, target string) error {
 }
 
 var bgctx = context.Background()
+
+// IDBase returns the base above which t's data takes its ids (seed.Options.IDBase):
+// 10⁹ and a million for each of a thousand values of a hash of the test's name, so
+// that tests do not share accounts and ids, and find their accounts, storefronts and
+// purchases from the base rather than assume account 1. The ids stay below 2·10⁹,
+// under the least id vtgate's sequences hand out in scripts/vitess-tests.sh (10¹⁰),
+// and above the ids the tests ask for to find nothing (99999999).
+// STOREFRONT_TEST_ID_BASE=0 gives 0, the first ids of a fresh database.
+func IDBase(t testing.TB) int64 {
+	if os.Getenv("STOREFRONT_TEST_ID_BASE") == "0" {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(t.Name()))
+	return 1_000_000_000 + int64(h.Sum32()%1000)*1_000_000
+}
 
 // tenantKeyspace is the sharded keyspace of db/vitess/vschema.json.
 const tenantKeyspace = "storefront"
