@@ -7,7 +7,8 @@
 # single and bulk, webhooks, export, the overview), the dashboard's walk in Chromium
 # (TestBrowser_Dashboard), and the data layer's of import,
 # reactivation, jobs, webhooks, export, the overview and TestVitess (what only a real
-# vtgate can show). One package at a time (-p 1): the tests share the keyspaces.
+# vtgate can show). Each test in accounts of its own (dbtest.IDBase), one after another:
+# the mail sender, deliverer and job runner a test starts serve every account.
 #
 #   bash scripts/vitess-tests.sh            # CI runs it after the MariaDB tests
 #   VITESS_PORT=34800 bash scripts/vitess-tests.sh

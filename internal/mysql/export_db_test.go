@@ -19,7 +19,8 @@ import (
 func TestExportPurchases_BothReads(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.New(t)
-	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 600, Subscribers: 40, Seed: 5}, nil); err != nil {
+	base := dbtest.IDBase(t)
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 600, Subscribers: 40, Seed: 5, IDBase: base}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Another account's purchases lie between the account's in both primary keys.
@@ -36,7 +37,7 @@ func TestExportPurchases_BothReads(t *testing.T) {
 		"all, desc":      {Desc: true},
 		"status ACT":     {Statuses: []shop.PurchaseStatus{shop.PurchaseActive}},
 		"status RFD":     {Statuses: []shop.PurchaseStatus{shop.PurchaseRefunded}, Desc: true},
-		"storefront":     {StorefrontID: 1},
+		"storefront":     {StorefrontID: base + 1},
 		"total over 100": {Total: "100", TotalOp: shop.TotalGt},
 	}
 	for name, f := range filters {

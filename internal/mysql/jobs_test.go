@@ -19,12 +19,15 @@ import (
 func TestJobs_ConcurrentWorkers(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
-	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 40, Seed: 9}, nil); err != nil {
+	// The demo layout's accounts 1 and 2, above the test's base.
+	base := dbtest.IDBase(t)
+	acct1, acct2 := base+1, base+2
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 40, Seed: 9, IDBase: base}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var ids []int64
 	want := map[shop.PurchaseStatus]int{}
-	rows, err := db.Query("SELECT id, status FROM purchases WHERE account_id = 1 AND buyer_email LIKE '%@%.%' ORDER BY id LIMIT 150")
+	rows, err := db.Query("SELECT id, status FROM purchases WHERE account_id = ? AND buyer_email LIKE '%@%.%' ORDER BY id LIMIT 150", acct1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +41,7 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 		want[st]++
 	}
 	rows.Close()
-	job, err := mysql.NewJobService(db).CreateReactivationJob(ctx, 1, "ops@example.com", append(ids, ids[0], 999999999), true)
+	job, err := mysql.NewJobService(db).CreateReactivationJob(ctx, acct1, "ops@example.com", append(ids, ids[0], 999999999), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +58,7 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 	if _, err := mysql.NewJobService(db).RunJobStep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := mysql.NewJobService(db).FindJob(ctx, 1, job.ID)
+	got, err := mysql.NewJobService(db).FindJob(ctx, acct1, job.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,13 +80,13 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 		t.Error("no deadlock retries counted for job items")
 	}
 	var twice int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM (SELECT purchase_id FROM purchase_activity WHERE action = 'reactivated' GROUP BY purchase_id HAVING COUNT(*) > 1) x`).Scan(&twice); err != nil {
+	if err := db.QueryRow(`SELECT COUNT(*) FROM (SELECT purchase_id FROM purchase_activity WHERE account_id = ? AND action = 'reactivated' GROUP BY purchase_id HAVING COUNT(*) > 1) x`, acct1).Scan(&twice); err != nil {
 		t.Fatal(err)
 	}
 	if twice != 0 {
 		t.Errorf("%d purchases reactivated twice", twice)
 	}
-	problems, err := mysql.NewJobService(db).FindJobProblems(ctx, 1, job.ID)
+	problems, err := mysql.NewJobService(db).FindJobProblems(ctx, acct1, job.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +95,10 @@ func TestJobs_ConcurrentWorkers(t *testing.T) {
 			t.Errorf("purchase %d: %s %q, want skipped with a reason", p.PurchaseID, p.Status, p.Reason)
 		}
 	}
-	if err := mysql.NewJobService(db).CancelJob(ctx, 1, job.ID); shop.ErrorCode(err) != shop.EConflict {
+	if err := mysql.NewJobService(db).CancelJob(ctx, acct1, job.ID); shop.ErrorCode(err) != shop.EConflict {
 		t.Errorf("cancel a finished job: got %v, want a conflict", err)
 	}
-	if _, err := mysql.NewJobService(db).FindJob(ctx, 2, job.ID); shop.ErrorCode(err) != shop.ENotFound {
+	if _, err := mysql.NewJobService(db).FindJob(ctx, acct2, job.ID); shop.ErrorCode(err) != shop.ENotFound {
 		t.Errorf("another account's job: got %v, want not found", err)
 	}
 	checkRollups(t, db, "a bulk reactivation")
