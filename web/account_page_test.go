@@ -35,12 +35,12 @@ func acctNewKey(t *testing.T, r response) string {
 
 func (e *apiEnv) acctKeyID(name string) int64 {
 	e.t.Helper()
-	return int64(e.count("SELECT id FROM api_keys WHERE name = ? ORDER BY id DESC LIMIT 1", name))
+	return int64(e.count("SELECT id FROM api_keys WHERE account_id IN (?, ?) AND name = ? ORDER BY id DESC LIMIT 1", e.id(1), e.id(2), name))
 }
 
 func TestAccountPage_APIKeys(t *testing.T) {
 	e := newAPI(t, 0)
-	owner := e.signIn(1, "owner")
+	owner := e.signIn(e.id(1), "owner")
 
 	t.Run("Page", func(t *testing.T) {
 		r := owner.get("/account", false)
@@ -92,7 +92,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 		}
 		// Read scope: reactivating is forbidden.
 		var pid int64
-		e.db.QueryRow("SELECT id FROM purchases WHERE account_id = 1 LIMIT 1").Scan(&pid)
+		e.db.QueryRow("SELECT id FROM purchases WHERE account_id = ? LIMIT 1", e.id(1)).Scan(&pid)
 		if got := e.do("POST", fmt.Sprintf("/api/v2/purchases/%d/reactivate", pid), key, nil, nil); got.status != http.StatusForbidden {
 			t.Errorf("reactivate with a read key: got %d, want 403", got.status)
 		}
@@ -189,7 +189,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 
 	t.Run("RevokeNotFound", func(t *testing.T) {
 		var otherAccount int64
-		e.db.QueryRow("SELECT id FROM api_keys WHERE account_id = 2 LIMIT 1").Scan(&otherAccount)
+		e.db.QueryRow("SELECT id FROM api_keys WHERE account_id = ? LIMIT 1", e.id(2)).Scan(&otherAccount)
 		for path, want := range map[string]int{
 			fmt.Sprintf("/account/keys/%d/revoke", otherAccount): 404,
 			"/account/keys/99999/revoke":                         404,
@@ -218,7 +218,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 			{"NoScope", url.Values{"name": {"x"}}, "key-scope-error"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				before := e.count("SELECT COUNT(*) FROM api_keys")
+				before := e.count("SELECT COUNT(*) FROM api_keys WHERE account_id IN (?, ?)", e.id(1), e.id(2))
 				r := owner.post("/account/keys", tc.form)
 				if r.status != http.StatusBadRequest {
 					t.Fatalf("got %d, want 400", r.status)
@@ -227,7 +227,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 				if msg := blockText(p.byID(tc.field)); msg == "" {
 					t.Error("no message next to the field")
 				}
-				if acctNewKey(t, r) != "" || e.count("SELECT COUNT(*) FROM api_keys") != before {
+				if acctNewKey(t, r) != "" || e.count("SELECT COUNT(*) FROM api_keys WHERE account_id IN (?, ?)", e.id(1), e.id(2)) != before {
 					t.Error("a key was made")
 				}
 				// htmx swaps only 2xx: the section comes back with the message.
@@ -273,7 +273,7 @@ func (e *apiEnv) acctUserRole(email string) string {
 
 func TestAccountPage_Users(t *testing.T) {
 	e := newAPI(t, 0)
-	owner := e.signIn(1, "owner")
+	owner := e.signIn(e.id(1), "owner")
 
 	t.Run("Add", func(t *testing.T) {
 		p := subsParse(t, owner.get("/account", false))
@@ -319,7 +319,7 @@ func TestAccountPage_Users(t *testing.T) {
 			{"LongPassword", url.Values{"email": {"x@shop.test"}, "role": {"staff"}, "password": {strings.Repeat("p", 73)}}, "user-password-error"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				before := e.count("SELECT COUNT(*) FROM users")
+				before := e.count("SELECT COUNT(*) FROM users WHERE account_id IN (?, ?)", e.id(1), e.id(2))
 				r := owner.post("/account/users", tc.form)
 				if r.status != http.StatusBadRequest {
 					t.Fatalf("got %d, want 400", r.status)
@@ -327,7 +327,7 @@ func TestAccountPage_Users(t *testing.T) {
 				if blockText(subsParse(t, r).byID(tc.field)) == "" {
 					t.Error("no message next to the field")
 				}
-				if e.count("SELECT COUNT(*) FROM users") != before {
+				if e.count("SELECT COUNT(*) FROM users WHERE account_id IN (?, ?)", e.id(1), e.id(2)) != before {
 					t.Error("a user was added")
 				}
 				r = owner.postHTMX("/account/users", tc.form)
@@ -362,7 +362,7 @@ func TestAccountPage_Users(t *testing.T) {
 	})
 
 	t.Run("Remove", func(t *testing.T) {
-		victim := e.signIn(1, "viewer")
+		victim := e.signIn(e.id(1), "viewer")
 		id := e.acctUserID(victim.email)
 		path := fmt.Sprintf("/account/users/%d/remove", id)
 		if len(subsParse(t, owner.get("/account", false)).all("form", "action="+path, "hx-confirm=")) != 1 {
@@ -382,7 +382,7 @@ func TestAccountPage_Users(t *testing.T) {
 	})
 
 	t.Run("OtherAccount", func(t *testing.T) {
-		stranger := e.newUser(2, "owner")
+		stranger := e.newUser(e.id(2), "owner")
 		id := e.acctUserID(stranger)
 		for path, want := range map[string]int{
 			fmt.Sprintf("/account/users/%d/role", id):   404,
@@ -415,7 +415,7 @@ func TestAccountPage_Users(t *testing.T) {
 func TestAccountPage_LastOwner(t *testing.T) {
 	e := newAPI(t, 0)
 	// Account 2 gets one owner: the only one.
-	owner := e.signIn(2, "owner")
+	owner := e.signIn(e.id(2), "owner")
 	me := e.acctUserID(owner.email)
 
 	for _, tc := range []struct {
@@ -447,7 +447,7 @@ func TestAccountPage_LastOwner(t *testing.T) {
 	})
 
 	t.Run("WithAnotherOwner", func(t *testing.T) {
-		second := e.newUser(2, "owner")
+		second := e.newUser(e.id(2), "owner")
 		r := owner.post(fmt.Sprintf("/account/users/%d/role", me), url.Values{"role": {"staff"}})
 		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/purchases" {
 			t.Fatalf("got %d %q", r.status, r.header.Get("Location"))
@@ -467,13 +467,13 @@ func TestAccountPage_LastOwner(t *testing.T) {
 
 func TestAccountPage_OnlyOwners(t *testing.T) {
 	e := newAPI(t, 0)
-	target := e.newUser(1, "viewer")
+	target := e.newUser(e.id(1), "viewer")
 	id := e.acctUserID(target)
 	var keyID int64
-	e.db.QueryRow("SELECT id FROM api_keys WHERE account_id = 1 LIMIT 1").Scan(&keyID)
+	e.db.QueryRow("SELECT id FROM api_keys WHERE account_id = ? LIMIT 1", e.id(1)).Scan(&keyID)
 	for _, role := range []string{"staff", "viewer"} {
 		t.Run(role, func(t *testing.T) {
-			u := e.signIn(1, role)
+			u := e.signIn(e.id(1), role)
 			if r := u.get("/account", false); r.status != http.StatusForbidden || strings.Contains(string(r.body), `id="keys"`) {
 				t.Errorf("GET /account: got %d", r.status)
 			}
@@ -481,7 +481,7 @@ func TestAccountPage_OnlyOwners(t *testing.T) {
 			if strings.Contains(string(u.get("/purchases", false).body), `href="/account"`) {
 				t.Error("the navigation links to /account")
 			}
-			keys, users := e.count("SELECT COUNT(*) FROM api_keys"), e.count("SELECT COUNT(*) FROM users")
+			keys, users := e.count("SELECT COUNT(*) FROM api_keys WHERE account_id IN (?, ?)", e.id(1), e.id(2)), e.count("SELECT COUNT(*) FROM users WHERE account_id IN (?, ?)", e.id(1), e.id(2))
 			for path, form := range map[string]url.Values{
 				"/account/keys": {"name": {"sneaky"}, "scope": {"read_write"}},
 				fmt.Sprintf("/account/keys/%d/revoke", keyID): {"confirm": {"yes"}},
@@ -496,7 +496,7 @@ func TestAccountPage_OnlyOwners(t *testing.T) {
 					t.Errorf("htmx POST %s: got %d %s", path, r.status, r.body)
 				}
 			}
-			if e.count("SELECT COUNT(*) FROM api_keys") != keys || e.count("SELECT COUNT(*) FROM users") != users || e.acctUserRole(target) != "viewer" {
+			if e.count("SELECT COUNT(*) FROM api_keys WHERE account_id IN (?, ?)", e.id(1), e.id(2)) != keys || e.count("SELECT COUNT(*) FROM users WHERE account_id IN (?, ?)", e.id(1), e.id(2)) != users || e.acctUserRole(target) != "viewer" {
 				t.Error("a forbidden request changed something")
 			}
 			if got := e.get("/api/v2/", e.rw); got.status != 200 {

@@ -54,6 +54,12 @@ type apiEnv struct {
 	url     string
 	handler http.Handler
 	smtp    *smtptest.Server
+	// base is the id base of the environment's data (dbtest.IDBase): its accounts,
+	// storefronts, products, customers, subscribers and purchases take the ids of a
+	// fresh database's demo layout plus base; id and path name them.
+	base int64
+	// user is the API user name of account 1 (the demo layout's "demo", with the base).
+	user string
 	// rw and ro are read_write and read keys of account 1; other is a key of account 2.
 	rw, ro, other string
 	clock         *testClock
@@ -92,6 +98,19 @@ func (c *testClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c
 
 func (c *testClock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
+// id returns the id that n would be in a fresh database's demo layout: account
+// id(1), storefront id(3), the purchase id(42).
+func (e *apiEnv) id(n int64) int64 { return e.base + n }
+
+// path formats format with the ids of ns (id): path("/storefronts/%d/subscribers/%d", 1, 7).
+func (e *apiEnv) path(format string, ns ...int64) string {
+	args := make([]any, len(ns))
+	for i, n := range ns {
+		args[i] = e.id(n)
+	}
+	return fmt.Sprintf(format, args...)
+}
+
 // with returns the environment reporting to the (sub)test t.
 func (e *apiEnv) with(t *testing.T) *apiEnv { c := *e; c.t = t; return &c }
 
@@ -111,19 +130,22 @@ func newAPI(t testing.TB, rateLimit int, options ...func(*web.Server)) *apiEnv {
 func newAPIOn(t testing.TB, db *mysql.DB, tracer trace.Tracer, rateLimit int, options ...func(*web.Server)) *apiEnv {
 	t.Helper()
 	ctx := context.Background()
-	e := &apiEnv{t: t, db: db, clock: &testClock{t: now}, notReady: &atomic.Value{}, metrics: prometheus.NewPedanticRegistry()}
+	e := &apiEnv{t: t, db: db, base: dbtest.IDBase(t), clock: &testClock{t: now}, notReady: &atomic.Value{}, metrics: prometheus.NewPedanticRegistry()}
 	db.Now = e.clock.now
-	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour)}, nil); err != nil {
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour), IDBase: e.base}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow("SELECT api_username FROM accounts WHERE id = ?", e.id(1)).Scan(&e.user); err != nil {
 		t.Fatal(err)
 	}
 	var err error
-	if e.rw, err = mysql.NewAdminService(db).CreateAPIKey(ctx, 1, "tests", shop.ScopeReadWrite); err != nil {
+	if e.rw, err = mysql.NewAdminService(db).CreateAPIKey(ctx, e.id(1), "tests", shop.ScopeReadWrite); err != nil {
 		t.Fatal(err)
 	}
-	if e.ro, err = mysql.NewAdminService(db).CreateAPIKey(ctx, 1, "", shop.ScopeRead); err != nil {
+	if e.ro, err = mysql.NewAdminService(db).CreateAPIKey(ctx, e.id(1), "", shop.ScopeRead); err != nil {
 		t.Fatal(err)
 	}
-	if e.other, err = mysql.NewAdminService(db).CreateAPIKey(ctx, 2, "", shop.ScopeReadWrite); err != nil {
+	if e.other, err = mysql.NewAdminService(db).CreateAPIKey(ctx, e.id(2), "", shop.ScopeReadWrite); err != nil {
 		t.Fatal(err)
 	}
 	e.smtp = smtptest.Start(t)
@@ -198,7 +220,7 @@ func (e *apiEnv) do(method, path, key string, body io.Reader, header map[string]
 		e.t.Fatal(err)
 	}
 	if key != "" {
-		req.SetBasicAuth("demo", key)
+		req.SetBasicAuth(e.user, key)
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)
@@ -258,7 +280,7 @@ func rawResponseHead(t testing.TB, e *apiEnv, path, key string) string {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	auth := base64.StdEncoding.EncodeToString([]byte("demo:" + key))
+	auth := base64.StdEncoding.EncodeToString([]byte(e.user + ":" + key))
 	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Basic %s\r\nConnection: close\r\n\r\n", path, u.Host, auth)
 	b, err := io.ReadAll(conn)
 	if err != nil {
@@ -353,7 +375,7 @@ func TestAPI(t *testing.T) {
 	// Literal % and _ in names, for the LIKE escaping, and purchases on the edge of a
 	// day in New York, for the half-open range: six purchases of account 1.
 	var ids []int64
-	rows, err := e.db.Query("SELECT id FROM purchases WHERE account_id = 1 ORDER BY id LIMIT 6")
+	rows, err := e.db.Query("SELECT id FROM purchases WHERE account_id = ? ORDER BY id LIMIT 6", e.id(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +406,7 @@ func TestAPI(t *testing.T) {
 	byID := map[int64]purchase{}
 	for _, p := range all {
 		byID[p.ID] = p
-		if p.StorefrontID == 3 {
+		if p.StorefrontID == e.id(3) {
 			t.Fatalf("purchase %d of account 2 listed for account 1", p.ID)
 		}
 	}
@@ -404,18 +426,22 @@ func TestAPI(t *testing.T) {
 		res.Body.Close()
 		// Last use is recorded, in the background.
 		e.server.Wait()
-		if used := e.count("SELECT COUNT(*) FROM api_keys WHERE account_id = 1 AND last_used_at = ?", now); used != 2 {
+		if used := e.count("SELECT COUNT(*) FROM api_keys WHERE account_id = ? AND last_used_at = ?", e.id(1), now); used != 2 {
 			t.Fatalf("keys with last_used_at now: got %d, want 2", used)
 		}
 	})
 
 	t.Run("Unauthenticated", func(t *testing.T) {
 		e := e.with(t)
+		var nordic string // the API user name of account 2
+		if err := e.db.QueryRow("SELECT api_username FROM accounts WHERE id = ?", e.id(2)).Scan(&nordic); err != nil {
+			t.Fatal(err)
+		}
 		for _, tc := range []struct{ name, path, auth string }{
 			{"NoCredentials", "/api/v2/purchases", ""},
 			{"UnknownPath", "/api/v2/nothing/here", ""},
-			{"WrongKey", "/api/v2/purchases", "Basic " + base64.StdEncoding.EncodeToString([]byte("demo:sfk_wrong"))},
-			{"WrongUser", "/api/v2/purchases", "Basic " + base64.StdEncoding.EncodeToString([]byte("nordic:"+e.rw))},
+			{"WrongKey", "/api/v2/purchases", "Basic " + base64.StdEncoding.EncodeToString([]byte(e.user+":sfk_wrong"))},
+			{"WrongUser", "/api/v2/purchases", "Basic " + base64.StdEncoding.EncodeToString([]byte(nordic+":"+e.rw))},
 			{"BearerWrong", "/api/v2/", "Bearer sfk_nope"},
 			{"OtherScheme", "/api/v2/", "Digest abc"},
 		} {
@@ -449,7 +475,7 @@ func TestAPI(t *testing.T) {
 
 	t.Run("MethodNotAllowed", func(t *testing.T) {
 		e := e.with(t)
-		r := e.do("DELETE", "/api/v2/purchases/1", e.rw, nil, nil)
+		r := e.do("DELETE", e.path("/api/v2/purchases/%d", 1), e.rw, nil, nil)
 		wantError(t, r, 405, "INVALID", "method_not_allowed", "")
 		if r.header.Get("Allow") != "GET" {
 			t.Fatalf("Allow: got %q", r.header.Get("Allow"))
@@ -460,7 +486,7 @@ func TestAPI(t *testing.T) {
 		e := e.with(t)
 		long := "/api/v2/purchases?customer_email=" + strings.Repeat("a", 9000)
 		wantError(t, e.get(long, ""), 414, "INVALID", "too_large", "")
-		r := e.do("POST", "/api/v2/purchases/1/reactivate", "", strings.NewReader(strings.Repeat("a", 70000)), map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+		r := e.do("POST", e.path("/api/v2/purchases/%d/reactivate", 1), "", strings.NewReader(strings.Repeat("a", 70000)), map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
 		wantError(t, r, 413, "INVALID", "too_large", "")
 		// Chunked, without Content-Length, on an unknown purchase: still 413 first.
 		r = e.do("POST", "/api/v2/purchases/99999999/reactivate", e.rw, io.MultiReader(strings.NewReader(strings.Repeat("a", 70000))), map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
@@ -511,7 +537,7 @@ func TestAPI(t *testing.T) {
 			}
 		}
 		var subscriberID int64
-		if err := e.db.QueryRow("SELECT subscriber_id FROM purchases WHERE account_id = 1 AND subscriber_id IS NOT NULL LIMIT 1").Scan(&subscriberID); err != nil {
+		if err := e.db.QueryRow("SELECT subscriber_id FROM purchases WHERE account_id = ? AND subscriber_id IS NOT NULL LIMIT 1", e.id(1)).Scan(&subscriberID); err != nil {
 			t.Fatalf("the seed has no purchase with a subscriber: %v", err)
 		}
 		var subscriberOf = map[int64]bool{}
@@ -535,8 +561,8 @@ func TestAPI(t *testing.T) {
 			{"status=ACT,hld", func(p purchase) bool { return p.Status == "ACT" || p.Status == "HLD" }},
 			{"status=PND&status=ERR", func(p purchase) bool { return p.Status == "PND" || p.Status == "ERR" }},
 			{fmt.Sprintf("product_id=%d", someProduct), func(p purchase) bool { return slices.Contains(products[p.ID], someProduct) }},
-			{"storefront_id=2", func(p purchase) bool { return p.StorefrontID == 2 }},
-			{"storefront_id=3", func(p purchase) bool { return false }},
+			{fmt.Sprintf("storefront_id=%d", e.id(2)), func(p purchase) bool { return p.StorefrontID == e.id(2) }},
+			{fmt.Sprintf("storefront_id=%d", e.id(3)), func(p purchase) bool { return false }},
 			{fmt.Sprintf("customer_id=%d", someCustomer), func(p purchase) bool { return p.Customer != nil && p.Customer.ID == someCustomer }},
 			{fmt.Sprintf("subscriber_id=%d", subscriberID), func(p purchase) bool { return subscriberOf[p.ID] }},
 			{"customer_email=A", func(p purchase) bool { return prefix(p.BuyerEmail, "a") }},
@@ -567,8 +593,8 @@ func TestAPI(t *testing.T) {
 			{"total=" + low + "&total_op=lt", func(p purchase) bool { return cmp(p.Total, low) < 0 }},
 			{"ship=1", func(p purchase) bool { return p.TangiblesToShip != nil && *p.TangiblesToShip > 0 }},
 			{"ship=false", func(p purchase) bool { return p.TangiblesToShip == nil || *p.TangiblesToShip == 0 }},
-			{"status=ACT&storefront_id=1&date_min=2026-01-01&ship=0", func(p purchase) bool {
-				return p.Status == "ACT" && p.StorefrontID == 1 && p.CreatedAt >= date(2026, 1, 1) && (p.TangiblesToShip == nil || *p.TangiblesToShip == 0)
+			{fmt.Sprintf("status=ACT&storefront_id=%d&date_min=2026-01-01&ship=0", e.id(1)), func(p purchase) bool {
+				return p.Status == "ACT" && p.StorefrontID == e.id(1) && p.CreatedAt >= date(2026, 1, 1) && (p.TangiblesToShip == nil || *p.TangiblesToShip == 0)
 			}},
 			{"customer_email=a&total=20&total_op=gt&status=ACT,PND", func(p purchase) bool {
 				return prefix(p.BuyerEmail, "a") && cmp(p.Total, "20") > 0 && (p.Status == "ACT" || p.Status == "PND")
@@ -712,7 +738,7 @@ func TestAPI(t *testing.T) {
 			{"page=2", -1},
 			{"page=2&include_count=0", -1},
 			{"cursor=" + cursor, -1},
-			{"page=1&status=ACT&storefront_id=3", 0},
+			{fmt.Sprintf("page=1&status=ACT&storefront_id=%d", e.id(3)), 0},
 		} {
 			r := e.get("/api/v2/purchases?"+tc.query, e.ro)
 			wantCounted(t, tc.query, r, tc.count)
@@ -738,7 +764,7 @@ func TestAPI(t *testing.T) {
 		if !strings.Contains(raw, "\r\nDpd-Collection-Count: "+fmt.Sprint(len(all))+"\r\n") {
 			t.Fatalf("the response head lacks Dpd-Collection-Count: %d as spelt:\n%s", len(all), raw)
 		}
-		empty := e.get("/api/v2/purchases?status=ACT&storefront_id=3", e.ro)
+		empty := e.get(e.path("/api/v2/purchases?status=ACT&storefront_id=%d", 3), e.ro)
 		if empty.status != 200 || strings.TrimSpace(string(empty.body)) != "[]" || empty.header.Get("Link") != "" {
 			t.Fatalf("empty result: got %d %s", empty.status, empty.body)
 		}
@@ -746,14 +772,14 @@ func TestAPI(t *testing.T) {
 
 	t.Run("Tenancy", func(t *testing.T) {
 		e := e.with(t)
-		otherPurchase := e.count("SELECT MIN(id) FROM purchases WHERE account_id = 2")
-		otherSub := e.count("SELECT MIN(id) FROM subscribers WHERE storefront_id = 3")
+		otherPurchase := e.count("SELECT MIN(id) FROM purchases WHERE account_id = ?", e.id(2))
+		otherSub := e.count("SELECT MIN(id) FROM subscribers WHERE storefront_id = ?", e.id(3))
 		for _, path := range []string{
 			fmt.Sprintf("/api/v2/purchases/%d", otherPurchase),
-			"/api/v2/storefronts/3/subscribers",
-			fmt.Sprintf("/api/v2/storefronts/3/subscribers/%d", otherSub),
-			fmt.Sprintf("/api/v2/storefronts/1/subscribers/%d", otherSub),
-			fmt.Sprintf("/api/v2/storefronts/3/subscribers/verify?id=%d", otherSub),
+			e.path("/api/v2/storefronts/%d/subscribers", 3),
+			fmt.Sprintf("/api/v2/storefronts/%d/subscribers/%d", e.id(3), otherSub),
+			fmt.Sprintf("/api/v2/storefronts/%d/subscribers/%d", e.id(1), otherSub),
+			fmt.Sprintf("/api/v2/storefronts/%d/subscribers/verify?id=%d", e.id(3), otherSub),
 		} {
 			wantError(t, e.get(path, e.rw), 404, "NOTFOUND", "not_found", "")
 		}
@@ -766,7 +792,7 @@ func TestAPI(t *testing.T) {
 
 	t.Run("Subscribers", func(t *testing.T) {
 		e := e.with(t)
-		r := e.get("/api/v2/storefronts/1/subscribers?per_page=500", e.ro)
+		r := e.get(e.path("/api/v2/storefronts/%d/subscribers?per_page=500", 1), e.ro)
 		var subs []shop.Subscriber
 		r.json(t, &subs)
 		if r.status != 200 || len(subs) == 0 {
@@ -774,13 +800,13 @@ func TestAPI(t *testing.T) {
 		}
 		s := subs[len(subs)/2]
 		upper := strings.ToUpper(s.Username)
-		r = e.get("/api/v2/storefronts/1/subscribers?username="+url.QueryEscape(upper), e.ro)
+		r = e.get(e.path("/api/v2/storefronts/%d/subscribers?username=", 1)+url.QueryEscape(upper), e.ro)
 		var found []shop.Subscriber
 		r.json(t, &found)
 		if len(found) != 1 || found[0].ID != s.ID || found[0].Username != s.Username {
 			t.Fatalf("username %s: got %s", upper, r.body)
 		}
-		one := e.get(fmt.Sprintf("/api/v2/storefronts/1/subscribers/%d", s.ID), e.ro)
+		one := e.get(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/%d", e.id(1), s.ID), e.ro)
 		var got shop.Subscriber
 		one.json(t, &got)
 		if got.ID != s.ID {
@@ -788,10 +814,10 @@ func TestAPI(t *testing.T) {
 		}
 		wantError(t, e.get("/api/v2/storefronts/999/subscribers", e.ro), 404, "NOTFOUND", "not_found", "")
 		wantError(t, e.get("/api/v2/storefronts/x/subscribers", e.ro), 400, "INVALID", "invalid_parameter", "storefront_id")
-		wantError(t, e.get("/api/v2/storefronts/1/subscribers?email=a", e.ro), 400, "INVALID", "unknown_parameter", "email")
+		wantError(t, e.get(e.path("/api/v2/storefronts/%d/subscribers?email=a", 1), e.ro), 400, "INVALID", "unknown_parameter", "email")
 		// Cursor paging over subscribers.
 		var walked []int64
-		path := "/api/v2/storefronts/1/subscribers?per_page=7"
+		path := e.path("/api/v2/storefronts/%d/subscribers?per_page=7", 1)
 		for path != "" {
 			r := e.get(path, e.ro)
 			var page []shop.Subscriber
@@ -826,7 +852,7 @@ func TestAPI(t *testing.T) {
 			{"page=2&per_page=2", -1},
 			{"per_page=7", -1},
 		} {
-			r := e.get("/api/v2/storefronts/1/subscribers?"+tc.query, e.ro)
+			r := e.get(e.path("/api/v2/storefronts/%d/subscribers?", 1)+tc.query, e.ro)
 			wantCounted(t, tc.query, r, tc.count)
 		}
 	})
@@ -835,7 +861,7 @@ func TestAPI(t *testing.T) {
 		e := e.with(t)
 		var subID int64
 		var username string
-		if err := e.db.QueryRow("SELECT sb.id, sb.username FROM subscribers sb JOIN subscriptions ss ON ss.subscriber_id = sb.id WHERE sb.storefront_id = 1 ORDER BY sb.id LIMIT 1").Scan(&subID, &username); err != nil {
+		if err := e.db.QueryRow("SELECT sb.id, sb.username FROM subscribers sb JOIN subscriptions ss ON ss.subscriber_id = sb.id WHERE sb.storefront_id = ? ORDER BY sb.id LIMIT 1", e.id(1)).Scan(&subID, &username); err != nil {
 			t.Fatal(err)
 		}
 		future, past := now.Add(72*time.Hour).UTC(), now.Add(-72*time.Hour).UTC()
@@ -871,7 +897,7 @@ func TestAPI(t *testing.T) {
 					tc.status, sqlTime(tc.ended), sqlTime(tc.next), subID))
 				for _, q := range []string{fmt.Sprintf("id=%d", subID), fmt.Sprintf("subscriber_id=%d", subID), "username=" + url.QueryEscape(strings.ToUpper(username)),
 					fmt.Sprintf("id=%d&username=%s", subID, url.QueryEscape(username))} {
-					r := e.get("/api/v2/storefronts/1/subscribers/verify?"+q, e.ro)
+					r := e.get(e.path("/api/v2/storefronts/%d/subscribers/verify?", 1)+q, e.ro)
 					var v verify
 					r.json(t, &v)
 					if r.status != 200 || v.Status == nil || *v.Status != tc.status || v.ID != subID || v.Username != username ||
@@ -887,36 +913,36 @@ func TestAPI(t *testing.T) {
 		t.Run("NoSubscription", func(t *testing.T) {
 			e := e.with(t)
 			dbtest.MustExec(t, e.db.DB, fmt.Sprintf("DELETE FROM subscriptions WHERE subscriber_id = %d", subID))
-			r := e.get(fmt.Sprintf("/api/v2/storefronts/1/subscribers/verify?id=%d", subID), e.ro)
+			r := e.get(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/verify?id=%d", e.id(1), subID), e.ro)
 			if strings.TrimSpace(string(r.body)) != fmt.Sprintf(`{"status":null,"id":%d,"username":%q,"receiving_service":false,"access_until":null,"reason":"no_subscription"}`, subID, username) {
 				t.Fatalf("got %s", r.body)
 			}
 		})
 		t.Run("Errors", func(t *testing.T) {
 			e := e.with(t)
-			wantError(t, e.get("/api/v2/storefronts/1/subscribers/verify", e.ro), 400, "INVALID", "missing_parameter", "username")
-			wantError(t, e.get(fmt.Sprintf("/api/v2/storefronts/1/subscribers/verify?id=%d&subscriber_id=%d", subID, subID+1), e.ro), 400, "INVALID", "invalid_parameter", "subscriber_id")
-			wantError(t, e.get("/api/v2/storefronts/1/subscribers/verify?username=nobody@nowhere.test", e.ro), 404, "NOTFOUND", "not_found", "")
-			wantError(t, e.get(fmt.Sprintf("/api/v2/storefronts/1/subscribers/verify?id=%d&username=nobody@nowhere.test", subID), e.ro), 404, "NOTFOUND", "not_found", "")
-			wantError(t, e.get("/api/v2/storefronts/1/subscribers/verify?id=abc", e.ro), 400, "INVALID", "invalid_parameter", "id")
+			wantError(t, e.get(e.path("/api/v2/storefronts/%d/subscribers/verify", 1), e.ro), 400, "INVALID", "missing_parameter", "username")
+			wantError(t, e.get(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/verify?id=%d&subscriber_id=%d", e.id(1), subID, subID+1), e.ro), 400, "INVALID", "invalid_parameter", "subscriber_id")
+			wantError(t, e.get(e.path("/api/v2/storefronts/%d/subscribers/verify?username=nobody@nowhere.test", 1), e.ro), 404, "NOTFOUND", "not_found", "")
+			wantError(t, e.get(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/verify?id=%d&username=nobody@nowhere.test", e.id(1), subID), e.ro), 404, "NOTFOUND", "not_found", "")
+			wantError(t, e.get(e.path("/api/v2/storefronts/%d/subscribers/verify?id=abc", 1), e.ro), 400, "INVALID", "invalid_parameter", "id")
 		})
 	})
 
 	t.Run("PastDueSweeper", func(t *testing.T) {
 		e := e.with(t)
 		var subID int64
-		if err := e.db.QueryRow("SELECT sb.id FROM subscribers sb JOIN subscriptions ss ON ss.subscriber_id = sb.id WHERE sb.storefront_id = 2 ORDER BY sb.id LIMIT 1").Scan(&subID); err != nil {
+		if err := e.db.QueryRow("SELECT sb.id FROM subscribers sb JOIN subscriptions ss ON ss.subscriber_id = sb.id WHERE sb.storefront_id = ? ORDER BY sb.id LIMIT 1", e.id(2)).Scan(&subID); err != nil {
 			t.Fatal(err)
 		}
 		// Storefront 2's grace period, counted from next_payment_at.
 		var grace int
-		e.db.QueryRow("SELECT past_due_grace_days FROM storefronts WHERE id = 2").Scan(&grace)
+		e.db.QueryRow("SELECT past_due_grace_days FROM storefronts WHERE id = ?", e.id(2)).Scan(&grace)
 		next := now.AddDate(0, 0, -grace).Add(-time.Minute)
 		dbtest.MustExec(t, e.db.DB, fmt.Sprintf("UPDATE subscriptions SET status = 'PAST_DUE', ended_at = NULL, next_payment_at = %s WHERE subscriber_id = %d", sqlTime(next), subID))
 		if _, err := e.db.ClosePastDue(ctx); err != nil {
 			t.Fatal(err)
 		}
-		r := e.get(fmt.Sprintf("/api/v2/storefronts/2/subscribers/verify?id=%d", subID), e.ro)
+		r := e.get(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/verify?id=%d", e.id(2), subID), e.ro)
 		if !strings.Contains(string(r.body), `"status":"CLOSED"`) || !strings.Contains(string(r.body), `"reason":"closed"`) {
 			t.Fatalf("after the grace period: got %s", r.body)
 		}

@@ -34,12 +34,12 @@ func TestAPIKeys_Cache(t *testing.T) {
 	}
 
 	t.Run("OneReadPerTTL", func(t *testing.T) {
-		key := newKey(t, 1)
+		key := newKey(t, e.id(1))
 		before := e.keys.auths.Load()
 		for i := range 10 {
 			auth := "Bearer " + key
 			if i%2 == 1 {
-				auth = basic("demo", key)
+				auth = basic(e.user, key)
 			}
 			if got := status(t, auth); got != 200 {
 				t.Fatalf("request %d: got %d, want 200", i, got)
@@ -49,7 +49,11 @@ func TestAPIKeys_Cache(t *testing.T) {
 			t.Fatalf("10 requests within %v: %d database reads of the key, want 1", web.KeyCacheTTL, n)
 		}
 		// The cached key still belongs to its account's API user name only.
-		if got := status(t, basic("nordic", key)); got != http.StatusUnauthorized {
+		var nordic string // account 2's API user name
+		if err := e.db.QueryRow("SELECT api_username FROM accounts WHERE id = ?", e.id(2)).Scan(&nordic); err != nil {
+			t.Fatal(err)
+		}
+		if got := status(t, basic(nordic, key)); got != http.StatusUnauthorized {
 			t.Fatalf("cached key with another account's user name: got %d, want 401", got)
 		}
 		e.clock.advance(web.KeyCacheTTL)
@@ -74,13 +78,13 @@ func TestAPIKeys_Cache(t *testing.T) {
 	})
 
 	t.Run("RevokedElsewhereWithinTTL", func(t *testing.T) {
-		key := newKey(t, 1)
+		key := newKey(t, e.id(1))
 		if got := status(t, "Bearer "+key); got != 200 {
 			t.Fatalf("before revoking: got %d, want 200", got)
 		}
 		// Another instance revokes the key: this one learns it from the database
 		// once its cached answer is KeyCacheTTL old.
-		if _, err := e.db.Exec("UPDATE api_keys SET revoked_at = ? WHERE account_id = 1 AND name = ?", now, t.Name()); err != nil {
+		if _, err := e.db.Exec("UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND name = ?", now, e.id(1), t.Name()); err != nil {
 			t.Fatal(err)
 		}
 		if got := status(t, "Bearer "+key); got != 200 {
@@ -97,7 +101,7 @@ func TestAPIKeys_Cache(t *testing.T) {
 	})
 
 	t.Run("LastUseWrittenOncePerMinute", func(t *testing.T) {
-		key := newKey(t, 2)
+		key := newKey(t, e.id(2))
 		e.server.Wait()
 		before := e.keys.touches.Load()
 		for i := range 5 {
@@ -112,7 +116,7 @@ func TestAPIKeys_Cache(t *testing.T) {
 		lastUsed := func() time.Time {
 			t.Helper()
 			var at time.Time
-			if err := e.db.QueryRow("SELECT last_used_at FROM api_keys WHERE account_id = 2 AND name = ?", t.Name()).Scan(&at); err != nil {
+			if err := e.db.QueryRow("SELECT last_used_at FROM api_keys WHERE account_id = ? AND name = ?", e.id(2), t.Name()).Scan(&at); err != nil {
 				t.Fatal(err)
 			}
 			return at

@@ -14,7 +14,7 @@ func (e *apiEnv) auditActions(email string) []string {
 	e.t.Helper()
 	var out []string
 	rows, err := e.db.Query(`SELECT a.action FROM audit_records a JOIN users u ON u.account_id = a.account_id AND u.id = a.user_id
-		WHERE a.account_id = 1 AND u.account_id = 1 AND u.email = ? ORDER BY a.id`, email)
+		WHERE a.account_id = ? AND u.account_id = ? AND u.email = ? ORDER BY a.id`, e.id(1), e.id(1), email)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func (e *apiEnv) auditActions(email string) []string {
 func TestAudit(t *testing.T) {
 	e := newAPI(t, 0)
 	e.forgetFailures()
-	email := e.newUser(1, "staff")
+	email := e.newUser(e.id(1), "staff")
 	var want []string
 	step := func(what string, actions ...string) {
 		t.Helper()
@@ -95,7 +95,7 @@ func TestAudit(t *testing.T) {
 	// Each record names the client it came from (those of the keys the set-up made
 	// have none: the system made them).
 	var bad int
-	if err := e.db.QueryRow(`SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND actor <> 'system' AND (address <> '127.0.0.1' OR user_agent NOT LIKE 'Go-http-client%' OR created_at IS NULL)`).Scan(&bad); err != nil || bad != 0 {
+	if err := e.db.QueryRow(`SELECT COUNT(*) FROM audit_records WHERE account_id = ? AND actor <> 'system' AND (address <> '127.0.0.1' OR user_agent NOT LIKE 'Go-http-client%' OR created_at IS NULL)`, e.id(1)).Scan(&bad); err != nil || bad != 0 {
 		t.Fatalf("%d records without the client (%v)", bad, err)
 	}
 }

@@ -40,14 +40,14 @@ func (e *apiEnv) auditSince(after int64) []auditRow {
 		r.created = at.UTC().Format(time.RFC3339)
 		return r, err
 	}, `SELECT id, user_id, api_key_id, actor, action, details, address, user_agent, created_at FROM audit_records
-		WHERE account_id = 1 AND id > ? ORDER BY id`, after)
+		WHERE account_id = ? AND id > ? ORDER BY id`, e.id(1), after)
 }
 
 // lastAudit is the id of account 1's latest audit record.
 func (e *apiEnv) lastAudit() int64 {
 	e.t.Helper()
 	var id int64
-	if err := e.db.QueryRow("SELECT COALESCE(MAX(id), 0) FROM audit_records WHERE account_id = 1").Scan(&id); err != nil {
+	if err := e.db.QueryRow("SELECT COALESCE(MAX(id), 0) FROM audit_records WHERE account_id = ?", e.id(1)).Scan(&id); err != nil {
 		e.t.Fatal(err)
 	}
 	return id
@@ -59,11 +59,11 @@ func (e *apiEnv) lastAudit() int64 {
 func TestAuditLog_EachAction(t *testing.T) {
 	e := newAPI(t, 0)
 	e.db.WebhookGuard = &webhook.Guard{AllowPrivate: true}
-	owner := e.signIn(1, "owner")
-	staff := e.signIn(1, "staff")
-	viewer := e.signIn(1, "viewer")
+	owner := e.signIn(e.id(1), "owner")
+	staff := e.signIn(e.id(1), "staff")
+	viewer := e.signIn(e.id(1), "viewer")
 	var keyID int64
-	if err := e.db.QueryRow("SELECT id FROM api_keys WHERE account_id = 1 AND name = 'tests'").Scan(&keyID); err != nil {
+	if err := e.db.QueryRow("SELECT id FROM api_keys WHERE account_id = ? AND name = 'tests'", e.id(1)).Scan(&keyID); err != nil {
 		t.Fatal(err)
 	}
 	ids := idsByStatus(t, e, "ACT", 50)
@@ -149,7 +149,7 @@ func TestAuditLog_EachAction(t *testing.T) {
 		did(t, staff, shop.AuditJobStarted, "40 purchases", func() response {
 			r := staff.post("/jobs", url.Values{"id": ids[10:50]})
 			job = strings.TrimPrefix(r.header.Get("Location"), "/jobs/")
-			if _, err := tx.Exec("SELECT * FROM job_items WHERE account_id = 1 AND job_id = ? FOR UPDATE", job); err != nil {
+			if _, err := tx.Exec("SELECT * FROM job_items WHERE account_id = ? AND job_id = ? FOR UPDATE", e.id(1), job); err != nil {
 				t.Fatal(err)
 			}
 			return r
@@ -177,7 +177,7 @@ func TestAuditLog_EachAction(t *testing.T) {
 			return viewer.post("/purchases/"+ids[3]+"/notes", url.Values{"body": {"x"}})
 		})
 		var email string
-		if err := e.db.QueryRow("SELECT buyer_email FROM purchases WHERE account_id = 1 AND id = ?", ids[4]).Scan(&email); err != nil {
+		if err := e.db.QueryRow("SELECT buyer_email FROM purchases WHERE account_id = ? AND id = ?", e.id(1), ids[4]).Scan(&email); err != nil {
 			t.Fatal(err)
 		}
 		did(t, staff, shop.AuditNoteAdded, "on customer "+email, func() response {
@@ -193,7 +193,7 @@ func TestAuditLog_EachAction(t *testing.T) {
 			return staff.post("/purchases/views", url.Values{"name": {"  "}, "query": {"status=RFD"}})
 		})
 		var id string
-		if err := e.db.QueryRow("SELECT id FROM saved_views WHERE account_id = 1 AND name = 'Refunds audit'").Scan(&id); err != nil {
+		if err := e.db.QueryRow("SELECT id FROM saved_views WHERE account_id = ? AND name = 'Refunds audit'", e.id(1)).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
 		did(t, staff, shop.AuditViewRemoved, `"Refunds audit"`, func() response { return staff.post("/purchases/views/"+id+"/delete", nil) })
@@ -247,7 +247,7 @@ func TestAuditLog_EachAction(t *testing.T) {
 		refused(t, "a URL that is no URL", 400, func() response { return owner.post("/webhooks", url.Values{"url": {"ftp://x"}}) })
 		refused(t, "staff", 403, func() response { return staff.post("/webhooks", url.Values{"url": {hook}}) })
 		var id int64
-		if err := e.db.QueryRow("SELECT id FROM webhook_endpoints WHERE account_id = 1 AND url = ?", hook).Scan(&id); err != nil {
+		if err := e.db.QueryRow("SELECT id FROM webhook_endpoints WHERE account_id = ? AND url = ?", e.id(1), hook).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
 		path := fmt.Sprintf("/webhooks/%d", id)
@@ -287,10 +287,10 @@ func auditPageRows(t *testing.T, r response) ([]auditPageRow, subsDoc) {
 // 400 naming the field. The API serves the same records to keys with the audit scope.
 func TestAuditLog_Page(t *testing.T) {
 	e := newAPI(t, 0)
-	owner := e.signIn(1, "owner")
-	staff := e.signIn(1, "staff")
+	owner := e.signIn(e.id(1), "owner")
+	staff := e.signIn(e.id(1), "staff")
 	ctx := context.Background()
-	auditKey, err := mysql.NewAdminService(e.db).CreateAPIKey(ctx, 1, "SIEM", shop.ScopeAudit)
+	auditKey, err := mysql.NewAdminService(e.db).CreateAPIKey(ctx, e.id(1), "SIEM", shop.ScopeAudit)
 	if err != nil {
 		t.Fatal(err)
 	}

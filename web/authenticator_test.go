@@ -80,7 +80,7 @@ func TestAuthenticator(t *testing.T) {
 
 	t.Run("SetUp", func(t *testing.T) {
 		e := e.with(t)
-		u := e.signIn(1, "viewer")
+		u := e.signIn(e.id(1), "viewer")
 		if page := string(u.get("/account/security", false).body); !strings.Contains(page, "Set up an authenticator app") {
 			t.Fatal("no set-up link on the Security page")
 		}
@@ -101,7 +101,7 @@ func TestAuthenticator(t *testing.T) {
 				t.Fatalf("code %q: %d %s", tc.code, r.status, r.body)
 			}
 		}
-		if n := e.count("SELECT COUNT(*) FROM user_totp WHERE account_id = 1 AND user_id = ?", e.acctUserID(u.email)); n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM user_totp WHERE account_id = ? AND user_id = ?", e.id(1), e.acctUserID(u.email)); n != 0 {
 			t.Fatal("a refused code turned the app on")
 		}
 		secret, codes := u.setUpAuthenticator(t)
@@ -109,10 +109,10 @@ func TestAuthenticator(t *testing.T) {
 			t.Fatal("the key turned on is not the one shown")
 		}
 		id := e.acctUserID(u.email)
-		if n := e.count("SELECT COUNT(*) FROM user_recovery_codes WHERE account_id = 1 AND user_id = ? AND used_at IS NULL", id); n != 10 {
+		if n := e.count("SELECT COUNT(*) FROM user_recovery_codes WHERE account_id = ? AND user_id = ? AND used_at IS NULL", e.id(1), id); n != 10 {
 			t.Fatalf("%d recovery codes stored", n)
 		}
-		if n := e.count("SELECT COUNT(*) FROM user_recovery_codes WHERE account_id = 1 AND user_id = ? AND code_hash = ?", id, codes[0]); n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM user_recovery_codes WHERE account_id = ? AND user_id = ? AND code_hash = ?", e.id(1), id, codes[0]); n != 0 {
 			t.Fatal("a recovery code is stored as it is")
 		}
 		page := string(u.get("/account/security", false).body)
@@ -128,7 +128,7 @@ func TestAuthenticator(t *testing.T) {
 	t.Run("SignIn", func(t *testing.T) {
 		e := e.with(t)
 		e.forgetFailures()
-		email := e.newUser(1, "staff")
+		email := e.newUser(e.id(1), "staff")
 		owner := e.signInAs(email, dashPassword)
 		secret, codes := owner.setUpAuthenticator(t)
 		// The password alone no longer signs in.
@@ -174,7 +174,7 @@ func TestAuthenticator(t *testing.T) {
 	t.Run("Throttled", func(t *testing.T) {
 		e := e.with(t)
 		e.forgetFailures()
-		email := e.newUser(1, "staff")
+		email := e.newUser(e.id(1), "staff")
 		secret, _ := e.signInAs(email, dashPassword).setUpAuthenticator(t)
 		e.clock.advance(30 * time.Second)
 		u := e.password(email)
@@ -197,7 +197,7 @@ func TestAuthenticator(t *testing.T) {
 	t.Run("ExpiredOrMissingSecondStep", func(t *testing.T) {
 		e := e.with(t)
 		e.forgetFailures()
-		email := e.newUser(1, "viewer")
+		email := e.newUser(e.id(1), "viewer")
 		secret, _ := e.signInAs(email, dashPassword).setUpAuthenticator(t)
 		u := e.password(email)
 		e.clock.advance(6 * time.Minute)
@@ -213,7 +213,7 @@ func TestAuthenticator(t *testing.T) {
 	t.Run("Remove", func(t *testing.T) {
 		e := e.with(t)
 		e.forgetFailures()
-		email := e.newUser(1, "owner")
+		email := e.newUser(e.id(1), "owner")
 		a := e.signInAs(email, dashPassword)
 		x := e.signInAs(email, dashPassword)
 		a.setUpAuthenticator(t)

@@ -16,11 +16,11 @@ import (
 func TestBrowser_AuditLog(t *testing.T) {
 	br := startBrowser(t)
 	e := newAPI(t, 0)
-	staff := e.signIn(1, "staff")
+	staff := e.signIn(e.id(1), "staff")
 	for i := range 3 {
 		staff.post("/purchases/views", url.Values{"name": {fmt.Sprintf("Browser view %d", i)}, "query": {"status=RFD"}})
 	}
-	email := e.newUser(1, "owner")
+	email := e.newUser(e.id(1), "owner")
 	tb := signedInTab(t, br, e.url, "/account", email)
 	tb.atViewports(t, "/account", func(t *testing.T, v viewport) {
 		if st := tb.follow(t, "open the audit log", chromedp.Click(chromedp.JSPath(withHelpers(`[...document.querySelectorAll('a')].find(a => a.textContent.trim() === 'Audit log')`)))); st != http.StatusOK {

@@ -127,7 +127,7 @@ func TestBrowser_CustomerPage(t *testing.T) {
 	email, ps := customerFixture(t, e, long)
 	path := "/customers/" + url.PathEscape(email)
 	list := "/purchases?customer_email=" + url.QueryEscape(email)
-	staff := signedInTab(t, br, e.url, list, e.newUser(1, "staff"))
+	staff := signedInTab(t, br, e.url, list, e.newUser(e.id(1), "staff"))
 
 	t.Run("FollowFromList", func(t *testing.T) {
 		staff.atViewports(t, list, func(t *testing.T, v viewport) {

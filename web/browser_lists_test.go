@@ -21,7 +21,7 @@ const rowBoxes = `[...document.querySelectorAll('input[form=bulk][name=id]')].fi
 func TestBrowser_BulkSelection(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
-	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(1, "staff"))
+	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(e.id(1), "staff"))
 	tb.openAt(t, viewports[0], "/purchases?status=ACT")
 	ticked := func() string {
 		return eval[string](t, tb, rowBoxes+`.filter(b => b.checked).map(b => b.value).join(',')`)
@@ -84,7 +84,7 @@ func TestBrowser_BulkSelection(t *testing.T) {
 func TestBrowser_OverviewCharts(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
-	tb := signedInTab(t, browser, e.url, "/", e.newUser(1, "viewer"))
+	tb := signedInTab(t, browser, e.url, "/", e.newUser(e.id(1), "viewer"))
 	for _, v := range []viewport{viewports[1], viewports[0]} {
 		for _, path := range []string{"/?date_min=-13+days&date_max=now", "/?date_min=-6+months&date_max=now"} {
 			tb.openAt(t, v, path)

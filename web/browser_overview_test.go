@@ -15,7 +15,7 @@ import (
 func TestBrowser_Overview(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
-	owner := signedInTab(t, browser, e.url, "/", e.newUser(1, "owner"))
+	owner := signedInTab(t, browser, e.url, "/", e.newUser(e.id(1), "owner"))
 	owner.atViewports(t, "/?date_min=-6+months&date_max=now", func(t *testing.T, v viewport) {
 		for _, h := range []string{"Revenue", "Purchases", "Refunds", "Average order", "Active subscribers", "New subscribers", "Churned"} {
 			if !eval[bool](t, owner, `[...document.querySelectorAll('main h2')].some(h => text(h) === `+js(h)+`)`) {
@@ -64,7 +64,7 @@ func TestBrowser_Overview(t *testing.T) {
 func TestBrowser_SavedViews(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
-	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(1, "staff"))
+	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(e.id(1), "staff"))
 
 	// Tick Refunded: htmx updates the results and the address, not the page.
 	tb.do(t, "tick Refunded", chromedp.Click(chromedp.JSPath(`document.querySelector('#filters input[name=status][value=RFD]')`)))
@@ -110,7 +110,7 @@ func TestBrowser_SavedViews(t *testing.T) {
 func TestBrowser_BulkReactivation(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
-	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(1, "staff"))
+	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(e.id(1), "staff"))
 	tb.atViewports(t, "/purchases?status=ERR&status=RFD", func(t *testing.T, v viewport) {
 		// The first two visible boxes: the table's at desktop width, the cards' on phones.
 		eval[int](t, tb, `(() => { const boxes = [...document.querySelectorAll('input[form=bulk][name=id]')].filter(b => b.checkVisibility()); boxes.slice(0, 2).forEach(b => b.click()); return boxes.length; })()`)

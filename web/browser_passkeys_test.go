@@ -55,7 +55,7 @@ func TestBrowser_Passkeys(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			e := e.with(t)
 			e.forgetFailures()
-			email := e.newUser(1, "staff")
+			email := e.newUser(e.id(1), "staff")
 			id := e.acctUserID(email)
 			elsewhere := e.signInAs(email, dashPassword)
 			tb := newTab(t, br, base)
@@ -67,7 +67,7 @@ func TestBrowser_Passkeys(t *testing.T) {
 			tb.addPasskey(t, "Test laptop")
 			tb.checkAxe(t, "Security, with a passkey")
 			tb.screenshot(t, "security-passkey", v)
-			if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = 1 AND user_id = ? AND name = 'Test laptop'", id); n != 1 {
+			if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = ? AND user_id = ? AND name = 'Test laptop'", e.id(1), id); n != 1 {
 				t.Fatalf("%d passkeys stored", n)
 			}
 
@@ -83,10 +83,10 @@ func TestBrowser_Passkeys(t *testing.T) {
 			tb.screenshot(t, "login-passkey", v)
 			tb.do(t, "sign in with the passkey", chromedp.Click(buttonByText("Sign in with a passkey")))
 			tb.waitFor(t, "signed in with the passkey", `location.pathname === '/'`, `document.body.innerText`)
-			if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND user_id = ? AND action = 'sign_in' AND details = 'passkey: Test laptop'", id); n != 1 {
+			if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = ? AND user_id = ? AND action = 'sign_in' AND details = 'passkey: Test laptop'", e.id(1), id); n != 1 {
 				t.Fatalf("%d records of the passkey sign-in", n)
 			}
-			if n := e.count("SELECT sign_count FROM user_passkeys WHERE account_id = 1 AND user_id = ?", id); n < 1 {
+			if n := e.count("SELECT sign_count FROM user_passkeys WHERE account_id = ? AND user_id = ?", e.id(1), id); n < 1 {
 				t.Fatalf("sign counter %d after a sign-in", n)
 			}
 
@@ -126,7 +126,7 @@ func TestBrowser_PasskeysElsewhere(t *testing.T) {
 		t.Fatalf("the test server is not at 127.0.0.1: %s", e.url)
 	}
 	v := viewports[1]
-	email := e.newUser(1, "staff")
+	email := e.newUser(e.id(1), "staff")
 	tb := newTab(t, br, e.url)
 	tb.addVirtualAuthenticator(t)
 	tb.openAt(t, v, "/account/security")
@@ -137,7 +137,7 @@ func TestBrowser_PasskeysElsewhere(t *testing.T) {
 	want := `Passkeys of this dashboard are kept at localhost: open it at ` + passkeyOrigin(e.url)
 	tb.waitFor(t, "where passkeys are kept", `text(document.querySelector('#passkey-error')).startsWith(`+js(want)+`)`, `text(document.querySelector('#passkey-error'))`)
 	tb.checkAxe(t, "Security, the passkey refused at 127.0.0.1")
-	if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = 1"); n != 0 {
+	if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = ?", e.id(1)); n != 0 {
 		t.Fatalf("%d passkeys stored", n)
 	}
 	if st := tb.follow(t, "sign out", chromedp.Click(buttonByText("Sign out"))); st != http.StatusOK {
@@ -156,18 +156,18 @@ func TestBrowser_TwoFactorRequired(t *testing.T) {
 	br := startBrowser(t)
 	e := newAPI(t, 0)
 	base := passkeyOrigin(e.url)
-	t.Cleanup(func() { e.exec("UPDATE accounts SET require_two_factor = FALSE") })
+	t.Cleanup(func() { e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id IN (?, ?)", e.id(1), e.id(2)) })
 	for _, v := range viewports {
 		t.Run(v.name, func(t *testing.T) {
 			e := e.with(t)
 			e.forgetFailures()
-			e.exec("UPDATE accounts SET require_two_factor = FALSE")
-			ownerEmail := e.newUser(1, "owner")
+			e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id IN (?, ?)", e.id(1), e.id(2))
+			ownerEmail := e.newUser(e.id(1), "owner")
 			owner := newTab(t, br, base)
 			owner.openAt(t, v, "/account")
 			owner.signIn(t, ownerEmail)
 			// The owner has a passkey (made in Go, as if added on another device).
-			newSoftKey(t, 1, e.acctUserID(ownerEmail)).store(t, e, "Owner's phone")
+			newSoftKey(t, e.id(1), e.acctUserID(ownerEmail)).store(t, e, "Owner's phone")
 			owner.openAt(t, v, "/account")
 			if st := owner.follow(t, "require two-step sign-in", chromedp.Click(buttonByText("Require two-step sign-in"))); st != http.StatusOK {
 				t.Fatalf("require: %d", st)
@@ -176,7 +176,7 @@ func TestBrowser_TwoFactorRequired(t *testing.T) {
 			owner.checkAxe(t, "Keys & users, two-step sign-in required")
 			owner.screenshot(t, "account-two-factor", v)
 
-			email := e.newUser(1, "viewer")
+			email := e.newUser(e.id(1), "viewer")
 			tb := newTab(t, br, base)
 			tb.addVirtualAuthenticator(t)
 			tb.openAt(t, v, "/purchases")

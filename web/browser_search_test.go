@@ -14,7 +14,7 @@ import (
 func TestBrowser_Search(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
-	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(1, "staff"))
+	tb := signedInTab(t, browser, e.url, "/purchases", e.newUser(e.id(1), "staff"))
 	tb.atViewports(t, "/purchases", func(t *testing.T, v viewport) {
 		tb.do(t, "type a search", chromedp.SendKeys(byLabel("Search"), "status:rfd"))
 		tb.waitFor(t, "the fields and the address to follow the box",
@@ -82,8 +82,9 @@ func TestBrowser_Search(t *testing.T) {
 func TestBrowser_SearchSubscribers(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
-	tb := signedInTab(t, browser, e.url, "/storefronts/1/subscribers", e.newUser(1, "viewer"))
-	tb.atViewports(t, "/storefronts/1/subscribers", func(t *testing.T, v viewport) {
+	subs := e.path("/storefronts/%d/subscribers", 1)
+	tb := signedInTab(t, browser, e.url, subs, e.newUser(e.id(1), "viewer"))
+	tb.atViewports(t, subs, func(t *testing.T, v viewport) {
 		tb.do(t, "type the start of a field", chromedp.SendKeys(byLabel("Search"), "sta"))
 		tb.waitFor(t, "the suggestions", `document.querySelector('#f-q').getAttribute('aria-expanded') === 'true' && document.querySelector('#q-opt-0')`,
 			`document.querySelector('#q-suggestions').outerHTML.slice(0, 400)`)

@@ -29,7 +29,7 @@ func TestBrowser_Security(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			e := e.with(t)
 			e.forgetFailures()
-			email := e.newUser(1, "staff")
+			email := e.newUser(e.id(1), "staff")
 			tb := signedInTab(t, br, e.url, "/account/security", email)
 			tb.openAt(t, v, "/account/security")
 			tb.checkAxe(t, "Security")

@@ -417,9 +417,9 @@ func emailPrefix(t *testing.T, e *apiEnv, first, second string) string {
 	t.Helper()
 	var p string
 	err := e.db.QueryRow(`SELECT LOWER(LEFT(buyer_email, 2)) p FROM purchases
-		WHERE account_id = 1 AND buyer_email REGEXP '^[a-z]{2}'
+		WHERE account_id = ? AND buyer_email REGEXP '^[a-z]{2}'
 		GROUP BY p HAVING SUM(status = ?) BETWEEN 1 AND 20 AND SUM(status = ?) > 0
-		ORDER BY COUNT(*) DESC, p LIMIT 1`, first, second).Scan(&p)
+		ORDER BY COUNT(*) DESC, p LIMIT 1`, e.id(1), first, second).Scan(&p)
 	if err != nil {
 		t.Fatalf("find an e-mail prefix: %v", err)
 	}
@@ -436,9 +436,9 @@ func pickPurchase(t *testing.T, e *apiEnv, used map[int64]bool, status string) (
 	}
 	candidates := dbtest.Query(t, e.db.DB, func(rows *sql.Rows) (c candidate, err error) { err = rows.Scan(&c.id, &c.email); return c, err },
 		`SELECT p.id, p.buyer_email FROM purchases p
-		WHERE p.account_id = 1 AND p.buyer_email LIKE '%@%' AND p.customer_id IS NOT NULL
+		WHERE p.account_id = ? AND p.buyer_email LIKE '%@%' AND p.customer_id IS NOT NULL
 		AND EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id)
-		ORDER BY p.id DESC LIMIT 100`)
+		ORDER BY p.id DESC LIMIT 100`, e.id(1))
 	for _, c := range candidates {
 		if used[c.id] {
 			continue
@@ -459,11 +459,11 @@ func pickPurchase(t *testing.T, e *apiEnv, used map[int64]bool, status string) (
 func whatReactivationDoes(t *testing.T, e *apiEnv, id int64, to string, refulfill bool) string {
 	t.Helper()
 	ctx := context.Background()
-	p, err := mysql.NewPurchaseService(e.db).FindPurchaseByID(ctx, 1, id)
+	p, err := mysql.NewPurchaseService(e.db).FindPurchaseByID(ctx, e.id(1), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sfs, err := mysql.NewAccountService(e.db).FindStorefronts(ctx, 1)
+	sfs, err := mysql.NewAccountService(e.db).FindStorefronts(ctx, e.id(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -622,8 +622,8 @@ func TestBrowser_Dashboard(t *testing.T) {
 	e := newAPI(t, 0)
 	t.Logf("browser and seeded app ready in %v", time.Since(start).Round(time.Millisecond))
 
-	ownerEmail := e.newUser(1, "owner")
-	viewerEmail := e.newUser(1, "viewer")
+	ownerEmail := e.newUser(e.id(1), "owner")
+	viewerEmail := e.newUser(e.id(1), "viewer")
 	owner := newTab(t, browser, e.url)
 	// The flows run at the desktop size (the purchases table; phones get cards).
 	owner.setViewport(t, viewports[0])

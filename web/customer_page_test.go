@@ -21,7 +21,7 @@ import (
 func busiestCustomer(t *testing.T, e *apiEnv) (string, []purchaseRow) {
 	t.Helper()
 	rows, err := e.db.Query(`SELECT id, buyer_email, storefront_id, currency, status, total, COALESCE(tangibles_to_ship, 0)
-		FROM purchases WHERE account_id = 1 AND buyer_email IS NOT NULL`)
+		FROM purchases WHERE account_id = ? AND buyer_email IS NOT NULL`, e.id(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func waitEmail(t *testing.T, e *apiEnv, purchaseID int64, status string) {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		var st string
-		err := e.db.QueryRow("SELECT status FROM email_outbox WHERE account_id = 1 AND purchase_id = ? ORDER BY id DESC LIMIT 1", purchaseID).Scan(&st)
+		err := e.db.QueryRow("SELECT status FROM email_outbox WHERE account_id = ? AND purchase_id = ? ORDER BY id DESC LIMIT 1", e.id(1), purchaseID).Scan(&st)
 		if err == nil && st == status {
 			return
 		}
@@ -113,10 +113,10 @@ func customerFixture(t *testing.T, e *apiEnv, rename string) (string, []purchase
 	if rename != "" {
 		// The address of the customer record too: a reactivation mails the customer's.
 		for _, q := range []string{
-			"UPDATE customers SET email = ? WHERE account_id = 1 AND email = ?",
-			"UPDATE purchases SET buyer_email = ? WHERE account_id = 1 AND buyer_email = ?",
+			"UPDATE customers SET email = ? WHERE account_id = ? AND email = ?",
+			"UPDATE purchases SET buyer_email = ? WHERE account_id = ? AND buyer_email = ?",
 		} {
-			if _, err := e.db.Exec(q, rename, email); err != nil {
+			if _, err := e.db.Exec(q, rename, e.id(1), email); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -141,7 +141,7 @@ func customerFixture(t *testing.T, e *apiEnv, rename string) (string, []purchase
 	// Two subscriber records of the address in two storefronts: one whose term ended,
 	// one in its term.
 	var subs []int64
-	rows, err := e.db.Query("SELECT id FROM subscribers WHERE account_id = 1 GROUP BY storefront_id ORDER BY storefront_id LIMIT 2")
+	rows, err := e.db.Query("SELECT id FROM subscribers WHERE account_id = ? GROUP BY storefront_id ORDER BY storefront_id LIMIT 2", e.id(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,9 +159,9 @@ func customerFixture(t *testing.T, e *apiEnv, rename string) (string, []purchase
 		sql  string
 		args []any
 	}{
-		{"UPDATE subscribers SET username = ? WHERE account_id = 1 AND id IN (?, ?)", []any{strings.ToUpper(email), subs[0], subs[1]}},
-		{"UPDATE subscriptions SET status = 'CANCELED', ended_at = ? WHERE account_id = 1 AND subscriber_id = ?", []any{past, subs[0]}},
-		{"UPDATE subscriptions SET status = 'CANCELED', ended_at = ? WHERE account_id = 1 AND subscriber_id = ?", []any{future, subs[1]}},
+		{"UPDATE subscribers SET username = ? WHERE account_id = ? AND id IN (?, ?)", []any{strings.ToUpper(email), e.id(1), subs[0], subs[1]}},
+		{"UPDATE subscriptions SET status = 'CANCELED', ended_at = ? WHERE account_id = ? AND subscriber_id = ?", []any{past, e.id(1), subs[0]}},
+		{"UPDATE subscriptions SET status = 'CANCELED', ended_at = ? WHERE account_id = ? AND subscriber_id = ?", []any{future, e.id(1), subs[1]}},
 	} {
 		if res, err := e.db.Exec(q.sql, q.args...); err != nil {
 			t.Fatalf("%d: %v", i, err)
@@ -201,9 +201,9 @@ func customerFixture(t *testing.T, e *apiEnv, rename string) (string, []purchase
 
 func TestCustomerPage(t *testing.T) {
 	e := newAPI(t, 0)
-	staff := e.signIn(1, "staff")
-	viewer := e.signIn(1, "viewer")
-	owner2 := e.signIn(2, "owner")
+	staff := e.signIn(e.id(1), "staff")
+	viewer := e.signIn(e.id(1), "viewer")
+	owner2 := e.signIn(e.id(2), "owner")
 	email, ps := customerFixture(t, e, "")
 
 	// The address as a person would type it: another letter case.
@@ -370,7 +370,7 @@ func TestCustomerPage(t *testing.T) {
 	})
 	t.Run("OtherAccount", func(t *testing.T) {
 		// The same address in account 2 is another customer, or none.
-		if _, err := e.db.Exec("UPDATE purchases SET buyer_email = 'someone@else.test' WHERE account_id = 2 AND buyer_email = ?", email); err != nil {
+		if _, err := e.db.Exec("UPDATE purchases SET buyer_email = 'someone@else.test' WHERE account_id = ? AND buyer_email = ?", e.id(2), email); err != nil {
 			t.Fatal(err)
 		}
 		e.rebuild()
@@ -408,7 +408,7 @@ func TestCustomerPage(t *testing.T) {
 		// The subscriber records of the address: their pages link the customer's.
 		var sub, sf int64
 		var username string
-		if err := e.db.QueryRow("SELECT id, storefront_id, username FROM subscribers WHERE account_id = 1 AND username = ? LIMIT 1", email).Scan(&sub, &sf, &username); err != nil {
+		if err := e.db.QueryRow("SELECT id, storefront_id, username FROM subscribers WHERE account_id = ? AND username = ? LIMIT 1", e.id(1), email).Scan(&sub, &sf, &username); err != nil {
 			t.Fatal(err)
 		}
 		sp := parsePage(t, viewer.get(fmt.Sprintf("/storefronts/%d/subscribers/%d", sf, sub), false))
@@ -430,10 +430,10 @@ var customerAddresses = []string{
 // it, answers the API at its percent-encoded path, and takes a note.
 func TestCustomerPage_Addresses(t *testing.T) {
 	e := newAPI(t, 0)
-	staff := e.signIn(1, "staff")
-	ids := e.ids("SELECT id FROM purchases WHERE account_id = 1 ORDER BY id LIMIT ?", len(customerAddresses))
+	staff := e.signIn(e.id(1), "staff")
+	ids := e.ids("SELECT id FROM purchases WHERE account_id = ? ORDER BY id LIMIT ?", e.id(1), len(customerAddresses))
 	for i, addr := range customerAddresses {
-		if _, err := e.db.Exec("UPDATE purchases SET buyer_email = ? WHERE account_id = 1 AND id = ?", addr, ids[i]); err != nil {
+		if _, err := e.db.Exec("UPDATE purchases SET buyer_email = ? WHERE account_id = ? AND id = ?", addr, e.id(1), ids[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -494,20 +494,22 @@ func TestCustomerPage_Addresses(t *testing.T) {
 // list alone; a bad page is a 400.
 func TestCustomerPage_Older(t *testing.T) {
 	e := newAPI(t, 0)
-	staff := e.signIn(1, "staff")
+	staff := e.signIn(e.id(1), "staff")
 	email, ps := busiestCustomer(t, e)
+	// The notes' author is the staff member (the first user, 1, of a fresh database).
+	author := e.count("SELECT id FROM users WHERE account_id = ? AND email = ?", e.id(1), staff.email)
 	const n = 230
 	for i := range n {
 		for _, q := range []string{
 			`INSERT INTO purchase_activity (account_id, purchase_id, buyer_email, actor, action, details, created_at)
-				VALUES (1, ?, ?, 'tests', 'reactivated', '{"to":"x@example.com"}', NOW())`,
+				VALUES (?, ?, ?, 'tests', 'reactivated', '{"to":"x@example.com"}', NOW())`,
 			`INSERT INTO email_outbox (account_id, kind, purchase_id, to_address, subject, body, status, attempts, created_at, next_attempt_at)
-				VALUES (1, 'purchase_ready', ?, ?, 'Your purchase', 'b', 'sent', 1, NOW(), NOW())`,
-			`INSERT INTO notes (account_id, customer_email, author_id, author, body, created_at) VALUES (1, ?, 1, 'a@x.test', CONCAT('note ', ?), NOW())`,
+				VALUES (?, 'purchase_ready', ?, ?, 'Your purchase', 'b', 'sent', 1, NOW(), NOW())`,
+			`INSERT INTO notes (account_id, customer_email, author_id, author, body, created_at) VALUES (?, ?, ?, 'a@x.test', CONCAT('note ', ?), NOW())`,
 		} {
-			args := []any{ps[i%len(ps)].id, email}
+			args := []any{e.id(1), ps[i%len(ps)].id, email}
 			if strings.Contains(q, "INTO notes") {
-				args = []any{email, i}
+				args = []any{e.id(1), email, author, i}
 			}
 			if _, err := e.db.Exec(q, args...); err != nil {
 				t.Fatal(err)

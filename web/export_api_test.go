@@ -68,7 +68,7 @@ func readCSV(t testing.TB, body []byte) (header []string, records [][]string) {
 func (e *apiEnv) wantPurchaseRows(ps []shop.Purchase, lineItems bool) [][]string {
 	e.t.Helper()
 	ctx := context.Background()
-	acct, err := mysql.NewAccountService(e.db).FindAccountByID(ctx, 1)
+	acct, err := mysql.NewAccountService(e.db).FindAccountByID(ctx, e.id(1))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func (e *apiEnv) wantPurchaseRows(ps []shop.Purchase, lineItems bool) [][]string
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	sfs, err := mysql.NewAccountService(e.db).FindStorefronts(ctx, 1)
+	sfs, err := mysql.NewAccountService(e.db).FindStorefronts(ctx, e.id(1))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func (e *apiEnv) wantPurchaseRows(ps []shop.Purchase, lineItems bool) [][]string
 	}
 	var out [][]string
 	for _, p := range ps {
-		row, err := mysql.NewPurchaseService(e.db).FindPurchaseByID(ctx, 1, p.ID)
+		row, err := mysql.NewPurchaseService(e.db).FindPurchaseByID(ctx, e.id(1), p.ID)
 		if err != nil {
 			e.t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestExportPurchases_SameRowsAsList(t *testing.T) {
 			total = string(p.Total)
 		}
 		if subscriberOf == 0 {
-			if row, err := mysql.NewPurchaseService(e.db).FindPurchaseByID(context.Background(), 1, p.ID); err == nil && row.SubscriberID != nil {
+			if row, err := mysql.NewPurchaseService(e.db).FindPurchaseByID(context.Background(), e.id(1), p.ID); err == nil && row.SubscriberID != nil {
 				subscriberOf = *row.SubscriberID
 			}
 		}
@@ -205,7 +205,7 @@ func TestExportPurchases_SameRowsAsList(t *testing.T) {
 		"status=ACT",
 		"status=act,RFD",
 		fmt.Sprintf("product_id=%d", product),
-		"storefront_id=1",
+		fmt.Sprintf("storefront_id=%d", e.id(1)),
 		fmt.Sprintf("customer_id=%d", customer),
 		fmt.Sprintf("subscriber_id=%d", subscriberOf),
 		"customer_email=" + url.QueryEscape(email),
@@ -219,7 +219,7 @@ func TestExportPurchases_SameRowsAsList(t *testing.T) {
 		"total=" + total + "&total_op=ne",
 		"ship=1",
 		"ship=false",
-		"status=ACT&storefront_id=1&order=desc",
+		fmt.Sprintf("status=ACT&storefront_id=%d&order=desc", e.id(1)),
 		fmt.Sprintf("product_id=%d&status=ACT,PND&date_min=%s", product, url.QueryEscape("-30 days")),
 		"customer_email=" + url.QueryEscape(email) + "&total=10&total_op=gt&order=desc",
 		"ship=0&date_max=" + url.QueryEscape("yesterday") + "&customer_first_name=" + url.QueryEscape(first),
@@ -293,7 +293,7 @@ func TestExportPurchases_Headers(t *testing.T) {
 		t.Errorf("got line-item header row\n%s\nwant\n%s", got, wantLines)
 	}
 
-	r = e.get("/api/v2/storefronts/1/subscribers.csv", e.ro)
+	r = e.get(e.path("/api/v2/storefronts/%d/subscribers.csv", 1), e.ro)
 	if r.status != 200 {
 		t.Fatalf("got %d %s", r.status, r.body)
 	}
@@ -316,14 +316,14 @@ func TestExportPurchases_Headers(t *testing.T) {
 // and the verify answer of each subscriber.
 func TestExportSubscribers_SameRowsAsList(t *testing.T) {
 	e := newAPI(t, 0)
-	acct, _ := mysql.NewAccountService(e.db).FindAccountByID(context.Background(), 1)
+	acct, _ := mysql.NewAccountService(e.db).FindAccountByID(context.Background(), e.id(1))
 	loc, _ := time.LoadLocation(acct.Timezone)
 	for _, q := range []string{"", "order=desc"} {
-		list := walkPages[shop.Subscriber](e, "/api/v2/storefronts/1/subscribers?per_page=500&"+q, e.ro)
+		list := walkPages[shop.Subscriber](e, e.path("/api/v2/storefronts/%d/subscribers?per_page=500&", 1)+q, e.ro)
 		if len(list) < 10 {
 			t.Fatalf("got %d subscribers, want the seeded ones", len(list))
 		}
-		r := e.get("/api/v2/storefronts/1/subscribers.csv?"+q, e.ro)
+		r := e.get(e.path("/api/v2/storefronts/%d/subscribers.csv?", 1)+q, e.ro)
 		_, got := readCSV(t, r.body)
 		if len(got) != len(list) {
 			t.Fatalf("%s: got %d rows, want %d", q, len(got), len(list))
@@ -338,7 +338,7 @@ func TestExportSubscribers_SameRowsAsList(t *testing.T) {
 			var v struct {
 				ReceivingService bool `json:"receiving_service"`
 			}
-			e.get(fmt.Sprintf("/api/v2/storefronts/1/subscribers/verify?id=%d", sub.ID), e.ro).json(t, &v)
+			e.get(fmt.Sprintf("/api/v2/storefronts/%d/subscribers/verify?id=%d", e.id(1), sub.ID), e.ro).json(t, &v)
 			want := []string{strconv.FormatInt(sub.ID, 10), sub.Username, iso(&sub.CreatedAt), "", "", "", "", "", "", strconv.FormatBool(v.ReceivingService)}
 			if ss := sub.Subscription; ss != nil {
 				want[3], want[4], want[5], want[6], want[7], want[8] = string(ss.Status), string(ss.Price), strconv.FormatInt(ss.Period, 10), ss.Unit, iso(ss.NextPaymentAt), iso(ss.EndedAt)
@@ -349,10 +349,10 @@ func TestExportSubscribers_SameRowsAsList(t *testing.T) {
 		}
 	}
 	// username selects one subscriber, as in the list.
-	r := e.get("/api/v2/storefronts/1/subscribers?per_page=1", e.ro)
+	r := e.get(e.path("/api/v2/storefronts/%d/subscribers?per_page=1", 1), e.ro)
 	var one []shop.Subscriber
 	r.json(t, &one)
-	r = e.get("/api/v2/storefronts/1/subscribers.csv?username="+url.QueryEscape(strings.ToUpper(one[0].Username)), e.ro)
+	r = e.get(e.path("/api/v2/storefronts/%d/subscribers.csv?username=", 1)+url.QueryEscape(strings.ToUpper(one[0].Username)), e.ro)
 	if _, got := readCSV(t, r.body); len(got) != 1 || got[0][0] != strconv.FormatInt(one[0].ID, 10) {
 		t.Fatalf("got %q, want subscriber %d alone", got, one[0].ID)
 	}
@@ -364,18 +364,18 @@ func TestExportPurchases_SpreadsheetSafety(t *testing.T) {
 	e := newAPI(t, 0)
 	var id int64
 	if err := e.db.QueryRow(`SELECT p.id FROM purchases p JOIN line_items li ON li.purchase_id = p.id
-		WHERE p.account_id = 1 AND p.discount < 0 ORDER BY p.id LIMIT 1`).Scan(&id); err != nil {
+		WHERE p.account_id = ? AND p.discount < 0 ORDER BY p.id LIMIT 1`, e.id(1)).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	e.exec(`UPDATE purchases SET buyer_email = '@evil.test', buyer_firstname = '=HYPERLINK("http://x.test","a, b")', buyer_lastname = '-2+3'
-		WHERE account_id = 1 AND id = ?`, id)
+		WHERE account_id = ? AND id = ?`, e.id(1), id)
 	e.exec(`UPDATE line_items SET product_name = ? WHERE purchase_id = ?`, "\tSUM(A1)", id)
-	e.exec(`UPDATE storefronts SET name = '+Storefront' WHERE account_id = 1 AND id = (SELECT storefront_id FROM purchases WHERE id = ?)`, id)
+	e.exec(`UPDATE storefronts SET name = '+Storefront' WHERE account_id = ? AND id = (SELECT storefront_id FROM purchases WHERE id = ?)`, e.id(1), id)
 	var sub int64
-	if err := e.db.QueryRow(`SELECT sb.id FROM subscribers sb WHERE sb.storefront_id = 1 ORDER BY sb.id LIMIT 1`).Scan(&sub); err != nil {
+	if err := e.db.QueryRow(`SELECT sb.id FROM subscribers sb WHERE sb.storefront_id = ? ORDER BY sb.id LIMIT 1`, e.id(1)).Scan(&sub); err != nil {
 		t.Fatal(err)
 	}
-	e.exec(`UPDATE subscribers SET username = '=cmd|calc@x.test' WHERE storefront_id = 1 AND id = ?`, sub)
+	e.exec(`UPDATE subscribers SET username = '=cmd|calc@x.test' WHERE storefront_id = ? AND id = ?`, e.id(1), sub)
 
 	for _, rows := range []string{"purchases", "line_items"} {
 		r := e.get(fmt.Sprintf("/api/v2/purchases.csv?rows=%s&customer_email=%%40evil", rows), e.ro)
@@ -402,7 +402,7 @@ func TestExportPurchases_SpreadsheetSafety(t *testing.T) {
 			t.Errorf("rows=%s: discount: got %q, want the negative amount as the API writes it", rows, got)
 		}
 	}
-	r := e.get("/api/v2/storefronts/1/subscribers.csv", e.ro)
+	r := e.get(e.path("/api/v2/storefronts/%d/subscribers.csv", 1), e.ro)
 	_, recs := readCSV(t, r.body)
 	found := false
 	for _, rec := range recs {
@@ -443,14 +443,14 @@ func TestExportPurchases_Errors(t *testing.T) {
 		{"/api/v2/purchases.csv?total_op=gt", "total_op"},
 		{"/api/v2/purchases.csv?order=sideways", "order"},
 		{"/api/v2/purchases.csv?product_id=0", "product_id"},
-		{"/api/v2/storefronts/1/subscribers.csv?per_page=10", "per_page"},
+		{e.path("/api/v2/storefronts/%d/subscribers.csv?per_page=10", 1), "per_page"},
 		{"/api/v2/storefronts/x/subscribers.csv", "storefront_id"},
 	} {
 		refused(c.path, "invalid_parameter", c.param)
 	}
 	// Parameters an export does not know.
 	refused("/api/v2/purchases.csv?colour=red", "unknown_parameter", "colour")
-	refused("/api/v2/storefronts/1/subscribers.csv?rows=line_items", "unknown_parameter", "rows")
+	refused(e.path("/api/v2/storefronts/%d/subscribers.csv?rows=line_items", 1), "unknown_parameter", "rows")
 
 	r := e.get("/api/v2/purchases.csv", "")
 	wantError(t, r, 401, "UNAUTHORIZED", "unauthenticated", "")
@@ -480,7 +480,7 @@ func TestExportPurchases_Tenancy(t *testing.T) {
 	r := e.bearer("/api/v2/purchases.csv", e.other)
 	_, theirs := readCSV(t, r.body)
 	var want int
-	if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = 2").Scan(&want); err != nil {
+	if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = ?", e.id(2)).Scan(&want); err != nil {
 		t.Fatal(err)
 	}
 	if len(theirs) != want || want == 0 {
@@ -492,11 +492,11 @@ func TestExportPurchases_Tenancy(t *testing.T) {
 		}
 	}
 	// Account 1's storefront, asked for by account 2: no rows.
-	_, recs = readCSV(t, e.bearer("/api/v2/purchases.csv?storefront_id=1", e.other).body)
+	_, recs = readCSV(t, e.bearer(e.path("/api/v2/purchases.csv?storefront_id=%d", 1), e.other).body)
 	if len(recs) != 0 {
 		t.Fatalf("account 2 exported %d purchases of account 1's storefront", len(recs))
 	}
-	wantError(t, e.bearer("/api/v2/storefronts/1/subscribers.csv", e.other), 404, "NOTFOUND", "not_found", "")
+	wantError(t, e.bearer(e.path("/api/v2/storefronts/%d/subscribers.csv", 1), e.other), 404, "NOTFOUND", "not_found", "")
 }
 
 // TestExportPurchases_Audit: each export is recorded in the account's activity with
@@ -505,8 +505,8 @@ func TestExportPurchases_Audit(t *testing.T) {
 	e := newAPI(t, 0)
 	r := e.get("/api/v2/purchases.csv?status=ACT&rows=line_items", e.ro)
 	_, recs := readCSV(t, r.body)
-	e.get("/api/v2/storefronts/1/subscribers.csv?order=desc", e.ro)
-	acts, err := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), 1, 10)
+	e.get(e.path("/api/v2/storefronts/%d/subscribers.csv?order=desc", 1), e.ro)
+	acts, err := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), e.id(1), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,11 +530,11 @@ func TestExportPurchases_Audit(t *testing.T) {
 	if err := json.Unmarshal([]byte(acts[0].Details), &d); err != nil {
 		t.Fatal(err)
 	}
-	if d.What != "subscribers" || d.StorefrontID != 1 || d.Filters != "order=desc" {
+	if d.What != "subscribers" || d.StorefrontID != e.id(1) || d.Filters != "order=desc" {
 		t.Errorf("got %+v, want the subscriber export of storefront 1", d)
 	}
 	// Another account sees none of it.
-	if other, _ := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), 2, 10); len(other) != 0 {
+	if other, _ := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), e.id(2), 10); len(other) != 0 {
 		t.Errorf("account 2 has %d activity entries, want none", len(other))
 	}
 }
@@ -576,7 +576,7 @@ func TestExportPurchases_Disconnect(t *testing.T) {
 	before := runtime.NumGoroutine()
 
 	req, _ := http.NewRequest("GET", hs.URL+"/api/v2/purchases.csv", nil)
-	req.SetBasicAuth("demo", e.ro)
+	req.SetBasicAuth(e.user, e.ro)
 	res, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -613,7 +613,7 @@ func TestExportPurchases_Disconnect(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	acts, err := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), 1, 1)
+	acts, err := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), e.id(1), 1)
 	if err != nil || len(acts) != 1 {
 		t.Fatalf("got %v %v, want the export recorded", acts, err)
 	}
@@ -646,13 +646,13 @@ func TestExportPurchases_OutlastsServerTimeouts(t *testing.T) {
 	hs.Config.ReadTimeout, hs.Config.WriteTimeout = 300*time.Millisecond, 300*time.Millisecond
 	hs.Start()
 	defer hs.Close()
-	_, body, err := download(t, hs.URL+"/api/v2/purchases.csv", e.ro)
+	_, body, err := download(t, hs.URL+"/api/v2/purchases.csv", e.user, e.ro)
 	if err != nil {
 		t.Fatalf("the export broke off after %d bytes: %v", len(body), err)
 	}
 	_, recs := readCSV(t, body)
 	var want int
-	if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = 1").Scan(&want); err != nil {
+	if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = ?", e.id(1)).Scan(&want); err != nil {
 		t.Fatal(err)
 	}
 	if len(recs) != want {
@@ -674,12 +674,12 @@ func (s failingExport) ExportPurchases(ctx context.Context, f shop.PurchaseFilte
 	})
 }
 
-// download GETs url with the API key and reads the body to its end, or to the error
-// that cut it off.
-func download(t *testing.T, url, key string) (*http.Response, []byte, error) {
+// download GETs url with the API user name and key and reads the body to its end, or
+// to the error that cut it off.
+func download(t *testing.T, url, user, key string) (*http.Response, []byte, error) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
-	req.SetBasicAuth("demo", key)
+	req.SetBasicAuth(user, key)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -713,7 +713,7 @@ func TestExportPurchases_FailureAfterFirstByte(t *testing.T) {
 		Users: mysql.NewUserService(e.db), Admin: mysql.NewAdminService(e.db), Activity: mysql.NewAccountActivityService(e.db), ExportBatch: 20, Now: e.clock.now, Logger: slog.New(slog.NewTextHandler(&log, nil))}
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
-	res, body, err := download(t, hs.URL+"/api/v2/purchases.csv", e.ro)
+	res, body, err := download(t, hs.URL+"/api/v2/purchases.csv", e.user, e.ro)
 	if err == nil {
 		t.Fatalf("the download of a failed export ended cleanly with %d bytes", len(body))
 	}
@@ -724,7 +724,7 @@ func TestExportPurchases_FailureAfterFirstByte(t *testing.T) {
 	if rid == "" || !strings.Contains(log.String(), "request_id="+rid) || !strings.Contains(log.String(), "the database went away") {
 		t.Errorf("the log does not name request %q and its error:\n%s", rid, log.String())
 	}
-	acts, _ := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), 1, 1)
+	acts, _ := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), e.id(1), 1)
 	if len(acts) != 1 || !strings.Contains(acts[0].Details, `"complete":false`) {
 		t.Errorf("got activity %+v, want the export recorded as incomplete", acts)
 	}
@@ -748,7 +748,7 @@ func TestExportPurchases_FailureBeforeFirstByte(t *testing.T) {
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	for _, q := range []string{"", "?customer_id=999999999"} {
-		res, body, err := download(t, hs.URL+"/api/v2/purchases.csv"+q, e.ro)
+		res, body, err := download(t, hs.URL+"/api/v2/purchases.csv"+q, e.user, e.ro)
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

@@ -53,7 +53,7 @@ func (tb *tab) download(t *testing.T, what string, steps ...chromedp.Action[chro
 func TestBrowser_ExportCSV(t *testing.T) {
 	br := startBrowser(t)
 	e := newAPI(t, 0)
-	viewer := signedInTab(t, br, e.url, "/purchases?status=ACT", e.newUser(1, "viewer"))
+	viewer := signedInTab(t, br, e.url, "/purchases?status=ACT", e.newUser(e.id(1), "viewer"))
 	viewer.waitFor(t, "the filtered purchases", `location.search === '?status=ACT' && results().length > 0`, `location.href`)
 
 	list := e.walkFull("status=ACT&order=desc", e.ro)
@@ -77,6 +77,6 @@ func TestBrowser_ExportCSV(t *testing.T) {
 	sameRows(t, "the downloaded line-item file", header, recs, e.wantPurchaseRows(list, true))
 	// The API request disclosure opens and shows the command.
 	viewer.do(t, "open API request", chromedp.Click(chromedp.CSS(`#api-request > summary`)))
-	viewer.waitFor(t, "the curl command", `document.querySelector('#api-request').open && text(document.querySelector('#api-request-list')).startsWith('curl -u demo:')`, `text(document.querySelector('#api-request'))`)
+	viewer.waitFor(t, "the curl command", `document.querySelector('#api-request').open && text(document.querySelector('#api-request-list')).startsWith('curl -u `+e.user+`:')`, `text(document.querySelector('#api-request'))`)
 	viewer.checkConsole(t)
 }

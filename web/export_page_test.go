@@ -28,9 +28,9 @@ func exportLink(t testing.TB, body, rows string) string {
 // subscribers page does the same for its search.
 func TestDashboard_ExportCSV(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
 
-	for _, q := range []string{"", "status=ACT&status=PND&customer_first_name=+a+", "storefront_id=1&order=asc&date_min=-15+days"} {
+	for _, q := range []string{"", "status=ACT&status=PND&customer_first_name=+a+", e.path("storefront_id=%d&order=asc&date_min=-15+days", 1)} {
 		body := string(u.get("/purchases?"+q, false).body)
 		link := exportLink(t, body, "purchases")
 		if !strings.HasPrefix(link, "/purchases.csv?") {
@@ -66,9 +66,9 @@ func TestDashboard_ExportCSV(t *testing.T) {
 	}
 
 	// The subscribers page's search.
-	body := string(u.get("/storefronts/1/subscribers?status=ACTIVE", false).body)
+	body := string(u.get(e.path("/storefronts/%d/subscribers?status=ACTIVE", 1), false).body)
 	link := exportLink(t, body, "subscribers")
-	if link != "/storefronts/1/subscribers.csv?q=status%3AACTIVE" {
+	if link != e.path("/storefronts/%d/subscribers.csv", 1)+"?q=status%3AACTIVE" {
 		t.Fatalf("got subscriber export link %q", link)
 	}
 	_, recs := readCSV(t, u.get(link, false).body)
@@ -80,14 +80,14 @@ func TestDashboard_ExportCSV(t *testing.T) {
 			t.Fatalf("the ACTIVE export holds %q", rec)
 		}
 	}
-	acts, err := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), 1, 1)
+	acts, err := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), e.id(1), 1)
 	if err != nil || len(acts) != 1 || acts[0].Actor != u.email {
 		t.Fatalf("got %+v %v, want the export recorded as the viewer's", acts, err)
 	}
 
 	// The owner sees the exports in the account's activity; a viewer may not.
-	page := string(e.signIn(1, "owner").get("/account/activity", false).body)
-	for _, want := range []string{"Subscribers CSV (storefront 1)", "q=status%3AACTIVE", "Line items CSV", u.email} {
+	page := string(e.signIn(e.id(1), "owner").get("/account/activity", false).body)
+	for _, want := range []string{e.path("Subscribers CSV (storefront %d)", 1), "q=status%3AACTIVE", "Line items CSV", u.email} {
 		if !strings.Contains(page, html.EscapeString(want)) {
 			t.Errorf("the activity page does not show %q", want)
 		}
@@ -102,7 +102,7 @@ func TestDashboard_ExportCSV(t *testing.T) {
 		t.Fatalf("got %d %s, want a 400 page", r.status, r.header.Get("Content-Type"))
 	}
 	// Another account's storefront.
-	if r := u.get("/storefronts/3/subscribers.csv", false); r.status != 404 {
+	if r := u.get(e.path("/storefronts/%d/subscribers.csv", 3), false); r.status != 404 {
 		t.Fatalf("got %d for another account's storefront, want 404", r.status)
 	}
 }
@@ -112,14 +112,14 @@ func TestDashboard_ExportCSV(t *testing.T) {
 // htmx update carries the new ones.
 func TestDashboard_APIRequest(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
 	body := string(u.get("/purchases?status=ACT&date_min=-20+days", true).body)
 	m := regexp.MustCompile(`<code id="api-request-list">([^<]+)</code>`).FindStringSubmatch(body)
 	if m == nil {
 		t.Fatalf("the fragment has no API request: %s", body)
 	}
 	cmd := html.UnescapeString(m[1])
-	prefix := "curl -u demo:$STOREFRONT_KEY 'http://shop.test/api/v2/purchases?"
+	prefix := "curl -u " + e.user + ":$STOREFRONT_KEY 'http://shop.test/api/v2/purchases?"
 	if !strings.HasPrefix(cmd, prefix) || !strings.HasSuffix(cmd, "'") {
 		t.Fatalf("got %q, want %s…'", cmd, prefix)
 	}
@@ -133,7 +133,7 @@ func TestDashboard_APIRequest(t *testing.T) {
 	if shown, ids := rowIDs(body), pageIDs(api); len(shown) == 0 || !slices.Equal(shown, ids) {
 		t.Fatalf("the page shows %v, the API call answers %v", shown, ids)
 	}
-	if !strings.Contains(body, `data-copy="curl -u demo:$STOREFRONT_KEY`) {
+	if !strings.Contains(body, `data-copy="curl -u `+e.user+`:$STOREFRONT_KEY`) {
 		t.Error("the command has no copy button")
 	}
 	csvCmd := regexp.MustCompile(`<code id="api-request-csv">([^<]+)</code>`).FindStringSubmatch(body)

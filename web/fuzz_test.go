@@ -77,50 +77,53 @@ func checkPageAnswer(t *testing.T, what string, rec *httptest.ResponseRecorder) 
 func refundedPurchase(tb testing.TB, e *apiEnv) int64 {
 	tb.Helper()
 	var id int64
-	if err := e.db.QueryRow(`SELECT id FROM purchases WHERE account_id = 1 ORDER BY id LIMIT 1`).Scan(&id); err != nil {
+	if err := e.db.QueryRow(`SELECT id FROM purchases WHERE account_id = ? ORDER BY id LIMIT 1`, e.id(1)).Scan(&id); err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := e.db.Exec(`UPDATE purchases SET status = 'RFD' WHERE id = ?`, id); err != nil {
+	if _, err := e.db.Exec(`UPDATE purchases SET status = 'RFD' WHERE account_id = ? AND id = ?`, e.id(1), id); err != nil {
 		tb.Fatal(err)
 	}
 	e.rebuild()
 	return id
 }
 
-// apiFuzzRoutes are the API routes the query fuzzer picks from; %s is the fuzzed id.
+// apiFuzzRoutes are the API routes the query fuzzer picks from; %s is the fuzzed id,
+// {storefront} storefront 1 of the environment (e.id(1)).
 var apiFuzzRoutes = []struct{ method, path string }{
 	{"GET", "/api/v2/purchases"},
 	{"GET", "/api/v2/purchases/%s"},
 	{"GET", "/api/v2/storefronts/%s/subscribers"},
 	{"GET", "/api/v2/storefronts/%s/subscribers/verify"},
-	{"GET", "/api/v2/storefronts/1/subscribers/%s"},
+	{"GET", "/api/v2/storefronts/{storefront}/subscribers/%s"},
 	{"POST", "/api/v2/purchases/%s/reactivate"},
 	{"GET", "/api/v2/"},
 }
 
 // FuzzAPIQuery sends arbitrary ids and query strings to every API route.
 func FuzzAPIQuery(f *testing.F) {
+	e := newAPI(f, 0)
+	// one is the id 1 of the demo layout (purchase, storefront, subscriber) in e.
+	one := fmt.Sprint(e.id(1))
 	for _, q := range []string{
 		"", "status=ACT,rfd&per_page=3", "date_min=last+monday&date_max=%40170000", "total=1.5&total_op=gt", "cursor=AQ",
-		"per_page=5&page=2", "a=%FF", "customer_email=%27%3B+DROP+TABLE+purchases%3B--", "username=a%40b.com&id=1",
-		"id=1&subscriber_id=2", "per_page=-1", "page=99999999999999999999", "total=1e400", "refulfill=yes", "customer_email=a%0d%0aBcc:x@y",
+		"per_page=5&page=2", "a=%FF", "customer_email=%27%3B+DROP+TABLE+purchases%3B--", "username=a%40b.com&id=" + one,
+		e.path("id=%d&subscriber_id=%d", 1, 2), "per_page=-1", "page=99999999999999999999", "total=1e400", "refulfill=yes", "customer_email=a%0d%0aBcc:x@y",
 		"date_min=" + strings.Repeat("9", 300), "order=DESC&include_count=TRUE&ship=False",
 	} {
 		for i := range apiFuzzRoutes {
-			f.Add(uint8(i), "1", q)
+			f.Add(uint8(i), one, q)
 		}
 	}
-	for _, id := range []string{"0", "-1", "01", "9223372036854775807", "9223372036854775808", "1e3", "%00", "１"} {
+	for _, id := range []string{"0", "-1", "0" + one, "9223372036854775807", "9223372036854775808", "1e3", "%00", "１"} {
 		f.Add(uint8(1), id, "")
 	}
-	e := newAPI(f, 0)
 	rfd := refundedPurchase(f, e)
-	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte("demo:"+e.rw))
+	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte(e.user+":"+e.rw))
 	f.Fuzz(func(t *testing.T, route uint8, id, query string) {
 		r := apiFuzzRoutes[int(route)%len(apiFuzzRoutes)]
-		path := r.path
+		path := strings.ReplaceAll(r.path, "{storefront}", one)
 		if strings.Contains(path, "%s") {
-			if r.method == "POST" && id == "1" {
+			if r.method == "POST" && id == one {
 				id = fmt.Sprint(rfd)
 			}
 			path = fmt.Sprintf(path, id)
@@ -161,7 +164,7 @@ func FuzzReactivateBody(f *testing.F) {
 	f.Add(false, "application/json", `{}`, strings.Repeat("k", 256))
 	e := newAPI(f, 0)
 	rfd := refundedPurchase(f, e)
-	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte("demo:"+e.rw))
+	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte(e.user+":"+e.rw))
 	cookie := sessionHeader(f, e)
 	f.Fuzz(func(t *testing.T, dashboard bool, contentType, body, idem string) {
 		path := fmt.Sprintf("/api/v2/purchases/%d/reactivate", rfd)
@@ -192,7 +195,7 @@ func FuzzReactivateBody(f *testing.F) {
 // session.
 func sessionHeader(tb testing.TB, e *apiEnv) string {
 	tb.Helper()
-	u := e.signIn(1, "owner")
+	u := e.signIn(e.id(1), "owner")
 	base, _ := url.Parse(e.url)
 	var parts []string
 	for _, c := range u.client.Jar.Cookies(base) {
@@ -204,27 +207,30 @@ func sessionHeader(tb testing.TB, e *apiEnv) string {
 	return strings.Join(parts, "; ")
 }
 
-// dashboardFuzzPages are the dashboard pages whose query strings the fuzzer sends.
-var dashboardFuzzPages = []string{"/purchases", "/storefronts/1/subscribers", "/subscribers", "/purchases/1", "/storefronts/1/subscribers/1"}
+// dashboardFuzzPages are the dashboard pages of e whose query strings the fuzzer sends.
+func dashboardFuzzPages(e *apiEnv) []string {
+	return []string{"/purchases", e.path("/storefronts/%d/subscribers", 1), "/subscribers", e.path("/purchases/%d", 1), e.path("/storefronts/%d/subscribers/%d", 1, 1)}
+}
 
 // FuzzDashboardQuery sends arbitrary query strings to the dashboard's list pages, as
 // a page and as an htmx fragment.
 func FuzzDashboardQuery(f *testing.F) {
+	e := newAPI(f, 0)
+	pages := dashboardFuzzPages(e)
 	for _, q := range []string{
 		"", "status=ACT&status=PND&customer_email=ab", "total_op=gt", "total=abc&total_op=zz", "date_min=last+monday", "date_max=%FF",
 		"before=AQ&cursor=AQ", "cursor=" + strings.Repeat("A", 400), "email=%27+OR+1%3D1--&status=active,canceled", "status=nope",
 		"storefront_id=99999999999999999999", "product_id=-1", "order=sideways", "ship=maybe", "page=0", "per_page=1000",
 		"customer_first_name=%3Cscript%3Ealert(1)%3C%2Fscript%3E", "x=1",
 	} {
-		for i := range dashboardFuzzPages {
+		for i := range pages {
 			f.Add(uint8(i), false, q)
 			f.Add(uint8(i), true, q)
 		}
 	}
-	e := newAPI(f, 0)
 	cookie := sessionHeader(f, e)
 	f.Fuzz(func(t *testing.T, page uint8, htmx bool, query string) {
-		path := dashboardFuzzPages[int(page)%len(dashboardFuzzPages)]
+		path := pages[int(page)%len(pages)]
 		req := fuzzRequest("GET", path, query, "")
 		req.Header.Set("Cookie", cookie)
 		if htmx {

@@ -50,20 +50,24 @@ func noMarkup(t *testing.T, what string, body []byte) {
 	}
 }
 
-// dbChecksum is what an injection that got through would change (API keys and
-// sessions aside, which the test itself creates).
+// dbChecksum is what an injection that got through would change in the environment's
+// accounts (API keys and sessions aside, which the test itself creates).
 func dbChecksum(t *testing.T, e *apiEnv) string {
 	t.Helper()
 	var out []string
 	for _, table := range []string{"accounts", "storefronts", "purchases", "line_items", "subscribers", "users", "customers", "products", "purchase_activity", "email_outbox"} {
+		column := "account_id"
+		if table == "accounts" {
+			column = "id"
+		}
 		var n int
-		if err := e.db.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM "+table+" WHERE "+column+" IN (?, ?)", e.id(1), e.id(2)).Scan(&n); err != nil {
 			t.Fatalf("%s: %v", table, err)
 		}
 		out = append(out, fmt.Sprintf("%s=%d", table, n))
 	}
 	var status string
-	e.db.QueryRow(`SELECT GROUP_CONCAT(status ORDER BY id) FROM purchases`).Scan(&status)
+	e.db.QueryRow(`SELECT GROUP_CONCAT(status ORDER BY id) FROM purchases WHERE account_id IN (?, ?)`, e.id(1), e.id(2)).Scan(&status)
 	return strings.Join(out, " ") + " " + fmt.Sprint(len(status))
 }
 
@@ -73,7 +77,7 @@ var apiTextParams = map[string]bool{"customer_email": true, "customer_first_name
 
 func TestHostile_SQLInjection(t *testing.T) {
 	e := newAPI(t, 0)
-	owner := e.signIn(1, "owner")
+	owner := e.signIn(e.id(1), "owner")
 	before := dbChecksum(t, e)
 	rfd := refundedPurchase(t, e)
 	cases := 0
@@ -109,20 +113,21 @@ func TestHostile_SQLInjection(t *testing.T) {
 
 	t.Run("APIPathsAndOtherRoutes", func(t *testing.T) {
 		e := e.with(t)
+		sub := e.path("/api/v2/storefronts/%d/subscribers", 1)
 		for _, p := range sqlPayloads {
 			esc := url.PathEscape(p)
-			for _, path := range []string{"/api/v2/purchases/" + esc, "/api/v2/storefronts/" + esc + "/subscribers", "/api/v2/storefronts/1/subscribers/" + esc} {
+			for _, path := range []string{"/api/v2/purchases/" + esc, "/api/v2/storefronts/" + esc + "/subscribers", sub + "/" + esc} {
 				cases++
 				if r := e.get(path, e.ro); r.status != 400 && r.status != 404 {
 					t.Errorf("%s: got %d", path, r.status)
 				}
 			}
 			cases += 3
-			r := e.get("/api/v2/storefronts/1/subscribers?username="+url.QueryEscape(p), e.ro)
+			r := e.get(sub+"?username="+url.QueryEscape(p), e.ro)
 			if r.status != 200 || strings.TrimSpace(string(r.body)) != "[]" {
 				t.Errorf("subscribers username=%q: got %d %.200s", p, r.status, r.body)
 			}
-			wantError(t, e.get("/api/v2/storefronts/1/subscribers/verify?username="+url.QueryEscape(p), e.ro), 404, "NOTFOUND", "not_found", "")
+			wantError(t, e.get(sub+"/verify?username="+url.QueryEscape(p), e.ro), 404, "NOTFOUND", "not_found", "")
 			r = e.do("POST", fmt.Sprintf("/api/v2/purchases/%d/reactivate", rfd), e.rw, strings.NewReader(url.Values{"customer_email": {p}}.Encode()),
 				map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Idempotency-Key": "k"})
 			wantError(t, r, 400, "INVALID", "invalid_parameter", "customer_email")
@@ -132,8 +137,9 @@ func TestHostile_SQLInjection(t *testing.T) {
 	t.Run("Dashboard", func(t *testing.T) {
 		owner := *owner
 		owner.e = e.with(t)
+		subs := e.path("/storefronts/%d/subscribers", 1)
 		for _, p := range append(sqlPayloads, xssPayload) {
-			for _, page := range []string{"/purchases", "/storefronts/1/subscribers"} {
+			for _, page := range []string{"/purchases", subs} {
 				names := []string{"status", "product_id", "storefront_id", "customer_id", "customer_email", "customer_first_name", "customer_last_name", "date_min", "date_max", "total", "ship", "order", "cursor", "before"}
 				if page != "/purchases" {
 					names = []string{"email", "status", "cursor", "before"}
@@ -151,7 +157,7 @@ func TestHostile_SQLInjection(t *testing.T) {
 				}
 			}
 			cases += 2
-			for _, path := range []string{"/purchases/" + url.PathEscape(p), "/storefronts/1/subscribers/" + url.PathEscape(p)} {
+			for _, path := range []string{"/purchases/" + url.PathEscape(p), subs + "/" + url.PathEscape(p)} {
 				if r := owner.get(path, false); r.status != 400 && r.status != 404 {
 					t.Errorf("%s: got %d", path, r.status)
 				}
@@ -195,7 +201,7 @@ func TestHostile_SQLInjection(t *testing.T) {
 
 func TestHostile_MalformedInput(t *testing.T) {
 	e := newAPI(t, 0)
-	owner := e.signIn(1, "owner")
+	owner := e.signIn(e.id(1), "owner")
 	rfd := refundedPurchase(t, e)
 	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
 	cases := 0
@@ -213,7 +219,7 @@ func TestHostile_MalformedInput(t *testing.T) {
 		if r := owner.get("/purchases?customer_email="+strings.Repeat("a", 100_000), false); r.status != 400 {
 			t.Errorf("dashboard over-long filter: got %d, want 400", r.status)
 		}
-		if r := owner.get("/storefronts/1/subscribers?email="+strings.Repeat("a", 100_000), false); r.status != 400 {
+		if r := owner.get(e.path("/storefronts/%d/subscribers?email=", 1)+strings.Repeat("a", 100_000), false); r.status != 400 {
 			t.Errorf("dashboard over-long search: got %d, want 400", r.status)
 		}
 		if r := owner.post(fmt.Sprintf("/purchases/%d/reactivate", rfd), url.Values{"customer_email": {strings.Repeat("a", 70000)}}); r.status != 413 {
@@ -236,14 +242,14 @@ func TestHostile_MalformedInput(t *testing.T) {
 		}
 		cases += 6
 		wantError(t, e.get("/api/v2/purchases?%FF=1", e.ro), 400, "INVALID", "unknown_parameter", "\uFFFD")
-		wantError(t, e.get("/api/v2/storefronts/1/subscribers?username=%C3%28", e.ro), 400, "INVALID", "invalid_parameter", "username")
-		wantError(t, e.get("/api/v2/storefronts/1/subscribers/verify?username=%C3%28", e.ro), 400, "INVALID", "invalid_parameter", "username")
+		wantError(t, e.get(e.path("/api/v2/storefronts/%d/subscribers?username=%%C3%%28", 1), e.ro), 400, "INVALID", "invalid_parameter", "username")
+		wantError(t, e.get(e.path("/api/v2/storefronts/%d/subscribers/verify?username=%%C3%%28", 1), e.ro), 400, "INVALID", "invalid_parameter", "username")
 		wantError(t, e.do("POST", fmt.Sprintf("/api/v2/purchases/%d/reactivate", rfd), e.rw, strings.NewReader("customer_email=%FF%40b.com"), form),
 			400, "INVALID", "invalid_parameter", "customer_email")
 		wantError(t, e.do("POST", fmt.Sprintf("/api/v2/purchases/%d/reactivate", rfd), e.rw, strings.NewReader("{\"customer_email\":\"\xff@b.com\"}"),
 			map[string]string{"Content-Type": "application/json"}), 400, "INVALID", "invalid_parameter", "customer_email")
 		wantError(t, e.get("/api/v2/purchases/%FF", e.ro), 400, "INVALID", "invalid_parameter", "id")
-		for _, path := range []string{"/purchases?customer_email=%FF", "/purchases?%FF=1", "/storefronts/1/subscribers?email=%FF", "/purchases/%FF"} {
+		for _, path := range []string{"/purchases?customer_email=%FF", "/purchases?%FF=1", e.path("/storefronts/%d/subscribers?email=%%FF", 1), "/purchases/%FF"} {
 			cases++
 			if r := owner.get(path, false); r.status != 400 {
 				t.Errorf("%s: got %d, want 400", path, r.status)
@@ -266,7 +272,7 @@ func TestHostile_MalformedInput(t *testing.T) {
 		for _, q := range []string{
 			"per_page=0", "per_page=-1", "per_page=501", "per_page=99999999999999999999", "per_page=1e3", "per_page=0x10",
 			"page=0", "page=-1", "page=9223372036854775808", "page=1.5",
-			"storefront_id=0", "storefront_id=-1", "storefront_id=99999999999999999999", "storefront_id=01", "product_id=%2B1",
+			"storefront_id=0", "storefront_id=-1", "storefront_id=99999999999999999999", e.path("storefront_id=0%d", 1), e.path("product_id=%%2B%d", 1),
 			"total=1e400", "total=NaN", "total=Inf", "total=0x1p3", "total=1,5", "total=--1",
 		} {
 			cases++
@@ -290,7 +296,7 @@ func TestHostile_MalformedInput(t *testing.T) {
 				wantError(t, r, 400, "INVALID", "invalid_parameter", name)
 			}
 		}
-		for _, id := range []string{"0", "-1", "9223372036854775808", "99999999999999999999", "1e3", "0x1", "01"} {
+		for _, id := range []string{"0", "-1", "9223372036854775808", "99999999999999999999", "1e3", fmt.Sprintf("0x%x", e.id(1)), e.path("0%d", 1)} {
 			cases += 3
 			wantError(t, e.get("/api/v2/purchases/"+id, e.ro), 400, "INVALID", "invalid_parameter", "id")
 			wantError(t, e.get("/api/v2/storefronts/"+id+"/subscribers", e.ro), 400, "INVALID", "invalid_parameter", "storefront_id")
@@ -317,7 +323,8 @@ func TestHostile_MalformedInput(t *testing.T) {
 	t.Logf("%d malformed-input cases", cases)
 }
 
-// hostileIDs are the ids the hostile document uses: far from the seeded ones.
+// hostileIDs are the ids the hostile document uses, as e.id takes them (the
+// environment's are e.id(hostileStorefront) and so on): far from the seeded ones.
 const (
 	hostileStorefront = 9901
 	hostilePurchase   = 990001
@@ -344,21 +351,21 @@ func importHostile(t *testing.T, e *apiEnv) {
 	x := func(label string) string { return label + " " + xssPayload }
 
 	sub := fixture.Subscribers[0]
-	sub["id"], sub["storefront_id"], sub["username"] = hostileSubscriber, hostileStorefront, x("subscriber")+"@evil.test"
-	sub["subscription"].(map[string]any)["id"] = 995000
+	sub["id"], sub["storefront_id"], sub["username"] = e.id(hostileSubscriber), e.id(hostileStorefront), x("subscriber")+"@evil.test"
+	sub["subscription"].(map[string]any)["id"] = e.id(995000)
 
 	p := fixture.Purchases[0]
-	p["id"], p["storefront_id"], p["subscriber_id"], p["salt"] = hostilePurchase, hostileStorefront, hostileSubscriber, "hostile-salt"
+	p["id"], p["storefront_id"], p["subscriber_id"], p["salt"] = e.id(hostilePurchase), e.id(hostileStorefront), e.id(hostileSubscriber), "hostile-salt"
 	for _, k := range []string{"buyer_firstname", "buyer_lastname", "customer_notes", "shipping_firstname", "shipping_lastname", "shipping_street",
 		"shipping_city", "shipping_state", "shipping_country", "shipping_phone", "shipping_vatin", "shipping_business_name", "shipping_carrier",
 		"shipping_tracking_number", "billing_firstname", "billing_lastname", "billing_street", "billing_city", "billing_card_type", "billing_card_number"} {
 		p[k] = x(k)
 	}
 	cu := p["customer"].(map[string]any)
-	cu["id"], cu["firstname"], cu["lastname"] = 990700, x("customer first"), x("customer last")
+	cu["id"], cu["firstname"], cu["lastname"] = e.id(990700), x("customer first"), x("customer last")
 	for i, li := range p["line_items"].([]any) {
 		m := li.(map[string]any)
-		m["id"], m["purchase_id"], m["product_id"] = 990011+i, hostilePurchase, 990900+i
+		m["id"], m["purchase_id"], m["product_id"] = e.id(990011+int64(i)), e.id(hostilePurchase), e.id(990900+int64(i))
 		m["product_name"] = x(fmt.Sprintf("product %d", i))
 		keys := []any{}
 		for j := range m["product_keys"].([]any) {
@@ -376,7 +383,7 @@ func importHostile(t *testing.T, e *apiEnv) {
 	}
 	for i, tx := range p["transactions"].([]any) {
 		m := tx.(map[string]any)
-		m["id"], m["purchase_id"], m["gateway"], m["message"], m["reference"] = 990031+i, hostilePurchase, x("gateway"), x("tx message"), x("tx ref")
+		m["id"], m["purchase_id"], m["gateway"], m["message"], m["reference"] = e.id(990031+int64(i)), e.id(hostilePurchase), x("gateway"), x("tx message"), x("tx ref")
 	}
 	// The arrays in the order references need: storefronts, subscribers, purchases.
 	var b bytes.Buffer
@@ -385,7 +392,7 @@ func importHostile(t *testing.T, e *apiEnv) {
 		name string
 		v    any
 	}{
-		{"storefronts", []any{map[string]any{"id": hostileStorefront, "account_id": 1, "name": x("storefront"), "currency": "EUR", "download_limit": 5, "download_days": 30}}},
+		{"storefronts", []any{map[string]any{"id": e.id(hostileStorefront), "account_id": e.id(1), "name": x("storefront"), "currency": "EUR", "download_limit": 5, "download_days": 30}}},
 		{"subscribers", []any{sub}},
 		{"purchases", []any{p}},
 	} {
@@ -404,20 +411,22 @@ func importHostile(t *testing.T, e *apiEnv) {
 	}
 }
 
-// hostilePages are the pages that show the imported data, with what each must show
-// (escaped) so that the check is not passed by a page that leaves the data out.
-var hostilePages = []struct{ path, shows string }{
-	{fmt.Sprintf("/purchases?storefront_id=%d", hostileStorefront), "product 0"},
-	{"/purchases?customer_first_name=buyer_firstname", "buyer_firstname"},
-	{fmt.Sprintf("/purchases/%d", hostilePurchase), "coupon name"},
-	{fmt.Sprintf("/purchases/%d", hostilePurchase), "field response"},
-	{fmt.Sprintf("/purchases/%d", hostilePurchase), "key 1"},
-	{fmt.Sprintf("/purchases/%d", hostilePurchase), "customer_notes"},
-	{fmt.Sprintf("/purchases/%d", hostilePurchase), "tx message"},
-	{fmt.Sprintf("/storefronts/%d/subscribers", hostileStorefront), "subscriber"},
-	{fmt.Sprintf("/storefronts/%d/subscribers/%d", hostileStorefront, hostileSubscriber), "subscriber"},
-	{fmt.Sprintf("/storefronts/%d/subscribers/%d", hostileStorefront, hostileSubscriber), "product 0"},
-	{"/account", "key named"},
+// hostilePages are the pages of e that show the imported data, with what each must
+// show (escaped) so that the check is not passed by a page that leaves the data out.
+func hostilePages(e *apiEnv) []struct{ path, shows string } {
+	return []struct{ path, shows string }{
+		{e.path("/purchases?storefront_id=%d", hostileStorefront), "product 0"},
+		{"/purchases?customer_first_name=buyer_firstname", "buyer_firstname"},
+		{e.path("/purchases/%d", hostilePurchase), "coupon name"},
+		{e.path("/purchases/%d", hostilePurchase), "field response"},
+		{e.path("/purchases/%d", hostilePurchase), "key 1"},
+		{e.path("/purchases/%d", hostilePurchase), "customer_notes"},
+		{e.path("/purchases/%d", hostilePurchase), "tx message"},
+		{e.path("/storefronts/%d/subscribers", hostileStorefront), "subscriber"},
+		{e.path("/storefronts/%d/subscribers/%d", hostileStorefront, hostileSubscriber), "subscriber"},
+		{e.path("/storefronts/%d/subscribers/%d", hostileStorefront, hostileSubscriber), "product 0"},
+		{"/account", "key named"},
+	}
 }
 
 // escapedPayload is how xssPayload reads in HTML text once escaped.
@@ -429,7 +438,7 @@ func TestHostile_ImportedData(t *testing.T) {
 	// A user whose e-mail is markup (no spaces, one @: a valid address to the form),
 	// to show up as the actor on the timeline and in the users list.
 	hostileEmail := `"><img/src=x/onerror=window.__xss=1>@evil.test`
-	if _, err := mysql.NewAdminService(e.db).CreateUser(context.Background(), 1, hostileEmail, "owner", dashPassword); err != nil {
+	if _, err := mysql.NewAdminService(e.db).CreateUser(context.Background(), e.id(1), hostileEmail, "owner", dashPassword); err != nil {
 		t.Fatal(err)
 	}
 	actor := e.signInAs(hostileEmail, dashPassword)
@@ -437,14 +446,14 @@ func TestHostile_ImportedData(t *testing.T) {
 		t.Fatalf("create the hostile key: %d", r.status)
 	}
 	mails := len(e.smtp.Messages())
-	if r := actor.post(fmt.Sprintf("/purchases/%d/reactivate", hostilePurchase), url.Values{"customer_email": {"buyer@example.com"}, "refulfill": {"1"}}); r.status != http.StatusSeeOther {
+	if r := actor.post(e.path("/purchases/%d/reactivate", hostilePurchase), url.Values{"customer_email": {"buyer@example.com"}, "refulfill": {"1"}}); r.status != http.StatusSeeOther {
 		t.Fatalf("reactivate the hostile purchase: %d %s", r.status, r.body)
 	}
 	cases := 0
 
 	t.Run("Pages", func(t *testing.T) {
-		owner := e.with(t).signIn(1, "owner")
-		for _, pg := range hostilePages {
+		owner := e.with(t).signIn(e.id(1), "owner")
+		for _, pg := range hostilePages(e) {
 			for _, htmx := range []bool{false, true} {
 				cases++
 				r := owner.get(pg.path, htmx)
@@ -458,7 +467,7 @@ func TestHostile_ImportedData(t *testing.T) {
 			}
 		}
 		cases++
-		r := owner.get(fmt.Sprintf("/purchases/%d", hostilePurchase), false)
+		r := owner.get(e.path("/purchases/%d", hostilePurchase), false)
 		if !strings.Contains(string(r.body), "&#34;&gt;&lt;img/src=x/onerror=window.__xss=1&gt;@evil.test") {
 			t.Error("the timeline does not show the hostile actor, escaped")
 		}
@@ -466,7 +475,7 @@ func TestHostile_ImportedData(t *testing.T) {
 
 	t.Run("API", func(t *testing.T) {
 		e := e.with(t)
-		for _, path := range []string{fmt.Sprintf("/api/v2/purchases/%d", hostilePurchase), fmt.Sprintf("/api/v2/storefronts/%d/subscribers/%d", hostileStorefront, hostileSubscriber)} {
+		for _, path := range []string{e.path("/api/v2/purchases/%d", hostilePurchase), e.path("/api/v2/storefronts/%d/subscribers/%d", hostileStorefront, hostileSubscriber)} {
 			cases++
 			r := e.get(path, e.ro)
 			if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") || r.header.Get("X-Content-Type-Options") != "nosniff" {
@@ -536,7 +545,7 @@ func checkOneRecipient(t *testing.T, rcpt string, h netmail.Header, want string)
 // recipient or a header of the sender's making.
 func TestHostile_HeaderInjection(t *testing.T) {
 	e := newAPI(t, 0)
-	owner := e.signIn(1, "owner")
+	owner := e.signIn(e.id(1), "owner")
 	id, _ := pickPurchase(t, e, map[int64]bool{}, "ACT")
 	path := fmt.Sprintf("/api/v2/purchases/%d/reactivate", id)
 	mails := len(e.smtp.Messages())
@@ -607,8 +616,8 @@ func TestBrowser_HostileData(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
 	importHostile(t, e)
-	ownerEmail := e.newUser(1, "owner")
-	if _, err := e.db.Exec(`INSERT INTO api_keys (account_id, name, key_hash, scope, created_at) VALUES (1, ?, UNHEX(SHA2('x', 256)), 'read', NOW())`, "key named "+xssPayload); err != nil {
+	ownerEmail := e.newUser(e.id(1), "owner")
+	if _, err := e.db.Exec(`INSERT INTO api_keys (account_id, name, key_hash, scope, created_at) VALUES (?, ?, UNHEX(SHA2('x', 256)), 'read', NOW())`, e.id(1), "key named "+xssPayload); err != nil {
 		t.Fatal(err)
 	}
 	tb := signedInTab(t, browser, e.url, "/purchases", ownerEmail)
@@ -617,14 +626,14 @@ func TestBrowser_HostileData(t *testing.T) {
 		status int64
 	}
 	visits := []visit{}
-	for _, pg := range hostilePages {
+	for _, pg := range hostilePages(e) {
 		visits = append(visits, visit{pg.path, http.StatusOK})
 	}
 	// The parameters echoed back: a date and a status that do not parse are bad
 	// input, a purchase id that is no number finds nothing.
 	q := url.QueryEscape(xssPayload)
 	visits = append(visits, visit{"/purchases?customer_email=" + q + "&date_min=" + q, http.StatusBadRequest},
-		visit{"/storefronts/1/subscribers?email=" + q + "&status=" + q, http.StatusBadRequest},
+		visit{e.path("/storefronts/%d/subscribers?email=", 1) + q + "&status=" + q, http.StatusBadRequest},
 		visit{"/login?next=" + q, http.StatusOK}, visit{"/purchases/" + url.PathEscape(xssPayload), http.StatusNotFound})
 	for _, v := range visits {
 		p := v.path
@@ -669,20 +678,20 @@ func purchaseSnapshot(t *testing.T, e *apiEnv, id int64) string {
 	t.Helper()
 	var row, items string
 	var activity, keys, outbox int
-	if err := e.db.QueryRow(`SELECT CONCAT_WS('|', status, updated_at) FROM purchases WHERE id = ? AND account_id = 1`, id).Scan(&row); err != nil {
+	if err := e.db.QueryRow(`SELECT CONCAT_WS('|', status, updated_at) FROM purchases WHERE id = ? AND account_id = ?`, id, e.id(1)).Scan(&row); err != nil {
 		t.Fatal(err)
 	}
 	// The keys counted in a grouped derived table, not a correlated subquery, which
 	// vtgate plans for EXISTS only (the tests run through a vtgate too).
 	if err := e.db.QueryRow(`SELECT GROUP_CONCAT(CONCAT_WS(':', li.id, li.download_count, li.download_limit, IFNULL(li.expires_at, '-'),
 		COALESCE(k.n, 0)) ORDER BY li.id) FROM line_items li
-		LEFT JOIN (SELECT line_item_id, COUNT(*) AS n FROM product_keys WHERE account_id = 1 AND purchase_id = ? GROUP BY line_item_id) k ON k.line_item_id = li.id
-		WHERE li.account_id = 1 AND li.purchase_id = ?`, id, id).Scan(&items); err != nil {
+		LEFT JOIN (SELECT line_item_id, COUNT(*) AS n FROM product_keys WHERE account_id = ? AND purchase_id = ? GROUP BY line_item_id) k ON k.line_item_id = li.id
+		WHERE li.account_id = ? AND li.purchase_id = ?`, e.id(1), id, e.id(1), id).Scan(&items); err != nil {
 		t.Fatal(err)
 	}
 	e.db.QueryRow(`SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = ?`, id).Scan(&activity)
-	e.db.QueryRow(`SELECT COUNT(*) FROM idempotency_keys WHERE account_id = 1 AND purchase_id = ?`, id).Scan(&keys)
-	e.db.QueryRow(`SELECT COUNT(*) FROM email_outbox WHERE account_id = 1 AND purchase_id = ?`, id).Scan(&outbox)
+	e.db.QueryRow(`SELECT COUNT(*) FROM idempotency_keys WHERE account_id = ? AND purchase_id = ?`, e.id(1), id).Scan(&keys)
+	e.db.QueryRow(`SELECT COUNT(*) FROM email_outbox WHERE account_id = ? AND purchase_id = ?`, e.id(1), id).Scan(&outbox)
 	return fmt.Sprintf("purchase %s; line items %s; activity %d; idempotency keys %d; outbox %d", row, items, activity, keys, outbox)
 }
 
@@ -699,11 +708,11 @@ func TestHostile_LiteralInput(t *testing.T) {
 	var username string
 	if err := e.db.QueryRow(`SELECT p.id, p.customer_id, p.subscriber_id, MIN(li.product_id)
 		FROM purchases p JOIN line_items li ON li.account_id = p.account_id AND li.purchase_id = p.id
-		WHERE p.account_id = 1 AND p.storefront_id = 1 AND p.customer_id IS NOT NULL AND p.subscriber_id IS NOT NULL
-		GROUP BY p.id, p.customer_id, p.subscriber_id ORDER BY p.id LIMIT 1`).Scan(&purchaseID, &customerID, &subscriberID, &productID); err != nil {
+		WHERE p.account_id = ? AND p.storefront_id = ? AND p.customer_id IS NOT NULL AND p.subscriber_id IS NOT NULL
+		GROUP BY p.id, p.customer_id, p.subscriber_id ORDER BY p.id LIMIT 1`, e.id(1), e.id(1)).Scan(&purchaseID, &customerID, &subscriberID, &productID); err != nil {
 		t.Fatalf("the seed has no purchase with a customer, a subscriber and a line item: %v", err)
 	}
-	if err := e.db.QueryRow(`SELECT id, username FROM subscribers WHERE storefront_id = 1 ORDER BY id LIMIT 1`).Scan(&storefrontSub, &username); err != nil {
+	if err := e.db.QueryRow(`SELECT id, username FROM subscribers WHERE storefront_id = ? ORDER BY id LIMIT 1`, e.id(1)).Scan(&storefrontSub, &username); err != nil {
 		t.Fatal(err)
 	}
 	nextCursor := func(path string) string {
@@ -716,16 +725,16 @@ func TestHostile_LiteralInput(t *testing.T) {
 		return u.Query().Get("cursor")
 	}
 	purchaseCursor := nextCursor("/api/v2/purchases?per_page=1")
-	subscriberCursor := nextCursor("/api/v2/storefronts/1/subscribers?per_page=1")
+	sub := e.path("/api/v2/storefronts/%d/subscribers", 1)
+	subscriberCursor := nextCursor(sub + "?per_page=1")
 
 	t.Run("QueryValues", func(t *testing.T) {
 		e := e.with(t)
-		sub := "/api/v2/storefronts/1/subscribers"
 		for _, tc := range []struct {
 			path, name, value, extra string
 		}{
 			{"/api/v2/purchases", "product_id", fmt.Sprint(productID), ""},
-			{"/api/v2/purchases", "storefront_id", "1", ""},
+			{"/api/v2/purchases", "storefront_id", fmt.Sprint(e.id(1)), ""},
 			{"/api/v2/purchases", "customer_id", fmt.Sprint(customerID), ""},
 			{"/api/v2/purchases", "subscriber_id", fmt.Sprint(subscriberID), ""},
 			{"/api/v2/purchases", "per_page", "10", ""},
@@ -783,9 +792,9 @@ func TestHostile_LiteralInput(t *testing.T) {
 			param string
 		}{
 			{"/api/v2/purchases/{id}", purchaseID, "id"},
-			{"/api/v2/storefronts/{id}/subscribers", 1, "storefront_id"},
-			{"/api/v2/storefronts/{id}/subscribers/verify?username=" + url.QueryEscape(username), 1, "storefront_id"},
-			{"/api/v2/storefronts/1/subscribers/{id}", storefrontSub, "id"},
+			{"/api/v2/storefronts/{id}/subscribers", e.id(1), "storefront_id"},
+			{"/api/v2/storefronts/{id}/subscribers/verify?username=" + url.QueryEscape(username), e.id(1), "storefront_id"},
+			{sub + "/{id}", storefrontSub, "id"},
 		} {
 			cases++
 			clean := strings.Replace(tc.path, "{id}", fmt.Sprint(tc.id), 1)
@@ -808,7 +817,7 @@ func TestHostile_LiteralInput(t *testing.T) {
 		e := e.with(t)
 		// Two buyers: one whose address and names start with a space, one without.
 		var spaced, plain int64
-		if err := e.db.QueryRow(`SELECT MIN(id), MAX(id) FROM (SELECT id FROM purchases WHERE account_id = 1 ORDER BY id DESC LIMIT 2) two`).Scan(&spaced, &plain); err != nil {
+		if err := e.db.QueryRow(`SELECT MIN(id), MAX(id) FROM (SELECT id FROM purchases WHERE account_id = ? ORDER BY id DESC LIMIT 2) two`, e.id(1)).Scan(&spaced, &plain); err != nil {
 			t.Fatal(err)
 		}
 		dbtest_exec(t, e,
@@ -837,14 +846,14 @@ func TestHostile_LiteralInput(t *testing.T) {
 		// A username is compared as sent: blanks around it are not the stored name's.
 		for _, v := range []string{" " + username, username + " ", username + "\n", "\t" + username} {
 			cases += 3
-			if r := e.get("/api/v2/storefronts/1/subscribers?username="+url.QueryEscape(v), e.ro); r.status != 200 || strings.TrimSpace(string(r.body)) != "[]" {
+			if r := e.get(sub+"?username="+url.QueryEscape(v), e.ro); r.status != 200 || strings.TrimSpace(string(r.body)) != "[]" {
 				t.Errorf("username=%q: got %d %.200s, want 200 []", v, r.status, r.body)
 			}
-			wantError(t, e.get("/api/v2/storefronts/1/subscribers/verify?username="+url.QueryEscape(v), e.ro), 404, "NOTFOUND", "not_found", "")
-			wantError(t, e.get(fmt.Sprintf("/api/v2/storefronts/1/subscribers/verify?id=%d&username=%s", storefrontSub, url.QueryEscape(v)), e.ro), 404, "NOTFOUND", "not_found", "")
+			wantError(t, e.get(sub+"/verify?username="+url.QueryEscape(v), e.ro), 404, "NOTFOUND", "not_found", "")
+			wantError(t, e.get(fmt.Sprintf("%s/verify?id=%d&username=%s", sub, storefrontSub, url.QueryEscape(v)), e.ro), 404, "NOTFOUND", "not_found", "")
 		}
 		cases++
-		if r := e.get("/api/v2/storefronts/1/subscribers/verify?username="+url.QueryEscape(username), e.ro); r.status != 200 {
+		if r := e.get(sub+"/verify?username="+url.QueryEscape(username), e.ro); r.status != 200 {
 			t.Errorf("verify %q: got %d, want 200", username, r.status)
 		}
 	})

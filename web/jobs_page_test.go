@@ -16,7 +16,7 @@ import (
 func idsByStatus(t *testing.T, e *apiEnv, status string, n int) []string {
 	t.Helper()
 	out := dbtest.Query(t, e.db.DB, func(rows *sql.Rows) (id string, err error) { err = rows.Scan(&id); return id, err },
-		"SELECT id FROM purchases WHERE account_id = 1 AND status = ? AND buyer_email LIKE '%@%' ORDER BY id LIMIT ?", status, n)
+		"SELECT id FROM purchases WHERE account_id = ? AND status = ? AND buyer_email LIKE '%@%' ORDER BY id LIMIT ?", e.id(1), status, n)
 	if len(out) == 0 {
 		t.Fatalf("no %s purchase in account 1", status)
 	}
@@ -29,7 +29,7 @@ func waitJob(t *testing.T, e *apiEnv, id string) string {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var status string
-		if err := e.db.QueryRow("SELECT status FROM jobs WHERE account_id = 1 AND id = ?", id).Scan(&status); err != nil {
+		if err := e.db.QueryRow("SELECT status FROM jobs WHERE account_id = ? AND id = ?", e.id(1), id).Scan(&status); err != nil {
 			t.Fatal(err)
 		}
 		if status == "done" || status == "canceled" {
@@ -44,17 +44,17 @@ func waitJob(t *testing.T, e *apiEnv, id string) string {
 
 func TestDashboard_BulkReactivation(t *testing.T) {
 	e := newAPI(t, 0)
-	staff := e.signIn(1, "staff")
-	viewer := e.signIn(1, "viewer")
+	staff := e.signIn(e.id(1), "staff")
+	viewer := e.signIn(e.id(1), "viewer")
 
 	t.Run("ViewersCannot", func(t *testing.T) {
 		if strings.Contains(string(viewer.get("/purchases", false).body), "Reactivate selected") {
 			t.Error("a viewer is offered Reactivate selected")
 		}
-		if r := viewer.get("/purchases/reactivate?id=1", false); r.status != 403 {
+		if r := viewer.get(e.path("/purchases/reactivate?id=%d", 1), false); r.status != 403 {
 			t.Errorf("a viewer's confirmation: got %d, want 403", r.status)
 		}
-		if r := viewer.post("/jobs", url.Values{"id": {"1"}}); r.status != 403 {
+		if r := viewer.post("/jobs", url.Values{"id": {fmt.Sprint(e.id(1))}}); r.status != 403 {
 			t.Errorf("a viewer's job: got %d, want 403", r.status)
 		}
 	})
@@ -90,7 +90,7 @@ func TestDashboard_BulkReactivation(t *testing.T) {
 
 	t.Run("SelectAllMatching", func(t *testing.T) {
 		var n int
-		if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = 1 AND status = 'HLD'").Scan(&n); err != nil {
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = ? AND status = 'HLD'", e.id(1)).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		body := string(staff.get("/purchases/reactivate?all=1&query="+url.QueryEscape("status=HLD"), false).body)
@@ -101,7 +101,7 @@ func TestDashboard_BulkReactivation(t *testing.T) {
 
 	t.Run("RunsEachOnceWithSummary", func(t *testing.T) {
 		var mailsBefore int
-		e.db.QueryRow("SELECT COUNT(*) FROM email_outbox").Scan(&mailsBefore)
+		e.db.QueryRow("SELECT COUNT(*) FROM email_outbox WHERE account_id IN (?, ?)", e.id(1), e.id(2)).Scan(&mailsBefore)
 		r := staff.post("/jobs", url.Values{"id": ids, "refulfill": {"1"}})
 		loc := r.header.Get("Location")
 		m := regexp.MustCompile(`^/jobs/(\d+)$`).FindStringSubmatch(loc)
@@ -115,14 +115,14 @@ func TestDashboard_BulkReactivation(t *testing.T) {
 			var status string
 			var acts int
 			// Two statements: vtgate plans a correlated subquery for EXISTS only.
-			e.db.QueryRow(`SELECT status FROM purchases WHERE account_id = 1 AND id = ?`, id).Scan(&status)
-			e.db.QueryRow(`SELECT COUNT(*) FROM purchase_activity WHERE account_id = 1 AND purchase_id = ? AND action = 'reactivated'`, id).Scan(&acts)
+			e.db.QueryRow(`SELECT status FROM purchases WHERE account_id = ? AND id = ?`, e.id(1), id).Scan(&status)
+			e.db.QueryRow(`SELECT COUNT(*) FROM purchase_activity WHERE account_id = ? AND purchase_id = ? AND action = 'reactivated'`, e.id(1), id).Scan(&acts)
 			if status != "ACT" || acts != 1 {
 				t.Errorf("purchase %s: status %s, %d reactivations; want ACT once", id, status, acts)
 			}
 		}
 		var mails int
-		e.db.QueryRow("SELECT COUNT(*) FROM email_outbox").Scan(&mails)
+		e.db.QueryRow("SELECT COUNT(*) FROM email_outbox WHERE account_id IN (?, ?)", e.id(1), e.id(2)).Scan(&mails)
 		if mails-mailsBefore != len(runnable) {
 			t.Errorf("e-mails queued: got %d, want %d", mails-mailsBefore, len(runnable))
 		}
@@ -153,7 +153,7 @@ func TestDashboard_BulkReactivation(t *testing.T) {
 		many := idsByStatus(t, e, "ACT", 40)
 		r := staff.post("/jobs", url.Values{"id": many})
 		id := strings.TrimPrefix(r.header.Get("Location"), "/jobs/")
-		if _, err := tx.Exec("SELECT * FROM job_items WHERE account_id = 1 AND job_id = ? FOR UPDATE", id); err != nil {
+		if _, err := tx.Exec("SELECT * FROM job_items WHERE account_id = ? AND job_id = ? FOR UPDATE", e.id(1), id); err != nil {
 			t.Fatal(err)
 		}
 		progress := string(staff.get("/jobs/"+id+"/progress", true).body)
@@ -168,7 +168,7 @@ func TestDashboard_BulkReactivation(t *testing.T) {
 		// The runner may have taken one purchase before the lock; none runs after the cancel.
 		ran := func() int {
 			var n int
-			e.db.QueryRow("SELECT COUNT(*) FROM job_items WHERE account_id = 1 AND job_id = ? AND status <> 'pending'", id).Scan(&n)
+			e.db.QueryRow("SELECT COUNT(*) FROM job_items WHERE account_id = ? AND job_id = ? AND status <> 'pending'", e.id(1), id).Scan(&n)
 			return n
 		}
 		time.Sleep(200 * time.Millisecond)

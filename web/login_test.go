@@ -32,7 +32,7 @@ func TestDashboard_SignIn(t *testing.T) {
 		if page.status != 200 || !strings.Contains(string(page.body), `name="next" value="/purchases?status=ACT&amp;customer_email=a"`) {
 			t.Fatalf("sign-in page: %d, next field missing", page.status)
 		}
-		email := e.newUser(1, "staff")
+		email := e.newUser(e.id(1), "staff")
 		r = u.post("/login", url.Values{"email": {email}, "password": {dashPassword}, "next": {"/purchases?status=ACT&customer_email=a"}})
 		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/purchases?status=ACT&customer_email=a" {
 			t.Fatalf("after sign-in: %d to %q", r.status, r.header.Get("Location"))
@@ -45,7 +45,7 @@ func TestDashboard_SignIn(t *testing.T) {
 	t.Run("NextStaysOnSite", func(t *testing.T) {
 		e := e.with(t)
 		u := client(e)
-		email := e.newUser(1, "viewer")
+		email := e.newUser(e.id(1), "viewer")
 		for _, next := range []string{"https://evil.test/", "//evil.test/", `/\evil.test`, "javascript:alert(1)"} {
 			r := u.post("/login", url.Values{"email": {email}, "password": {dashPassword}, "next": {next}})
 			if loc := r.header.Get("Location"); loc != "/" {
@@ -60,7 +60,7 @@ func TestDashboard_SignIn(t *testing.T) {
 		if page := u.get("/login", false); page.status != 200 || !strings.Contains(string(page.body), `name="next" value="/"`) {
 			t.Fatalf("sign-in page: got %d, want 200 with next=/", page.status)
 		}
-		r := u.post("/login", url.Values{"email": {e.newUser(1, "staff")}, "password": {dashPassword}})
+		r := u.post("/login", url.Values{"email": {e.newUser(e.id(1), "staff")}, "password": {dashPassword}})
 		if loc := r.header.Get("Location"); r.status != http.StatusSeeOther || loc != "/" {
 			t.Fatalf("after sign-in: got %d to %q, want 303 to /", r.status, loc)
 		}
@@ -75,7 +75,7 @@ func TestDashboard_SignIn(t *testing.T) {
 	t.Run("CookieFlags", func(t *testing.T) {
 		e := e.with(t)
 		u := client(e)
-		r := u.post("/login", url.Values{"email": {e.newUser(1, "owner")}, "password": {dashPassword}})
+		r := u.post("/login", url.Values{"email": {e.newUser(e.id(1), "owner")}, "password": {dashPassword}})
 		c := r.header.Get("Set-Cookie")
 		if !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Lax") || strings.Contains(c, "Secure") {
 			t.Fatalf("cookie flags over plain HTTP: %s", c)
@@ -85,7 +85,7 @@ func TestDashboard_SignIn(t *testing.T) {
 	t.Run("WrongPassword", func(t *testing.T) {
 		e := e.with(t)
 		u := client(e)
-		email := e.newUser(1, "staff")
+		email := e.newUser(e.id(1), "staff")
 		r := u.post("/login", url.Values{"email": {email}, "password": {"nope"}})
 		if r.status != http.StatusUnauthorized || !strings.Contains(string(r.body), "The e-mail or the password is not right.") {
 			t.Fatalf("got %d", r.status)
@@ -105,7 +105,7 @@ func TestDashboard_SignIn(t *testing.T) {
 	t.Run("RepeatedFailuresSlowedDown", func(t *testing.T) {
 		e := e.with(t)
 		u := client(e)
-		email := e.newUser(1, "staff")
+		email := e.newUser(e.id(1), "staff")
 		defer e.clock.advance(2 * time.Hour)
 		for i := 0; i < 5; i++ {
 			if r := u.post("/login", url.Values{"email": {email}, "password": {"wrong"}}); r.status != http.StatusUnauthorized {
@@ -126,10 +126,10 @@ func TestDashboard_SignIn(t *testing.T) {
 
 	t.Run("NewSessionAtSignInAndSignOutEndsIt", func(t *testing.T) {
 		e := e.with(t)
-		u := e.signIn(1, "owner")
+		u := e.signIn(e.id(1), "owner")
 		base, _ := url.Parse(e.url)
 		before := u.client.Jar.Cookies(base)
-		email := e.newUser(1, "staff")
+		email := e.newUser(e.id(1), "staff")
 		u.post("/login", url.Values{"email": {email}, "password": {dashPassword}})
 		after := u.client.Jar.Cookies(base)
 		if len(before) != 1 || len(after) != 1 || before[0].Value == after[0].Value {
@@ -158,7 +158,7 @@ func TestDashboard_SignIn(t *testing.T) {
 
 	t.Run("CrossSitePostRefused", func(t *testing.T) {
 		e := e.with(t)
-		u := e.signIn(1, "owner")
+		u := e.signIn(e.id(1), "owner")
 		req, _ := http.NewRequest("POST", e.url+"/logout", nil)
 		req.Header.Set("Sec-Fetch-Site", "cross-site")
 		req.Header.Set("Origin", "https://evil.test")
@@ -201,7 +201,7 @@ func TestDashboard_SignIn(t *testing.T) {
 			Logger: serverLog, BaseURL: "https://shop.test", Now: e.clock.now}
 		hs := httptest.NewServer(s.Handler())
 		defer hs.Close()
-		form := url.Values{"email": {e.newUser(1, "staff")}, "password": {dashPassword}}
+		form := url.Values{"email": {e.newUser(e.id(1), "staff")}, "password": {dashPassword}}
 		req, _ := http.NewRequest("POST", hs.URL+"/login", strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
@@ -217,8 +217,8 @@ func TestDashboard_SignIn(t *testing.T) {
 
 	t.Run("HeadersOnEveryAnswer", func(t *testing.T) {
 		e := e.with(t)
-		u := e.signIn(1, "owner")
-		pages := []string{"/login", "/purchases", "/purchases?status=nope", "/purchases/1", "/purchases/999999999", "/storefronts/1/subscribers",
+		u := e.signIn(e.id(1), "owner")
+		pages := []string{"/login", "/purchases", "/purchases?status=nope", e.path("/purchases/%d", 1), "/purchases/999999999", e.path("/storefronts/%d/subscribers", 1),
 			"/account", "/account/password", "/docs/api", "/no-such-page"}
 		for _, p := range pages {
 			for _, htmx := range []bool{false, true} {
@@ -256,12 +256,12 @@ func TestDashboard_SignIn(t *testing.T) {
 
 	t.Run("SessionsDoNotOpenTheAPI", func(t *testing.T) {
 		e := e.with(t)
-		u := e.signIn(1, "owner")
+		u := e.signIn(e.id(1), "owner")
 		if r := u.get("/api/v2/purchases", false); r.status != http.StatusUnauthorized {
 			t.Fatalf("API with a dashboard session: got %d, want 401", r.status)
 		}
 		req, _ := http.NewRequest("GET", e.url+"/purchases", nil)
-		req.SetBasicAuth("demo", e.rw)
+		req.SetBasicAuth(e.user, e.rw)
 		res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -116,19 +116,19 @@ func TestAccessLog(t *testing.T) {
 		return res
 	}
 	var id string
-	if err := e.db.QueryRow("SELECT id FROM purchases WHERE account_id = 1 ORDER BY id LIMIT 1").Scan(&id); err != nil {
+	if err := e.db.QueryRow("SELECT id FROM purchases WHERE account_id = ? ORDER BY id LIMIT 1", e.id(1)).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	get("/api/v2/purchases/"+id, e.ro, "access-one")
 	l := accessLine(t, "access-one")
-	if l["route"] != "/api/v2/purchases/:id" || l["method"] != "GET" || l["status"] != 200.0 || l["account_id"] != 1.0 || l["bytes"].(float64) < 100 {
+	if l["route"] != "/api/v2/purchases/:id" || l["method"] != "GET" || l["status"] != 200.0 || l["account_id"] != float64(e.id(1)) || l["bytes"].(float64) < 100 {
 		t.Errorf("access line of GET one purchase: %v", l)
 	}
 	if _, ok := l["duration"]; !ok {
 		t.Errorf("access line without duration: %v", l)
 	}
 	get("/api/v2/purchases/"+id, e.other, "access-other")
-	if l := accessLine(t, "access-other"); l["status"] != 404.0 || l["account_id"] != 2.0 {
+	if l := accessLine(t, "access-other"); l["status"] != 404.0 || l["account_id"] != float64(e.id(2)) {
 		t.Errorf("access line of another account's purchase: %v", l)
 	}
 	get("/api/v2/purchases", "sfk_wrong_key_0123456789", "access-unauth")
@@ -143,11 +143,11 @@ func TestAccessLog(t *testing.T) {
 
 	// Signed in on the dashboard: the user's account; the password, the cookie and a
 	// new webhook's secret are in no line.
-	u := e.with(t).signIn(2, "owner")
+	u := e.with(t).signIn(e.id(2), "owner")
 	req, _ := http.NewRequest(http.MethodGet, e.url+"/purchases/"+id, nil)
 	req.Header.Set("X-Request-Id", "access-dash")
 	u.do(req)
-	if l := accessLine(t, "access-dash"); l["route"] != "/purchases/:id" || l["account_id"] != 2.0 || l["status"] != 404.0 {
+	if l := accessLine(t, "access-dash"); l["route"] != "/purchases/:id" || l["account_id"] != float64(e.id(2)) || l["status"] != 404.0 {
 		t.Errorf("access line of a dashboard page: %v", l)
 	}
 	u.post("/webhooks", url.Values{"url": {"https://hooks.example.com/x"}})

@@ -49,7 +49,7 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name string, labels map
 func TestMetrics(t *testing.T) {
 	e := newAPI(t, 0)
 	var id string
-	if err := e.db.QueryRow("SELECT id FROM purchases WHERE account_id = 1 ORDER BY id LIMIT 1").Scan(&id); err != nil {
+	if err := e.db.QueryRow("SELECT id FROM purchases WHERE account_id = ? ORDER BY id LIMIT 1", e.id(1)).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	get := func(path, key string) {
@@ -106,7 +106,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// Six wrong passwords: the sixth sign-in is refused by the throttle.
-	u := e.with(t).signIn(1, "staff")
+	u := e.with(t).signIn(e.id(1), "staff")
 	for range 7 {
 		u.post("/login", url.Values{"email": {"nobody-metrics@shop.test"}, "password": {"wrong"}})
 	}

@@ -19,9 +19,9 @@ import (
 
 func TestDashboard_Overview(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
 	var zone string
-	if err := e.db.QueryRow("SELECT timezone FROM accounts WHERE id = 1").Scan(&zone); err != nil {
+	if err := e.db.QueryRow("SELECT timezone FROM accounts WHERE id = ?", e.id(1)).Scan(&zone); err != nil {
 		t.Fatal(err)
 	}
 	loc, _ := time.LoadLocation(zone)
@@ -62,8 +62,8 @@ func TestDashboard_Overview(t *testing.T) {
 	t.Run("FiguresEqualTheRows", func(t *testing.T) {
 		body := string(u.get("/?"+q.Encode(), false).body)
 		var n, rfd int64
-		if err := e.db.QueryRow("SELECT COUNT(*), COALESCE(SUM(status = 'RFD'), 0) FROM purchases WHERE account_id = 1 AND created_at >= ? AND created_at < ?",
-			from.UTC(), before.UTC()).Scan(&n, &rfd); err != nil {
+		if err := e.db.QueryRow("SELECT COUNT(*), COALESCE(SUM(status = 'RFD'), 0) FROM purchases WHERE account_id = ? AND created_at >= ? AND created_at < ?",
+			e.id(1), from.UTC(), before.UTC()).Scan(&n, &rfd); err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {
@@ -82,8 +82,8 @@ func TestDashboard_Overview(t *testing.T) {
 		if got := figure("Refunds"); got != commas(rfd) {
 			t.Errorf("Refunds: got %s, want %s", got, commas(rfd))
 		}
-		rows, err := e.db.Query("SELECT currency, SUM(total) FROM purchases WHERE account_id = 1 AND status = 'ACT' AND created_at >= ? AND created_at < ? GROUP BY currency",
-			from.UTC(), before.UTC())
+		rows, err := e.db.Query("SELECT currency, SUM(total) FROM purchases WHERE account_id = ? AND status = 'ACT' AND created_at >= ? AND created_at < ? GROUP BY currency",
+			e.id(1), from.UTC(), before.UTC())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,19 +139,19 @@ func TestDashboard_Overview(t *testing.T) {
 // storefront and an end still to come (Active subscribers then counts now).
 func TestDashboard_OverviewLinks(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
 	var zone string
-	if err := e.db.QueryRow("SELECT timezone FROM accounts WHERE id = 1").Scan(&zone); err != nil {
+	if err := e.db.QueryRow("SELECT timezone FROM accounts WHERE id = ?", e.id(1)).Scan(&zone); err != nil {
 		t.Fatal(err)
 	}
 	loc, _ := time.LoadLocation(zone)
-	storefronts := naiveIDs(t, e, "SELECT id FROM storefronts WHERE account_id = 1 ORDER BY id")
+	storefronts := naiveIDs(t, e, "SELECT id FROM storefronts WHERE account_id = ? ORDER BY id", e.id(1))
 	from, before := now.AddDate(0, -8, 0).Add(-5*time.Hour-17*time.Minute), now.AddDate(0, -1, 0).Add(3*time.Hour)
 	// Service terms that meet the end of the "whole days" range, 1 September 2026 at
 	// midnight: one begun then, two ended then, one begun later that day. Active at the
 	// end counts the first alone.
 	end := time.Date(2026, 9, 1, 0, 0, 0, 0, loc)
-	subs := naiveIDs(t, e, "SELECT subscriber_id FROM subscriptions WHERE account_id = 1 ORDER BY subscriber_id LIMIT 4")
+	subs := naiveIDs(t, e, "SELECT subscriber_id FROM subscriptions WHERE account_id = ? ORDER BY subscriber_id LIMIT 4", e.id(1))
 	for i, c := range []struct {
 		status                      string
 		created, ended, nextPayment any
@@ -162,8 +162,8 @@ func TestDashboard_OverviewLinks(t *testing.T) {
 		{"ACTIVE", end.Add(10 * time.Hour), nil, nil},
 	} {
 		if _, err := e.db.Exec(`UPDATE subscriptions SET status = ?, created_at = ?, started_at = ?, trial_started_at = NULL, ended_at = ?,
-			next_payment_at = ?, updated_at = ? WHERE account_id = 1 AND subscriber_id = ?`,
-			c.status, c.created, c.created, c.ended, c.nextPayment, end.Add(24*time.Hour), subs[i]); err != nil {
+			next_payment_at = ?, updated_at = ? WHERE account_id = ? AND subscriber_id = ?`,
+			c.status, c.created, c.created, c.ended, c.nextPayment, end.Add(24*time.Hour), e.id(1), subs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -221,7 +221,7 @@ func TestDashboard_OverviewLinks(t *testing.T) {
 	ranges := map[string]url.Values{
 		"ragged":                   {"date_min": {from.In(loc).Format(time.DateTime)}, "date_max": {before.In(loc).Format(time.DateTime)}},
 		"whole days":               {"date_min": {"2026-03-01"}, "date_max": {"2026-09-01"}},
-		"storefront 1, to the end": {"date_min": {"-6 months"}, "date_max": {"+1 week"}, "storefront_id": {"1"}},
+		"storefront 1, to the end": {"date_min": {"-6 months"}, "date_max": {"+1 week"}, "storefront_id": {fmt.Sprint(e.id(1))}},
 		"two years to now":         {"date_min": {"-2 years"}, "date_max": {"now"}},
 	}
 	seen := map[string]int{}

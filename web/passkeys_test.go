@@ -167,8 +167,8 @@ func TestPasskeys_Hostile(t *testing.T) {
 
 	t.Run("SignIn", func(t *testing.T) {
 		e := e.with(t)
-		email := e.newUser(1, "staff")
-		key := newSoftKey(t, 1, e.acctUserID(email))
+		email := e.newUser(e.id(1), "staff")
+		key := newSoftKey(t, e.id(1), e.acctUserID(email))
 		key.store(t, e, "Soft key")
 
 		// A right answer signs in, alone: it is both factors.
@@ -189,7 +189,7 @@ func TestPasskeys_Hostile(t *testing.T) {
 		if a.signedOut(t) {
 			t.Fatal("the passkey did not sign in")
 		}
-		if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND action = 'sign_in' AND details = 'passkey: Soft key'"); n != 1 {
+		if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = ? AND action = 'sign_in' AND details = 'passkey: Soft key'", e.id(1)); n != 1 {
 			t.Fatalf("%d sign-in records", n)
 		}
 
@@ -211,7 +211,7 @@ func TestPasskeys_Hostile(t *testing.T) {
 		if !c.signedOut(t) {
 			t.Fatal("an answer with an old counter signed in")
 		}
-		if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND action = 'sign_in_passkey_failed' AND user_id = ?", e.acctUserID(email)); n == 0 {
+		if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = ? AND action = 'sign_in_passkey_failed' AND user_id = ?", e.id(1), e.acctUserID(email)); n == 0 {
 			t.Fatal("no record of the refused passkey")
 		}
 
@@ -234,15 +234,15 @@ func TestPasskeys_Hostile(t *testing.T) {
 		// Signed by another key; an unknown user handle; nonsense.
 		c = e.browserClient()
 		ch, _ := c.options(t, "/login/passkey/options", nil)
-		forged := newSoftKey(t, 1, e.acctUserID(email))
+		forged := newSoftKey(t, e.id(1), e.acctUserID(email))
 		forged.id = key.id
 		key.count++
 		refused(t, "forged signature", c.postJSON("/login/passkey", forged.assertion(t, ch, origin, rpID, key.count)), http.StatusUnauthorized, "refused")
 		ch, _ = c.options(t, "/login/passkey/options", nil)
-		stranger := newSoftKey(t, 2, 999999)
+		stranger := newSoftKey(t, e.id(2), 999999)
 		refused(t, "unknown user", c.postJSON("/login/passkey", stranger.assertion(t, ch, origin, rpID, 1)), http.StatusUnauthorized, "not one of this site's")
 		ch, _ = c.options(t, "/login/passkey/options", nil)
-		other := newSoftKey(t, 2, e.acctUserID(email)) // the right user, the wrong account
+		other := newSoftKey(t, e.id(2), e.acctUserID(email)) // the right user, the wrong account
 		other.id = key.id
 		refused(t, "other account", c.postJSON("/login/passkey", other.assertion(t, ch, origin, rpID, 100)), http.StatusUnauthorized, "not one of this site's")
 		c.options(t, "/login/passkey/options", nil)
@@ -270,14 +270,14 @@ func TestPasskeys_Hostile(t *testing.T) {
 
 	t.Run("Add", func(t *testing.T) {
 		e := e.with(t)
-		u := e.signIn(1, "viewer")
+		u := e.signIn(e.id(1), "viewer")
 		id := e.acctUserID(u.email)
 		refused(t, "no name", u.postJSON("/account/security/passkeys/options", nil), http.StatusBadRequest, "Name the passkey")
 		refused(t, "long name", func() response {
 			return u.post("/account/security/passkeys/options", url.Values{"name": {strings.Repeat("x", 65)}})
 		}(), http.StatusBadRequest, "at most 64")
 
-		key := newSoftKey(t, 1, id)
+		key := newSoftKey(t, e.id(1), id)
 		challenge, rpID := u.options(t, "/account/security/passkeys/options", url.Values{"name": {"My key"}})
 		// Made for another origin or relying party: refused; the challenge is spent.
 		refused(t, "wrong origin", u.postJSON("/account/security/passkeys", key.attestation(t, challenge, "http://evil.test", rpID)), http.StatusUnauthorized, "refused")
@@ -290,7 +290,7 @@ func TestPasskeys_Hostile(t *testing.T) {
 		ch, _ := c.options(t, "/login/passkey/options", nil)
 		refused(t, "sign-in challenge", u.postJSON("/account/security/passkeys", key.attestation(t, ch, passkeyOrigin(e.url), rpID)), http.StatusBadRequest, "expired or was used already")
 		// Another user's registration challenge, in this user's session.
-		if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = 1 AND user_id = ?", id); n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = ? AND user_id = ?", e.id(1), id); n != 0 {
 			t.Fatalf("%d passkeys stored by refused answers", n)
 		}
 
@@ -304,7 +304,7 @@ func TestPasskeys_Hostile(t *testing.T) {
 				t.Errorf("Security page lacks %q", want)
 			}
 		}
-		if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND user_id = ? AND action = 'factor_added' AND details = 'passkey: My key'", id); n != 1 {
+		if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = ? AND user_id = ? AND action = 'factor_added' AND details = 'passkey: My key'", e.id(1), id); n != 1 {
 			t.Fatalf("%d records of the passkey added", n)
 		}
 		// The same authenticator again: refused.
@@ -315,11 +315,11 @@ func TestPasskeys_Hostile(t *testing.T) {
 
 	t.Run("RemoveEndsOtherSessions", func(t *testing.T) {
 		e := e.with(t)
-		email := e.newUser(1, "staff")
+		email := e.newUser(e.id(1), "staff")
 		id := e.acctUserID(email)
 		a := e.signInAs(email, dashPassword)
 		b := e.signInAs(email, dashPassword)
-		key := newSoftKey(t, 1, id)
+		key := newSoftKey(t, e.id(1), id)
 		key.store(t, e, "Laptop")
 		// With a passkey, the password asks for it next, and the passkey leads on to
 		// where the sign-in was going.
@@ -331,10 +331,10 @@ func TestPasskeys_Hostile(t *testing.T) {
 			t.Fatalf("the second step's passkey button forgets where the sign-in goes: %d %s", r.status, r.body)
 		}
 		var pid int64
-		if err := e.db.QueryRow("SELECT id FROM user_passkeys WHERE account_id = 1 AND user_id = ?", id).Scan(&pid); err != nil {
+		if err := e.db.QueryRow("SELECT id FROM user_passkeys WHERE account_id = ? AND user_id = ?", e.id(1), id).Scan(&pid); err != nil {
 			t.Fatal(err)
 		}
-		other := e.signIn(1, "staff")
+		other := e.signIn(e.id(1), "staff")
 		if r := other.post(fmt.Sprintf("/account/security/passkeys/%d/remove", pid), nil); r.status != http.StatusNotFound {
 			t.Fatalf("another user's passkey: %d", r.status)
 		}
@@ -347,7 +347,7 @@ func TestPasskeys_Hostile(t *testing.T) {
 		if !b.signedOut(t) || a.signedOut(t) {
 			t.Fatal("after removing a passkey: the other session lives, or this one ended")
 		}
-		if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND user_id = ? AND action = 'factor_removed' AND details = 'passkey: Laptop'", id); n != 1 {
+		if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = ? AND user_id = ? AND action = 'factor_removed' AND details = 'passkey: Laptop'", e.id(1), id); n != 1 {
 			t.Fatalf("%d records of the passkey removed", n)
 		}
 		if r := a.post(fmt.Sprintf("/account/security/passkeys/%d/remove", pid), nil); r.status != http.StatusNotFound {
@@ -394,16 +394,16 @@ func TestPasskeyRelyingParty(t *testing.T) {
 // account 2 reaches no passkey of account 1, nor its requirement.
 func passkeyTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser) map[string]func(t *testing.T) {
 	t.Helper()
-	email1 := e.newUser(1, "staff")
-	key1 := newSoftKey(t, 1, e.acctUserID(email1))
+	email1 := e.newUser(e.id(1), "staff")
+	key1 := newSoftKey(t, e.id(1), e.acctUserID(email1))
 	key1.store(t, e, "Account one's key")
 	var pid int64
-	if err := e.db.QueryRow("SELECT id FROM user_passkeys WHERE account_id = 1 AND user_id = ?", e.acctUserID(email1)).Scan(&pid); err != nil {
+	if err := e.db.QueryRow("SELECT id FROM user_passkeys WHERE account_id = ? AND user_id = ?", e.id(1), e.acctUserID(email1)).Scan(&pid); err != nil {
 		t.Fatal(err)
 	}
 	kept := func(t *testing.T) {
 		t.Helper()
-		if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = 1 AND id = ?", pid); n != 1 {
+		if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = ? AND id = ?", e.id(1), pid); n != 1 {
 			t.Fatal("account 1's passkey is gone")
 		}
 	}
@@ -424,10 +424,10 @@ func passkeyTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser) map[
 		"POST /account/security/passkeys": func(t *testing.T) {
 			// Account 1's authenticator answering account 2's challenge is stored for
 			// account 2's user, never for account 1's.
-			u := e.with(t).signIn(2, "viewer")
+			u := e.with(t).signIn(e.id(2), "viewer")
 			ch, rp := u.options(t, "/account/security/passkeys/options", url.Values{"name": {"Borrowed"}})
 			mustStatus(t, u.postJSON("/account/security/passkeys", key1.attestation(t, ch, origin, rp)), 200)
-			if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = 1 AND name = 'Borrowed'"); n != 0 {
+			if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE account_id = ? AND name = 'Borrowed'", e.id(1)); n != 0 {
 				t.Fatal("a passkey of account 2 was stored in account 1")
 			}
 			mustStatus(t, owner2.postJSON("/account/security/passkeys", key1.attestation(t, "x", origin, rp)), 400)
@@ -436,7 +436,7 @@ func passkeyTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser) map[
 		"POST /account/two-factor": func(t *testing.T) {
 			mustStatus(t, owner2.post("/account/two-factor", url.Values{"require": {"on"}}), 400)
 			mustStatus(t, staff1.post("/account/two-factor", url.Values{"require": {"on"}}), 403)
-			if n := e.count("SELECT COUNT(*) FROM accounts WHERE id = 1 AND require_two_factor"); n != 0 {
+			if n := e.count("SELECT COUNT(*) FROM accounts WHERE id = ? AND require_two_factor", e.id(1)); n != 0 {
 				t.Fatal("account 1 requires two-step sign-in")
 			}
 		},
@@ -450,7 +450,7 @@ func passkeyTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser) map[
 			ch, rp := c.options(t, "/login/passkey/options", nil)
 			forged := *key1
 			forged.handle = append([]byte{}, key1.handle...)
-			forged.handle[7] = 2
+			binary.BigEndian.PutUint64(forged.handle, uint64(e.id(2)))
 			r := mustStatus(t, c.postJSON("/login/passkey", forged.assertion(t, ch, origin, rp, 50)), 401)
 			noAccount1(t, r)
 		},

@@ -40,7 +40,7 @@ func TestDashboard_ChangePassword(t *testing.T) {
 	t.Run("PageForEveryRole", func(t *testing.T) {
 		e := e.with(t)
 		for _, role := range []string{"owner", "staff", "viewer"} {
-			u := e.signIn(1, role)
+			u := e.signIn(e.id(1), role)
 			r := u.get("/account/password", false)
 			if r.status != http.StatusOK {
 				t.Fatalf("%s: got %d", role, r.status)
@@ -71,7 +71,7 @@ func TestDashboard_ChangePassword(t *testing.T) {
 
 	t.Run("Refused", func(t *testing.T) {
 		e := e.with(t)
-		u := e.signIn(1, "staff")
+		u := e.signIn(e.id(1), "staff")
 		for _, tc := range []struct {
 			name, current, next, confirm, field, msg string
 		}{
@@ -108,10 +108,10 @@ func TestDashboard_ChangePassword(t *testing.T) {
 
 	t.Run("ChangeEndsOtherSessions", func(t *testing.T) {
 		e := e.with(t)
-		me := e.signIn(1, "viewer")
+		me := e.signIn(e.id(1), "viewer")
 		other := e.signInAs(me.email, dashPassword)
 		third := e.signInAs(me.email, dashPassword)
-		bystander := e.signIn(1, "owner")
+		bystander := e.signIn(e.id(1), "owner")
 		before := me.sessionCookie()
 
 		const next = "a much better passphrase"
@@ -159,7 +159,7 @@ func TestDashboard_ChangePassword(t *testing.T) {
 
 	t.Run("WrongCurrentIsThrottled", func(t *testing.T) {
 		e := e.with(t)
-		u := e.signIn(1, "staff")
+		u := e.signIn(e.id(1), "staff")
 		defer e.clock.advance(2 * time.Hour)
 		for i := 0; i < 5; i++ {
 			if r := u.post("/account/password", form("wrong guess", "new password 1", "new password 1")); r.status != http.StatusBadRequest {
@@ -174,7 +174,7 @@ func TestDashboard_ChangePassword(t *testing.T) {
 
 	t.Run("CrossSiteRefused", func(t *testing.T) {
 		e := e.with(t)
-		u := e.signIn(1, "owner")
+		u := e.signIn(e.id(1), "owner")
 		req, _ := http.NewRequest("POST", e.url+"/account/password", strings.NewReader(form(dashPassword, "hijacked pass", "hijacked pass").Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Sec-Fetch-Site", "cross-site")

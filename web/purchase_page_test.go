@@ -172,12 +172,12 @@ func last(path string) string { return path[strings.LastIndexByte(path, '.')+1:]
 // custom fields, transactions and shipping.
 func (e *apiEnv) richPurchase(used map[int64]bool) int64 {
 	e.t.Helper()
-	id := e.pick(`SELECT p.id FROM purchases p WHERE p.account_id = 1 AND p.customer_id IS NOT NULL
+	id := e.pick(`SELECT p.id FROM purchases p WHERE p.account_id = ? AND p.customer_id IS NOT NULL
 		AND EXISTS (SELECT 1 FROM coupons c WHERE c.purchase_id = p.id)
 		AND EXISTS (SELECT 1 FROM custom_fields f WHERE f.purchase_id = p.id)
 		AND EXISTS (SELECT 1 FROM transactions x WHERE x.purchase_id = p.id)
 		AND EXISTS (SELECT 1 FROM product_keys k WHERE k.purchase_id = p.id)
-		ORDER BY p.requires_shipping AND p.shipping_carrier IS NOT NULL DESC, p.id`, used)
+		ORDER BY p.requires_shipping AND p.shipping_carrier IS NOT NULL DESC, p.id`, used, e.id(1))
 	if id == 0 {
 		e.t.Fatal("the seed has no purchase with every collection")
 	}
@@ -273,7 +273,7 @@ func (e *apiEnv) purchaseState(id int64) string {
 func TestPurchasePage(t *testing.T) {
 	e := newAPI(t, 0)
 	used := map[int64]bool{}
-	staff := e.signIn(1, "staff")
+	staff := e.signIn(e.id(1), "staff")
 
 	t.Run("EveryFieldAsInTheAPI", func(t *testing.T) {
 		e := e.with(t)
@@ -430,7 +430,7 @@ func TestPurchasePage(t *testing.T) {
 
 	t.Run("NotFound", func(t *testing.T) {
 		var other int64
-		if err := e.db.QueryRow("SELECT MIN(id) FROM purchases WHERE account_id = 2").Scan(&other); err != nil || other == 0 {
+		if err := e.db.QueryRow("SELECT MIN(id) FROM purchases WHERE account_id = ?", e.id(2)).Scan(&other); err != nil || other == 0 {
 			t.Fatalf("no purchase in account 2: %v", err)
 		}
 		for path, want := range map[string]int{
@@ -609,12 +609,12 @@ func TestPurchasePage(t *testing.T) {
 		// A delivery that gave up, and one still waiting after a failed attempt; the
 		// mailer leaves rows in these states alone or not yet due.
 		e.exec(`INSERT INTO purchase_activity (account_id, purchase_id, actor, action, details, created_at) VALUES
-			(1, ?, 'system', 'email_queued', '{"to":"gone@example.org","subject":"Ready"}', ?),
-			(1, ?, 'system', 'email_queued', '{"to":"later@example.org","subject":"Ready"}', ?)`, id, at, id, at.Add(time.Minute))
+			(?, ?, 'system', 'email_queued', '{"to":"gone@example.org","subject":"Ready"}', ?),
+			(?, ?, 'system', 'email_queued', '{"to":"later@example.org","subject":"Ready"}', ?)`, e.id(1), id, at, e.id(1), id, at.Add(time.Minute))
 		e.exec(`INSERT INTO email_outbox (account_id, purchase_id, to_address, subject, body, status, attempts, next_attempt_at, last_error, created_at) VALUES
-			(1, ?, 'gone@example.org', 'Ready', 'x', 'failed', 10, ?, '550 mailbox unavailable', ?),
-			(1, ?, 'later@example.org', 'Ready', 'x', 'queued', 2, ?, '421 try again later', ?)`,
-			id, at, at, id, now.Add(24*time.Hour), at.Add(time.Minute))
+			(?, ?, 'gone@example.org', 'Ready', 'x', 'failed', 10, ?, '550 mailbox unavailable', ?),
+			(?, ?, 'later@example.org', 'Ready', 'x', 'queued', 2, ?, '421 try again later', ?)`,
+			e.id(1), id, at, at, e.id(1), id, now.Add(24*time.Hour), at.Add(time.Minute))
 		p := parsePage(t, staff.get(fmt.Sprintf("/purchases/%d", id), false))
 		tl := p.byID("timeline")
 		items := p.all(func(n *html.Node) bool { return n.Data == "li" && within(n, "timeline") })
@@ -638,7 +638,7 @@ func TestPurchasePage(t *testing.T) {
 
 	t.Run("Viewer", func(t *testing.T) {
 		e := e.with(t)
-		viewer := e.signIn(1, "viewer")
+		viewer := e.signIn(e.id(1), "viewer")
 		id := e.purchaseWithStatus("ACT", used)
 		p := parsePage(t, viewer.get(fmt.Sprintf("/purchases/%d", id), false))
 		if p.reactivateForm() != nil || p.byID("reactivate-email") != nil {
@@ -660,7 +660,7 @@ func TestPurchasePage(t *testing.T) {
 			t.Fatalf("a viewer changed the purchase: %s → %s", before, after)
 		}
 		// Staff and owners get the form.
-		owner := e.signIn(1, "owner")
+		owner := e.signIn(e.id(1), "owner")
 		if parsePage(t, owner.get(fmt.Sprintf("/purchases/%d", id), false)).reactivateForm() == nil {
 			t.Fatal("an owner has no form")
 		}

@@ -29,7 +29,7 @@ func pageIDs(ps []purchase) []string {
 
 func TestDashboard_PurchasesPage(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
 
 	t.Run("FormLabels", func(t *testing.T) {
 		r := u.get("/purchases", false)
@@ -77,7 +77,7 @@ func TestDashboard_PurchasesPage(t *testing.T) {
 
 	t.Run("FiltersMeanWhatTheAPIMeans", func(t *testing.T) {
 		for _, q := range []string{
-			"status=ACT&status=RFD", "customer_email=a&ship=1", "storefront_id=2&total=20&total_op=gt", "date_min=2026-01-01&date_max=2026-06-01",
+			"status=ACT&status=RFD", "customer_email=a&ship=1", e.path("storefront_id=%d&total=20&total_op=gt", 2), "date_min=2026-01-01&date_max=2026-06-01",
 		} {
 			page := rowIDs(string(u.get("/purchases?"+q, false).body))
 			api := e.walk("/api/v2/purchases?order=desc&per_page=25&"+q, e.ro)
@@ -94,12 +94,12 @@ func TestDashboard_PurchasesPage(t *testing.T) {
 	t.Run("TypedBlanksTrimmed", func(t *testing.T) {
 		// The dashboard trims what a person types around its fields before it reads
 		// the filters; the API, which shares the parser, reads them as sent (400).
-		typed := "customer_email=%20a%20&storefront_id=2%20&total=%0920&total_op=gt"
+		typed := "customer_email=%20a%20&storefront_id=" + fmt.Sprint(e.id(2)) + "%20&total=%0920&total_op=gt"
 		page := u.get("/purchases?"+typed, false)
 		if page.status != 200 {
 			t.Fatalf("got %d, want 200", page.status)
 		}
-		api := e.walk("/api/v2/purchases?order=desc&per_page=25&customer_email=a&storefront_id=2&total=20&total_op=gt", e.ro)
+		api := e.walk(e.path("/api/v2/purchases?order=desc&per_page=25&customer_email=a&storefront_id=%d&total=20&total_op=gt", 2), e.ro)
 		want := pageIDs(api)
 		if len(want) == 0 || strings.Join(rowIDs(string(page.body)), ",") != strings.Join(want, ",") {
 			t.Fatalf("page %v, API without the blanks %v", rowIDs(string(page.body)), want)
@@ -206,8 +206,8 @@ func TestDashboard_PurchasesPage(t *testing.T) {
 
 	t.Run("Escaped", func(t *testing.T) {
 		var id int64
-		e.db.QueryRow("SELECT MAX(id) FROM purchases WHERE account_id = 1").Scan(&id)
-		dbtest_exec(t, e, fmt.Sprintf(`UPDATE purchases SET buyer_firstname = '<script>alert(1)</script>', buyer_email = '"><img src=x onerror=alert(1)>@x.test' WHERE id = %d`, id))
+		e.db.QueryRow("SELECT MAX(id) FROM purchases WHERE account_id = ?", e.id(1)).Scan(&id)
+		dbtest_exec(t, e, fmt.Sprintf(`UPDATE purchases SET buyer_firstname = '<script>alert(1)</script>', buyer_email = '"><img src=x onerror=alert(1)>@x.test' WHERE account_id = %d AND id = %d`, e.id(1), id))
 		body := string(u.get("/purchases", false).body)
 		if strings.Contains(body, "<script>alert(1)") || strings.Contains(body, "<img src=x") {
 			t.Fatal("imported text is not escaped")

@@ -139,7 +139,7 @@ func TestAPI_ValidatedCache(t *testing.T) {
 	// A write from outside both instances (another process).
 	before, beforeOne = fresh(list), fresh(one)
 	e.clock.advance(61 * 1e9)
-	if _, err := mysql.NewPurchaseService(e.db).Reactivate(context.Background(), shop.ReactivateRequest{AccountID: 1, PurchaseID: target, Actor: "test"}); err != nil {
+	if _, err := mysql.NewPurchaseService(e.db).Reactivate(context.Background(), shop.ReactivateRequest{AccountID: e.id(1), PurchaseID: target, Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{list, one} {

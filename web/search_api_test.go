@@ -22,7 +22,7 @@ import (
 func TestAPI_Search(t *testing.T) {
 	e := newAPI(t, 0)
 	ctx := context.Background()
-	acct, err := mysql.NewAccountService(e.db).FindAccountByID(ctx, 1)
+	acct, err := mysql.NewAccountService(e.db).FindAccountByID(ctx, e.id(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,9 +47,9 @@ func TestAPI_Search(t *testing.T) {
 			"status:act,pnd total>50",
 			"-status:RFD created>=-300days",
 			"domain:" + strings.ToUpper(domain) + " OR total<=10",
-			"email:" + email[:2] + " OR name:a OR id:1..20",
+			"email:" + email[:2] + e.path(" OR name:a OR id:%d..%d", 1, 20),
 			"(status:act OR ship:yes) -total:10..100 created:*..yesterday",
-			"NOT (status:ERR OR status:CAN) storefront:1,2",
+			e.path("NOT (status:ERR OR status:CAN) storefront:%d,%d", 1, 2),
 			strconv.FormatInt(full[3].ID, 10),
 		} {
 			parsed, err := search.Parse(search.Purchases, q)
@@ -110,12 +110,12 @@ func TestAPI_Search(t *testing.T) {
 	t.Run("EveryShape", func(t *testing.T) {
 		e := e.with(t)
 		for _, q := range []string{
-			"product:1,2,3", "-product:1", "currency:usd,eur", "-currency:usd", "-customer:1", "customer:1,2",
-			"-subscriber:1", "subscriber:1,2", "storefront:1,2", "-storefront:1", "name:a", "first:a,b", "last:a,b",
+			e.path("product:%d,%d,%d", 1, 2, 3), e.path("-product:%d", 1), "currency:usd,eur", "-currency:usd", e.path("-customer:%d", 1), e.path("customer:%d,%d", 1, 2),
+			e.path("-subscriber:%d", 1), e.path("subscriber:%d,%d", 1, 2), e.path("storefront:%d,%d", 1, 2), e.path("-storefront:%d", 1), "name:a", "first:a,b", "last:a,b",
 			"email:a,b", "-email:a", "domain:" + domain, "-domain:" + domain, "total:10,20", "total:10..20", "-total>50",
-			"created:2026-01-01,2026-02-01", "-created>=-30days", "id:1..50", "-id:1..50", "id:1,2,3",
+			"created:2026-01-01,2026-02-01", "-created>=-30days", e.path("id:%d..%d", 1, 50), e.path("-id:%d..%d", 1, 50), e.path("id:%d,%d,%d", 1, 2, 3),
 			strconv.FormatInt(full[5].ID, 10), "an", "-ship:yes", "status:act -status:act", "(status:act OR status:rfd) total>5",
-			"total>50 created>=-300days -ship:yes", "total<5 -status:RFD", "email:a status:act,pnd product:1 OR domain:" + domain,
+			"total>50 created>=-300days -ship:yes", "total<5 -status:RFD", e.path("email:a status:act,pnd product:%d OR domain:", 1) + domain,
 		} {
 			parsed, err := search.Parse(search.Purchases, q)
 			if err != nil {
@@ -144,13 +144,13 @@ func TestAPI_Search(t *testing.T) {
 		}
 		for _, q := range []string{
 			"username:a@b.com,c@d.com", "-status:active", "status:active,trial", "started:2026-01-01..2026-06-01",
-			"ended>=-300days", "-ended:*..today", "active:today", "-active:yesterday", "id:1..20", "-id:5", "an", "7",
+			"ended>=-300days", "-ended:*..today", "active:today", "-active:yesterday", e.path("id:%d..%d", 1, 20), e.path("-id:%d", 5), "an", e.path("%d", 7),
 			"email:a,b", "-email:a", "status:active OR started>=-30days", "username:a@b.com OR -active:today",
 		} {
-			if r := e.get("/api/v2/storefronts/1/subscribers?include_count=1&per_page=2&q="+url.QueryEscape(q), e.ro); r.status != 200 {
+			if r := e.get(e.path("/api/v2/storefronts/%d/subscribers?include_count=1&per_page=2&q=", 1)+url.QueryEscape(q), e.ro); r.status != 200 {
 				t.Errorf("%s: %d %s", q, r.status, r.body)
 			}
-			if r := e.get("/api/v2/storefronts/1/subscribers?page=2&per_page=2&q="+url.QueryEscape(q), e.ro); r.status != 200 {
+			if r := e.get(e.path("/api/v2/storefronts/%d/subscribers?page=2&per_page=2&q=", 1)+url.QueryEscape(q), e.ro); r.status != 200 {
 				t.Errorf("%s: page 2: %d %s", q, r.status, r.body)
 			}
 		}
@@ -158,7 +158,7 @@ func TestAPI_Search(t *testing.T) {
 
 	t.Run("Subscribers", func(t *testing.T) {
 		e := e.with(t)
-		subs := walkPages[shop.Subscriber](e, "/api/v2/storefronts/1/subscribers?per_page=500", e.ro)
+		subs := walkPages[shop.Subscriber](e, e.path("/api/v2/storefronts/%d/subscribers?per_page=500", 1), e.ro)
 		if len(subs) < 5 {
 			t.Fatalf("storefront 1 has %d subscribers", len(subs))
 		}
@@ -183,13 +183,13 @@ func TestAPI_Search(t *testing.T) {
 			}
 			qs := "q=" + url.QueryEscape(q)
 			var list []int64
-			for _, s := range walkPages[shop.Subscriber](e, "/api/v2/storefronts/1/subscribers?per_page=3&"+qs, e.ro) {
+			for _, s := range walkPages[shop.Subscriber](e, e.path("/api/v2/storefronts/%d/subscribers?per_page=3&", 1)+qs, e.ro) {
 				list = append(list, s.ID)
 			}
 			if !slices.Equal(list, want) {
 				t.Errorf("%s: list %v, want %v", q, list, want)
 			}
-			r := e.get("/api/v2/storefronts/1/subscribers.csv?"+qs, e.ro)
+			r := e.get(e.path("/api/v2/storefronts/%d/subscribers.csv?", 1)+qs, e.ro)
 			if r.status != 200 || r.header.Get("Storefront-Query") != parsed.String() || r.header.Get("Storefront-Query-Dates") != res.Header() {
 				t.Fatalf("%s: export %d, headers %v", q, r.status, r.header)
 			}
@@ -219,7 +219,7 @@ func TestAPI_Search(t *testing.T) {
 
 	t.Run("ErrInvalid", func(t *testing.T) {
 		e := e.with(t)
-		for _, path := range []string{"/api/v2/purchases", "/api/v2/purchases.csv", "/api/v2/storefronts/1/subscribers", "/api/v2/storefronts/1/subscribers.csv"} {
+		for _, path := range []string{"/api/v2/purchases", "/api/v2/purchases.csv", e.path("/api/v2/storefronts/%d/subscribers", 1), e.path("/api/v2/storefronts/%d/subscribers.csv", 1)} {
 			eb := wantError(t, e.get(path+"?q="+url.QueryEscape("emial:x"), e.ro), 400, "INVALID", "invalid_parameter", "q")
 			if want := `unknown field "emial" at 1`; !strings.Contains(eb.Error.Message, want) {
 				t.Errorf("%s: message %q, want it to contain %q", path, eb.Error.Message, want)

@@ -31,7 +31,7 @@ var searchErrors = []struct {
 // nothing. A field of the other list is such a fault too.
 func TestSearch_Errors(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
 	cases := searchErrors
 	cases = append(cases, struct{ name, purchases, subscribers, msg string }{"SubscriberFieldOnPurchases", "status:act username:ann@example.com", "", `unknown field "username" at 12: username is a subscriber field, not a purchase field; purchase fields are id, status, product, storefront, customer, subscriber, email, first, last, name, domain, currency, total, created, ship, is`},
 		struct{ name, purchases, subscribers, msg string }{"PurchaseFieldOnSubscribers", "", "status:active domain:acme.io", `unknown field "domain" at 15: domain is a purchase field, not a subscriber field; subscriber fields are id, status, email, username, started, ended, active`})
@@ -44,7 +44,7 @@ func TestSearch_Errors(t *testing.T) {
 				targets = append(targets, target{c.purchases, "/api/v2/purchases", "/api/v2/purchases.csv", "/purchases", ""})
 			}
 			if c.subscribers != "" {
-				targets = append(targets, target{c.subscribers, "/api/v2/storefronts/1/subscribers", "/api/v2/storefronts/1/subscribers.csv", "/storefronts/1/subscribers", "/subscribers/all"})
+				targets = append(targets, target{c.subscribers, e.path("/api/v2/storefronts/%d/subscribers", 1), e.path("/api/v2/storefronts/%d/subscribers.csv", 1), e.path("/storefronts/%d/subscribers", 1), "/subscribers/all"})
 			}
 			for _, tg := range targets {
 				qs := "?q=" + url.QueryEscape(tg.query)

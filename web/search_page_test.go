@@ -21,7 +21,7 @@ func (u *dashUser) getFrom(path, trigger string) response {
 
 func TestDashboard_PurchasesPageSearch(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
 
 	t.Run("BoxFillsFields", func(t *testing.T) {
 		r := u.get("/purchases?q="+url.QueryEscape("status:act -total:9.5 domain:example.com"), false)
@@ -134,10 +134,11 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 
 func TestDashboard_SubscribersPageSearch(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
+	sf1 := e.path("/storefronts/%d/subscribers", 1)
 
 	t.Run("BoxFillsFields", func(t *testing.T) {
-		r := u.get("/storefronts/1/subscribers?q="+url.QueryEscape("status:active,trial started>=-30days"), false)
+		r := u.get(sf1+"?q="+url.QueryEscape("status:active,trial started>=-30days"), false)
 		body := string(r.body)
 		if r.status != 200 || !strings.Contains(body, `<label for="f-q"`) {
 			t.Fatalf("got %d, want the page with its search box: %s", r.status, regexp.MustCompile(`(?s)role="alert".{0,400}`).FindString(body))
@@ -154,13 +155,14 @@ func TestDashboard_SubscribersPageSearch(t *testing.T) {
 	})
 
 	t.Run("FieldsUpdateBox", func(t *testing.T) {
-		r := u.getFrom("/storefronts/1/subscribers?status=ACTIVE&email=a&receiving_at=today&q="+url.QueryEscape("id>5"), "filters")
+		idGT5 := fmt.Sprintf("id>%d", e.id(5))
+		r := u.getFrom(sf1+"?status=ACTIVE&email=a&receiving_at=today&q="+url.QueryEscape(idGT5), "filters")
 		body := string(r.body)
-		want := `status:ACTIVE email:a active:"today 00:00:00" id>5`
+		want := `status:ACTIVE email:a active:"today 00:00:00" ` + idGT5
 		if !strings.Contains(body, `id="search-field" hx-swap-oob="true"`) || !strings.Contains(body, `value="`+html.EscapeString(want)+`"`) {
 			t.Errorf("the box does not show the fields' query %s: %.600s", want, body)
 		}
-		if got := r.header.Get("HX-Push-Url"); got != "/storefronts/1/subscribers?q="+url.QueryEscape(want) {
+		if got := r.header.Get("HX-Push-Url"); got != sf1+"?q="+url.QueryEscape(want) {
 			t.Errorf("HX-Push-Url: got %q", got)
 		}
 		if strings.Contains(body, `id="filters"`) {
@@ -169,9 +171,9 @@ func TestDashboard_SubscribersPageSearch(t *testing.T) {
 	})
 
 	t.Run("BoxUpdatesFields", func(t *testing.T) {
-		r := u.getFrom("/storefronts/1/subscribers?q="+url.QueryEscape(`status:trial email:zo active:"today 00:00:00" -status:new`), "search")
+		r := u.getFrom(sf1+"?q="+url.QueryEscape(`status:trial email:zo active:"today 00:00:00" -status:new`), "search")
 		body := string(r.body)
-		for _, want := range []string{`id="filters" action="/storefronts/1/subscribers" method="get" role="search" aria-label="Filter subscribers" hx-swap-oob="true"`,
+		for _, want := range []string{`id="filters" action="` + sf1 + `" method="get" role="search" aria-label="Filter subscribers" hx-swap-oob="true"`,
 			`name="email" value="zo"`, `name="receiving_at" value="today"`, `<input type="hidden" name="q" value="status:TRIAL -status:NEW">`, "(set by the search)"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("the fields do not follow the box: no %s", want)
@@ -185,19 +187,19 @@ func TestDashboard_SubscribersPageSearch(t *testing.T) {
 
 	t.Run("SameRowsAsAPI", func(t *testing.T) {
 		for _, q := range []string{"status:active,trial OR email:a", "started>=-120days -status:closed"} {
-			page := u.get("/storefronts/1/subscribers?q="+url.QueryEscape(q), false)
+			page := u.get(sf1+"?q="+url.QueryEscape(q), false)
 			body := string(page.body)
 			cmd := codeText(body, "api-request-list")
-			prefix := "curl -u demo:$STOREFRONT_KEY 'http://shop.test/api/v2/storefronts/1/subscribers?"
+			prefix := "curl -u " + e.user + ":$STOREFRONT_KEY 'http://shop.test/api/v2" + sf1 + "?"
 			if !strings.HasPrefix(cmd, prefix) {
 				t.Fatalf("%s: API request %q, want %s…", q, cmd, prefix)
 			}
-			r := e.get("/api/v2/storefronts/1/subscribers?"+strings.TrimSuffix(strings.TrimPrefix(cmd, prefix), "'"), e.ro)
+			r := e.get("/api/v2"+sf1+"?"+strings.TrimSuffix(strings.TrimPrefix(cmd, prefix), "'"), e.ro)
 			var api []struct{ ID int64 }
 			r.json(t, &api)
 			var want, got []string
 			for _, s := range api {
-				want = append(want, fmt.Sprintf("/storefronts/1/subscribers/%d", s.ID))
+				want = append(want, fmt.Sprintf("%s/%d", sf1, s.ID))
 			}
 			for _, row := range subscriberRows(t, page) {
 				got = append(got, row.href)
@@ -211,17 +213,17 @@ func TestDashboard_SubscribersPageSearch(t *testing.T) {
 			if got, want := codeText(body, "api-request-dates"), r.header.Get("Storefront-Query-Dates"); got != want {
 				t.Errorf("%s: dates shown %q, the API's header %q", q, got, want)
 			}
-			if x := `href="/storefronts/1/subscribers.csv?` + html.EscapeString(url.Values{"q": {r.header.Get("Storefront-Query")}}.Encode()) + `"`; !strings.Contains(body, x) {
+			if x := `href="` + sf1 + `.csv?` + html.EscapeString(url.Values{"q": {r.header.Get("Storefront-Query")}}.Encode()) + `"`; !strings.Contains(body, x) {
 				t.Errorf("%s: no Export CSV of the search (%s)", q, x)
 			}
 		}
-		if got := codeText(string(u.get("/storefronts/1/subscribers?started_min=-120+days", false).body), "api-request-dates"); !strings.HasPrefix(got, `"-120 days"=2026-07-`) {
+		if got := codeText(string(u.get(sf1+"?started_min=-120+days", false).body), "api-request-dates"); !strings.HasPrefix(got, `"-120 days"=2026-07-`) {
 			t.Errorf("the date of a field: got %q, want it resolved", got)
 		}
 	})
 
 	t.Run("ErrUnreadable", func(t *testing.T) {
-		f := u.get("/storefronts/1/subscribers?q="+url.QueryEscape("emial:zoe"), true)
+		f := u.get(sf1+"?q="+url.QueryEscape("emial:zoe"), true)
 		body := string(f.body)
 		if f.status != 200 || !strings.Contains(body, `id="search-field" hx-swap-oob="true"`) || !strings.Contains(body, `aria-invalid="true"`) ||
 			!strings.Contains(body, `did you mean &#34;email&#34;?`) {
@@ -255,7 +257,7 @@ func TestDashboard_SubscribersPageSearch(t *testing.T) {
 
 func TestDashboard_PurchasesPageSearchKeepsUnreadFields(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
 	for _, tt := range []struct{ name, query string }{
 		{"ErrDate", "date_min=not+a+date&status=ACT"},
 		{"ErrSearch", "q=emial%3Azoe&status=ACT"},

@@ -18,14 +18,14 @@ import (
 // negation, relative dates, a domain and bare words.
 func TestSearch_SameRowsEverywhere(t *testing.T) {
 	e := newAPI(t, 0)
-	staff := e.signIn(1, "staff")
+	staff := e.signIn(e.id(1), "staff")
 	var domain, word string
-	if err := e.db.QueryRow(`SELECT SUBSTRING_INDEX(buyer_email, '@', -1) d FROM purchases WHERE account_id = 1
-		GROUP BY d HAVING COUNT(*) BETWEEN 3 AND 40 ORDER BY COUNT(*) DESC, d LIMIT 1`).Scan(&domain); err != nil {
+	if err := e.db.QueryRow(`SELECT SUBSTRING_INDEX(buyer_email, '@', -1) d FROM purchases WHERE account_id = ?
+		GROUP BY d HAVING COUNT(*) BETWEEN 3 AND 40 ORDER BY COUNT(*) DESC, d LIMIT 1`, e.id(1)).Scan(&domain); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.db.QueryRow(`SELECT LEFT(buyer_firstname, 2) w FROM purchases WHERE account_id = 1 AND buyer_firstname IS NOT NULL
-		GROUP BY w HAVING COUNT(*) BETWEEN 3 AND 40 ORDER BY COUNT(*) DESC, w LIMIT 1`).Scan(&word); err != nil {
+	if err := e.db.QueryRow(`SELECT LEFT(buyer_firstname, 2) w FROM purchases WHERE account_id = ? AND buyer_firstname IS NOT NULL
+		GROUP BY w HAVING COUNT(*) BETWEEN 3 AND 40 ORDER BY COUNT(*) DESC, w LIMIT 1`, e.id(1)).Scan(&word); err != nil {
 		t.Fatal(err)
 	}
 	for i, q := range []string{
@@ -101,7 +101,7 @@ func TestSearch_SameRowsEverywhere(t *testing.T) {
 			if r.status != 303 || job == "" {
 				t.Fatalf("create the job: %d %s", r.status, r.body)
 			}
-			same("job "+job, naiveIDs(t, e, "SELECT purchase_id FROM job_items WHERE account_id = 1 AND job_id = ?", job))
+			same("job "+job, naiveIDs(t, e, "SELECT purchase_id FROM job_items WHERE account_id = ? AND job_id = ?", e.id(1), job))
 			// The job changes statuses: the next search starts once it is done.
 			waitJob(t, e, job)
 		})

@@ -57,7 +57,7 @@ func TestSecurity_Sessions(t *testing.T) {
 
 	t.Run("ListsSessionsAndLinksFromHeader", func(t *testing.T) {
 		e := e.with(t)
-		a := e.signIn(1, "viewer")
+		a := e.signIn(e.id(1), "viewer")
 		e.signInAs(a.email, dashPassword)
 		r := a.get("/account/security", false)
 		body := string(r.body)
@@ -79,7 +79,7 @@ func TestSecurity_Sessions(t *testing.T) {
 
 	t.Run("SignOutOne", func(t *testing.T) {
 		e := e.with(t)
-		a := e.signIn(1, "staff")
+		a := e.signIn(e.id(1), "staff")
 		b := e.signInAs(a.email, dashPassword)
 		c := e.signInAs(a.email, dashPassword)
 		// c's page names a and b; the first form is the most recently seen other
@@ -105,7 +105,7 @@ func TestSecurity_Sessions(t *testing.T) {
 			t.Fatalf("again: %d %s", r.status, r.body)
 		}
 		// Another user's session, or nonsense, is not found / refused, never a 500.
-		other := e.signIn(1, "staff")
+		other := e.signIn(e.id(1), "staff")
 		om := sessionFormRE.FindAllStringSubmatch(string(e.signInAs(other.email, dashPassword).get("/account/security", false).body), -1)
 		if r := c.post(om[0][1], nil); r.status != http.StatusNotFound {
 			t.Fatalf("another user's session: %d", r.status)
@@ -122,7 +122,7 @@ func TestSecurity_Sessions(t *testing.T) {
 		e := e.with(t)
 		key := []byte("a key both instances share, 32b")
 		one, two := e.instance(key), e.instance(key)
-		email := e.newUser(1, "owner")
+		email := e.newUser(e.id(1), "owner")
 		e1 := *e
 		e1.url = one
 		a := (&e1).signInAs(email, dashPassword)
@@ -153,8 +153,8 @@ func TestSecurity_Sessions(t *testing.T) {
 
 	t.Run("PasswordChangeAndRemovalEndSessions", func(t *testing.T) {
 		e := e.with(t)
-		owner := e.signIn(1, "owner")
-		email := e.newUser(1, "staff")
+		owner := e.signIn(e.id(1), "owner")
+		email := e.newUser(e.id(1), "staff")
 		a := e.signInAs(email, dashPassword)
 		b := e.signInAs(email, dashPassword)
 		a.setUpAuthenticator(t)
@@ -170,11 +170,11 @@ func TestSecurity_Sessions(t *testing.T) {
 		if !a.signedOut(t) {
 			t.Fatal("a removed user's session lives")
 		}
-		if n := e.count("SELECT COUNT(*) FROM user_sessions WHERE account_id = 1 AND user_id NOT IN (SELECT id FROM users WHERE account_id = 1)"); n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM user_sessions WHERE account_id = ? AND user_id NOT IN (SELECT id FROM users WHERE account_id = ?)", e.id(1), e.id(1)); n != 0 {
 			t.Fatalf("%d sessions of removed users", n)
 		}
 		for _, table := range []string{"user_totp", "user_recovery_codes", "user_passkeys"} {
-			if n := e.count("SELECT COUNT(*) FROM " + table + " WHERE account_id = 1 AND user_id NOT IN (SELECT id FROM users WHERE account_id = 1)"); n != 0 {
+			if n := e.count("SELECT COUNT(*) FROM "+table+" WHERE account_id = ? AND user_id NOT IN (SELECT id FROM users WHERE account_id = ?)", e.id(1), e.id(1)); n != 0 {
 				t.Fatalf("%d rows of %s left of removed users", n, table)
 			}
 		}
@@ -182,10 +182,10 @@ func TestSecurity_Sessions(t *testing.T) {
 
 	t.Run("ForgedOrOldCookie", func(t *testing.T) {
 		e := e.with(t)
-		a := e.signIn(1, "viewer")
+		a := e.signIn(e.id(1), "viewer")
 		// The session of account 1 presented as account 2's (an old cookie without
 		// the account reads as 0) is not found.
-		if _, _, err := mysql.NewUserService(e.db).FindSession(t.Context(), 2, "x"); err == nil {
+		if _, _, err := mysql.NewUserService(e.db).FindSession(t.Context(), e.id(2), "x"); err == nil {
 			t.Fatal("nonsense token found")
 		}
 		a.client.Jar.SetCookies(mustURL(e.url), []*http.Cookie{{Name: "storefront_session", Value: "garbage", Path: "/"}})

@@ -123,28 +123,29 @@ func subscriberRows(t testing.TB, r response) []subsRowText {
 
 func TestSubscribersPage(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
+	sf1 := e.path("/storefronts/%d/subscribers", 1)
 	var total1 int
-	e.db.QueryRow("SELECT COUNT(*) FROM subscribers WHERE storefront_id = 1").Scan(&total1)
+	e.db.QueryRow("SELECT COUNT(*) FROM subscribers WHERE storefront_id = ?", e.id(1)).Scan(&total1)
 	if total1 <= 25 {
 		t.Fatalf("the seed gives storefront 1 only %d subscribers; paging needs more than 25", total1)
 	}
 
 	t.Run("RedirectToFirstStorefront", func(t *testing.T) {
 		r := u.get("/subscribers?email=a", false)
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/storefronts/1/subscribers?email=a" {
-			t.Fatalf("got %d %q, want 303 to /storefronts/1/subscribers?email=a", r.status, r.header.Get("Location"))
+		if want := sf1 + "?email=a"; r.status != http.StatusSeeOther || r.header.Get("Location") != want {
+			t.Fatalf("got %d %q, want 303 to %s", r.status, r.header.Get("Location"), want)
 		}
 	})
 
 	t.Run("FullPage", func(t *testing.T) {
-		r := u.get("/storefronts/1/subscribers", false)
+		r := u.get(sf1, false)
 		if r.status != 200 || !subsIsFullPage(r) {
 			t.Fatalf("got %d, full page %v", r.status, subsIsFullPage(r))
 		}
 		subsWantVary(t, r)
 		p := subsParse(t, r)
-		if len(p.all("form", "id=filters", "action=/storefronts/1/subscribers", "hx-get=/storefronts/1/subscribers", "hx-push-url=true")) != 1 {
+		if len(p.all("form", "id=filters", "action="+sf1, "hx-get="+sf1, "hx-push-url=true")) != 1 {
 			t.Error("no live search form")
 		}
 		if len(p.all("input", "name=email", "id=f-email")) != 1 || len(p.all("label", "for=f-email")) != 1 {
@@ -191,12 +192,12 @@ func TestSubscribersPage(t *testing.T) {
 	})
 
 	t.Run("Fragment", func(t *testing.T) {
-		r := u.get("/storefronts/1/subscribers?email=&status=active", true)
+		r := u.get(sf1+"?email=&status=active", true)
 		if r.status != 200 || subsIsFullPage(r) {
 			t.Fatalf("got %d, full page %v; want a fragment", r.status, subsIsFullPage(r))
 		}
 		subsWantVary(t, r)
-		if got := r.header.Get("HX-Push-Url"); got != "/storefronts/1/subscribers?q=status%3AACTIVE" {
+		if got := r.header.Get("HX-Push-Url"); got != sf1+"?q=status%3AACTIVE" {
 			t.Errorf("HX-Push-Url: got %q", got)
 		}
 		if strings.Contains(string(r.body), `id="filters"`) || strings.Contains(string(r.body), "<nav aria-label=\"Main\"") {
@@ -212,37 +213,37 @@ func TestSubscribersPage(t *testing.T) {
 	t.Run("SearchByEmailPrefix", func(t *testing.T) {
 		var id int64
 		var username string
-		e.db.QueryRow("SELECT id, username FROM subscribers WHERE storefront_id = 1 ORDER BY id LIMIT 1").Scan(&id, &username)
+		e.db.QueryRow("SELECT id, username FROM subscribers WHERE storefront_id = ? ORDER BY id LIMIT 1", e.id(1)).Scan(&id, &username)
 		// Accents and letter case are ignored, as a person would expect.
 		if _, err := e.db.Exec("UPDATE subscribers SET username = ? WHERE id = ?", "zoë.müller@example.test", id); err != nil {
 			t.Fatal(err)
 		}
 		defer e.db.Exec("UPDATE subscribers SET username = ? WHERE id = ?", username, id)
 		for _, q := range []string{"zoë.m", "ZOE.MULLER@", "Zoe"} {
-			r := u.get("/storefronts/1/subscribers?email="+url.QueryEscape(q), false)
+			r := u.get(sf1+"?email="+url.QueryEscape(q), false)
 			rows := subscriberRows(t, r)
-			if len(rows) != 1 || rows[0].email != "zoë.müller@example.test" || rows[0].href != fmt.Sprintf("/storefronts/1/subscribers/%d", id) {
+			if len(rows) != 1 || rows[0].email != "zoë.müller@example.test" || rows[0].href != fmt.Sprintf("/storefronts/%d/subscribers/%d", e.id(1), id) {
 				t.Fatalf("email=%s: got %+v", q, rows)
 			}
 		}
 		// A prefix only: the middle of an address does not match.
-		if rows := subscriberRows(t, u.get("/storefronts/1/subscribers?email=muller", false)); len(rows) != 0 {
+		if rows := subscriberRows(t, u.get(sf1+"?email=muller", false)); len(rows) != 0 {
 			t.Fatalf("email=muller: got %+v, want none", rows)
 		}
 		// Like-wildcards are literal.
-		if rows := subscriberRows(t, u.get("/storefronts/1/subscribers?email=%25", false)); len(rows) != 0 {
+		if rows := subscriberRows(t, u.get(sf1+"?email=%25", false)); len(rows) != 0 {
 			t.Fatalf("email=%%: got %d rows, want none", len(rows))
 		}
 	})
 
 	t.Run("StatusFilter", func(t *testing.T) {
 		var want int
-		e.db.QueryRow("SELECT COUNT(*) FROM subscribers sb JOIN subscriptions ss ON ss.subscriber_id = sb.id WHERE sb.storefront_id = 1 AND ss.status IN ('ACTIVE', 'TRIAL')").Scan(&want)
+		e.db.QueryRow("SELECT COUNT(*) FROM subscribers sb JOIN subscriptions ss ON ss.subscriber_id = sb.id WHERE sb.storefront_id = ? AND ss.status IN ('ACTIVE', 'TRIAL')", e.id(1)).Scan(&want)
 		if want == 0 || want == total1 {
 			t.Fatalf("the seed gives %d ACTIVE/TRIAL subscribers of %d: the filter cannot be told apart", want, total1)
 		}
 		var got []string
-		path := "/storefronts/1/subscribers?status=ACTIVE&status=trial"
+		path := sf1 + "?status=ACTIVE&status=trial"
 		for path != "" {
 			r := u.get(path, false)
 			for _, row := range subscriberRows(t, r) {
@@ -262,7 +263,7 @@ func TestSubscribersPage(t *testing.T) {
 		if len(got) != want {
 			t.Fatalf("got %d subscribers, want %d", len(got), want)
 		}
-		p := subsParse(t, u.get("/storefronts/1/subscribers?status=ACTIVE&status=trial", false))
+		p := subsParse(t, u.get(sf1+"?status=ACTIVE&status=trial", false))
 		for _, in := range p.all("input", "name=status") {
 			v, _ := subsAttr(in, "value")
 			_, checked := subsAttr(in, "checked")
@@ -275,7 +276,7 @@ func TestSubscribersPage(t *testing.T) {
 	t.Run("KeysetPaging", func(t *testing.T) {
 		var ids []string
 		var pages []string
-		path := "/storefronts/1/subscribers"
+		path := sf1
 		for path != "" {
 			pages = append(pages, path)
 			r := u.get(path, true)
@@ -315,7 +316,7 @@ func TestSubscribersPage(t *testing.T) {
 	})
 
 	t.Run("EmptyState", func(t *testing.T) {
-		r := u.get("/storefronts/1/subscribers?email=nobody-at-all", false)
+		r := u.get(sf1+"?email=nobody-at-all", false)
 		if r.status != 200 || !strings.Contains(string(r.body), "No subscribers match this search.") {
 			t.Fatalf("got %d %s", r.status, r.body)
 		}
@@ -325,23 +326,23 @@ func TestSubscribersPage(t *testing.T) {
 	})
 
 	t.Run("BadFilter", func(t *testing.T) {
-		r := u.get("/storefronts/1/subscribers?status=GONE", false)
+		r := u.get(sf1+"?status=GONE", false)
 		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "Subscription status: ") || !strings.Contains(string(r.body), `id="filters"`) {
 			t.Fatalf("got %d %s", r.status, r.body)
 		}
-		r = u.get("/storefronts/1/subscribers?status=GONE", true)
+		r = u.get(sf1+"?status=GONE", true)
 		if r.status != 200 || !strings.Contains(string(r.body), `role="alert"`) {
 			t.Fatalf("htmx: got %d %s", r.status, r.body)
 		}
 		for _, q := range []string{"cursor=forged", "before=forged", "username=a", "email=" + strings.Repeat("x", 300)} {
-			if r := u.get("/storefronts/1/subscribers?"+q, false); r.status != http.StatusBadRequest {
+			if r := u.get(sf1+"?"+q, false); r.status != http.StatusBadRequest {
 				t.Errorf("%s: got %d, want 400", q, r.status)
 			}
 		}
 	})
 
 	t.Run("BadDate", func(t *testing.T) {
-		r := u.get("/storefronts/1/subscribers?ended_max=2024-13-01", false)
+		r := u.get(sf1+"?ended_max=2024-13-01", false)
 		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "Service ended before: ") || !strings.Contains(string(r.body), `id="filters"`) {
 			t.Fatalf("got %d %s", r.status, r.body)
 		}
@@ -356,7 +357,7 @@ func TestSubscribersPage(t *testing.T) {
 	// or ended, in the range; every storefront's together on /subscribers/all.
 	t.Run("ServiceDates", func(t *testing.T) {
 		var zone string
-		if err := e.db.QueryRow("SELECT timezone FROM accounts WHERE id = 1").Scan(&zone); err != nil {
+		if err := e.db.QueryRow("SELECT timezone FROM accounts WHERE id = ?", e.id(1)).Scan(&zone); err != nil {
 			t.Fatal(err)
 		}
 		loc, _ := time.LoadLocation(zone)
@@ -372,12 +373,16 @@ func TestSubscribersPage(t *testing.T) {
 			return n
 		}
 		dates := url.Values{"started_min": {from.In(loc).Format(time.DateTime)}, "started_max": {before.In(loc).Format(time.DateTime)}}
-		for _, c := range []struct{ path, col, sf string }{
-			{"/subscribers/all", "start_at", ""}, {"/storefronts/1/subscribers", "start_at", " AND storefront_id = 1"},
+		for _, c := range []struct {
+			path, col, sf string
+			sfArgs        []any
+		}{
+			{"/subscribers/all", "start_at", "", nil}, {sf1, "start_at", " AND storefront_id = ?", []any{e.id(1)}},
 		} {
 			var want int64
-			if err := e.db.QueryRow("SELECT COUNT(*) FROM subscriber_terms WHERE account_id = 1 AND "+c.col+" >= ? AND "+c.col+" < ?"+c.sf,
-				from.Truncate(time.Second).UTC(), before.Truncate(time.Second).UTC()).Scan(&want); err != nil {
+			args := append([]any{e.id(1), from.Truncate(time.Second).UTC(), before.Truncate(time.Second).UTC()}, c.sfArgs...)
+			if err := e.db.QueryRow("SELECT COUNT(*) FROM subscriber_terms WHERE account_id = ? AND "+c.col+" >= ? AND "+c.col+" < ?"+c.sf,
+				args...).Scan(&want); err != nil {
 				t.Fatal(err)
 			}
 			if want == 0 {
@@ -388,8 +393,8 @@ func TestSubscribersPage(t *testing.T) {
 			}
 		}
 		var ended int64
-		if err := e.db.QueryRow("SELECT COUNT(*) FROM subscriber_terms WHERE account_id = 1 AND end_at >= ? AND end_at < ?",
-			from.Truncate(time.Second).UTC(), before.Truncate(time.Second).UTC()).Scan(&ended); err != nil {
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM subscriber_terms WHERE account_id = ? AND end_at >= ? AND end_at < ?",
+			e.id(1), from.Truncate(time.Second).UTC(), before.Truncate(time.Second).UTC()).Scan(&ended); err != nil {
 			t.Fatal(err)
 		}
 		q := url.Values{"ended_min": {from.In(loc).Format(time.DateTime)}, "ended_max": {before.In(loc).Format(time.DateTime)}}
@@ -398,8 +403,8 @@ func TestSubscribersPage(t *testing.T) {
 		}
 		// Receiving service at an instant: the terms [start, end) that hold it.
 		var receiving int64
-		if err := e.db.QueryRow("SELECT COUNT(*) FROM subscriber_terms WHERE account_id = 1 AND start_at <= ? AND (end_at IS NULL OR end_at > ?)",
-			before.Truncate(time.Second).UTC(), before.Truncate(time.Second).UTC()).Scan(&receiving); err != nil {
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM subscriber_terms WHERE account_id = ? AND start_at <= ? AND (end_at IS NULL OR end_at > ?)",
+			e.id(1), before.Truncate(time.Second).UTC(), before.Truncate(time.Second).UTC()).Scan(&receiving); err != nil {
 			t.Fatal(err)
 		}
 		if got := count("/subscribers/all?" + url.Values{"receiving_at": {before.In(loc).Format(time.DateTime)}}.Encode()); got != receiving || receiving == 0 {
@@ -407,7 +412,7 @@ func TestSubscribersPage(t *testing.T) {
 		}
 		// All storefronts list more than one storefront's.
 		var all int64
-		if err := e.db.QueryRow("SELECT COUNT(*) FROM subscribers WHERE account_id = 1").Scan(&all); err != nil {
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM subscribers WHERE account_id = ?", e.id(1)).Scan(&all); err != nil {
 			t.Fatal(err)
 		}
 		if got := count("/subscribers/all"); got != all || all <= int64(total1) {
@@ -417,20 +422,20 @@ func TestSubscribersPage(t *testing.T) {
 
 	t.Run("OtherAccount", func(t *testing.T) {
 		var other, mine int64
-		e.db.QueryRow("SELECT MIN(id) FROM subscribers WHERE storefront_id = 3").Scan(&other)
-		e.db.QueryRow("SELECT MIN(id) FROM subscribers WHERE storefront_id = 1").Scan(&mine)
+		e.db.QueryRow("SELECT MIN(id) FROM subscribers WHERE storefront_id = ?", e.id(3)).Scan(&other)
+		e.db.QueryRow("SELECT MIN(id) FROM subscribers WHERE storefront_id = ?", e.id(1)).Scan(&mine)
 		for path, want := range map[string]int{
-			"/storefronts/3/subscribers":                         404,
-			"/storefronts/999/subscribers":                       404,
-			fmt.Sprintf("/storefronts/3/subscribers/%d", other):  404,
-			fmt.Sprintf("/storefronts/1/subscribers/%d", other):  404,
-			fmt.Sprintf("/storefronts/2/subscribers/%d", mine):   404,
-			"/storefronts/x/subscribers":                         400,
-			"/storefronts/01/subscribers":                        400,
-			"/storefronts/1/subscribers/abc":                     400,
-			"/storefronts/1/subscribers/0":                       400,
-			fmt.Sprintf("/storefronts/1/subscribers/%d", mine):   200,
-			"/storefronts/1/subscribers/99999999999999999999999": 400,
+			e.path("/storefronts/%d/subscribers", 3):                      404,
+			"/storefronts/999/subscribers":                                404,
+			fmt.Sprintf("/storefronts/%d/subscribers/%d", e.id(3), other): 404,
+			fmt.Sprintf("/storefronts/%d/subscribers/%d", e.id(1), other): 404,
+			fmt.Sprintf("/storefronts/%d/subscribers/%d", e.id(2), mine):  404,
+			"/storefronts/x/subscribers":                                  400,
+			fmt.Sprintf("/storefronts/0%d/subscribers", e.id(1)):          400,
+			sf1 + "/abc": 400,
+			sf1 + "/0":   400,
+			fmt.Sprintf("/storefronts/%d/subscribers/%d", e.id(1), mine): 200,
+			sf1 + "/99999999999999999999999":                             400,
 		} {
 			r := u.get(path, false)
 			if r.status != want {
@@ -445,13 +450,13 @@ func TestSubscribersPage(t *testing.T) {
 	t.Run("Escaped", func(t *testing.T) {
 		var id int64
 		var username string
-		e.db.QueryRow("SELECT id, username FROM subscribers WHERE storefront_id = 1 ORDER BY id DESC LIMIT 1").Scan(&id, &username)
+		e.db.QueryRow("SELECT id, username FROM subscribers WHERE storefront_id = ? ORDER BY id DESC LIMIT 1", e.id(1)).Scan(&id, &username)
 		evil := `<img src=x onerror=alert(1)>@example.test`
 		if _, err := e.db.Exec("UPDATE subscribers SET username = ? WHERE id = ?", evil, id); err != nil {
 			t.Fatal(err)
 		}
 		defer e.db.Exec("UPDATE subscribers SET username = ? WHERE id = ?", username, id)
-		for _, path := range []string{"/storefronts/1/subscribers?email=%3Cimg", fmt.Sprintf("/storefronts/1/subscribers/%d", id)} {
+		for _, path := range []string{sf1 + "?email=%3Cimg", fmt.Sprintf("/storefronts/%d/subscribers/%d", e.id(1), id)} {
 			r := u.get(path, false)
 			if strings.Contains(string(r.body), "<img src=x") || !strings.Contains(string(r.body), "&lt;img src=x onerror=alert(1)&gt;") {
 				t.Errorf("%s: the e-mail is not escaped", path)
@@ -466,7 +471,7 @@ func subscriptionFor(t *testing.T, e *apiEnv) (int64, string) {
 	var id int64
 	var username string
 	if err := e.db.QueryRow(`SELECT sb.id, sb.username FROM subscribers sb JOIN subscriptions ss ON ss.subscriber_id = sb.id
-		WHERE sb.storefront_id = 1 ORDER BY sb.id LIMIT 1`).Scan(&id, &username); err != nil {
+		WHERE sb.storefront_id = ? ORDER BY sb.id LIMIT 1`, e.id(1)).Scan(&id, &username); err != nil {
 		t.Fatal(err)
 	}
 	return id, username
@@ -474,9 +479,9 @@ func subscriptionFor(t *testing.T, e *apiEnv) (int64, string) {
 
 func TestSubscriberPage_Entitlement(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "viewer")
+	u := e.signIn(e.id(1), "viewer")
 	id, username := subscriptionFor(t, e)
-	path := fmt.Sprintf("/storefronts/1/subscribers/%d", id)
+	path := fmt.Sprintf("/storefronts/%d/subscribers/%d", e.id(1), id)
 	ny, _ := time.LoadLocation("America/New_York")
 	inTenDays := now.Add(10 * 24 * time.Hour)
 	for _, tc := range []struct {
@@ -571,7 +576,7 @@ func TestSubscriberPage_Entitlement(t *testing.T) {
 			t.Errorf("got %q", got)
 		}
 		// The list shows it too.
-		rows := subscriberRows(t, u.get("/storefronts/1/subscribers?email="+url.QueryEscape(username), false))
+		rows := subscriberRows(t, u.get(e.path("/storefronts/%d/subscribers?email=", 1)+url.QueryEscape(username), false))
 		if len(rows) != 1 || rows[0].status != "No subscription" || rows[0].plan != "—" || rows[0].service != "No" {
 			t.Errorf("list: got %+v", rows)
 		}
@@ -587,10 +592,10 @@ func subsExec(t *testing.T, e *apiEnv, query string, args ...any) {
 
 func TestSubscriberPage_ActivityAndPurchases(t *testing.T) {
 	e := newAPI(t, 0)
-	u := e.signIn(1, "staff")
+	u := e.signIn(e.id(1), "staff")
 	var id, sf int64
 	if err := e.db.QueryRow(`SELECT p.subscriber_id, sb.storefront_id FROM purchases p JOIN subscribers sb ON sb.id = p.subscriber_id
-		WHERE p.account_id = 1 GROUP BY p.subscriber_id, sb.storefront_id ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&id, &sf); err != nil {
+		WHERE p.account_id = ? GROUP BY p.subscriber_id, sb.storefront_id ORDER BY COUNT(*) DESC LIMIT 1`, e.id(1)).Scan(&id, &sf); err != nil {
 		t.Fatalf("the seed has no subscriber with purchases: %v", err)
 	}
 	var want []string
@@ -646,12 +651,12 @@ func TestSubscriberPage_ActivityAndPurchases(t *testing.T) {
 	t.Run("FromTheSweeper", func(t *testing.T) {
 		// The PAST_DUE job's closing shows on the page.
 		var sid int64
-		e.db.QueryRow("SELECT sb.id FROM subscribers sb JOIN subscriptions ss ON ss.subscriber_id = sb.id WHERE sb.storefront_id = 2 ORDER BY sb.id LIMIT 1").Scan(&sid)
+		e.db.QueryRow("SELECT sb.id FROM subscribers sb JOIN subscriptions ss ON ss.subscriber_id = sb.id WHERE sb.storefront_id = ? ORDER BY sb.id LIMIT 1", e.id(2)).Scan(&sid)
 		subsExec(t, e, fmt.Sprintf("UPDATE subscriptions SET status = 'PAST_DUE', ended_at = NULL, next_payment_at = %s WHERE subscriber_id = ?", sqlTime(now.Add(-30*24*time.Hour))), sid)
 		if _, err := e.db.ClosePastDue(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		p := subsParse(t, u.get(fmt.Sprintf("/storefronts/2/subscribers/%d", sid), false))
+		p := subsParse(t, u.get(fmt.Sprintf("/storefronts/%d/subscribers/%d", e.id(2), sid), false))
 		if got := blockText(p.byID("activity")); !strings.Contains(got, "Subscription closed: payment not received") {
 			t.Fatalf("got %q", got)
 		}

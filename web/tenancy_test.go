@@ -32,15 +32,15 @@ func loadTenancyIDs(t *testing.T, e *apiEnv) tenancyIDs {
 			t.Fatalf("%s: %v", query, err)
 		}
 	}
-	q(&ids.purchase, `SELECT p.id FROM purchases p WHERE p.account_id = 1 AND p.customer_id IS NOT NULL AND p.subscriber_id IS NOT NULL
-		AND EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id) ORDER BY p.id LIMIT 1`)
+	q(&ids.purchase, `SELECT p.id FROM purchases p WHERE p.account_id = ? AND p.customer_id IS NOT NULL AND p.subscriber_id IS NOT NULL
+		AND EXISTS (SELECT 1 FROM line_items li WHERE li.purchase_id = p.id) ORDER BY p.id LIMIT 1`, e.id(1))
 	q(&ids.storefront, `SELECT storefront_id FROM purchases WHERE id = ?`, ids.purchase)
 	q(&ids.subscriber, `SELECT subscriber_id FROM purchases WHERE id = ?`, ids.purchase)
 	q(&ids.customer, `SELECT customer_id FROM purchases WHERE id = ?`, ids.purchase)
 	q(&ids.product, `SELECT product_id FROM line_items WHERE purchase_id = ? ORDER BY id LIMIT 1`, ids.purchase)
-	q(&ids.key, `SELECT id FROM api_keys WHERE account_id = 1 AND scope = 'read_write' ORDER BY id LIMIT 1`)
-	q(&ids.ownStorefront, `SELECT id FROM storefronts WHERE account_id = 2 ORDER BY id LIMIT 1`)
-	ids.userEmail = e.newUser(1, "owner")
+	q(&ids.key, `SELECT id FROM api_keys WHERE account_id = ? AND scope = 'read_write' ORDER BY id LIMIT 1`, e.id(1))
+	q(&ids.ownStorefront, `SELECT id FROM storefronts WHERE account_id = ? ORDER BY id LIMIT 1`, e.id(2))
+	ids.userEmail = e.newUser(e.id(1), "owner")
 	q(&ids.user, `SELECT id FROM users WHERE email = ?`, ids.userEmail)
 	// Reactivatable, so that only tenancy can stop a reactivation.
 	if _, err := e.db.Exec(`UPDATE purchases SET status = 'ERR' WHERE id = ?`, ids.purchase); err != nil {
@@ -73,7 +73,8 @@ func purchaseFingerprint(t *testing.T, e *apiEnv, id int64) string {
 	if err := e.db.QueryRow(`SELECT status, updated_at FROM purchases WHERE id = ?`, id).Scan(&status, &updated); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.db.QueryRow(`SELECT (SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = ?), (SELECT COUNT(*) FROM email_outbox)`, id).Scan(&acts, &mails); err != nil {
+	if err := e.db.QueryRow(`SELECT (SELECT COUNT(*) FROM purchase_activity WHERE purchase_id = ?), (SELECT COUNT(*) FROM email_outbox WHERE account_id IN (?, ?))`,
+		id, e.id(1), e.id(2)).Scan(&acts, &mails); err != nil {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("%s/%s/%d/%d", status, updated, acts, mails)
@@ -108,9 +109,9 @@ func TestTenancy(t *testing.T) {
 	ids := loadTenancyIDs(t, e)
 	other := map[string]string{"Authorization": "Bearer " + e.other}
 	otherGet := func(path string) response { return e.do("GET", path, "", nil, other) }
-	owner2 := e.signIn(2, "owner")
-	viewer1 := e.signIn(1, "viewer")
-	staff1 := e.signIn(1, "staff")
+	owner2 := e.signIn(e.id(2), "owner")
+	viewer1 := e.signIn(e.id(1), "viewer")
+	staff1 := e.signIn(e.id(1), "staff")
 	p := ids.purchase
 
 	// dashboard404 checks a dashboard answer is the page of a missing object.
@@ -133,8 +134,8 @@ func TestTenancy(t *testing.T) {
 			}
 		},
 		"GET /login":   func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/login", false), 303)) },
-		"POST /login":  func(t *testing.T) { e.with(t).signIn(2, "viewer") },
-		"POST /logout": func(t *testing.T) { mustStatus(t, e.with(t).signIn(2, "viewer").post("/logout", nil), 303) },
+		"POST /login":  func(t *testing.T) { e.with(t).signIn(e.id(2), "viewer") },
+		"POST /logout": func(t *testing.T) { mustStatus(t, e.with(t).signIn(e.id(2), "viewer").post("/logout", nil), 303) },
 		"GET /": func(t *testing.T) {
 			noAccount1(t, mustStatus(t, owner2.get("/?date_min=-10+years&date_max=now", false), 200))
 		},
@@ -158,7 +159,7 @@ func TestTenancy(t *testing.T) {
 		"GET /account/security":    func(t *testing.T) { noAccount1(t, mustStatus(t, owner2.get("/account/security", false), 200)) },
 		"POST /account/security/sessions/:id/end": func(t *testing.T) {
 			var id int64
-			if err := e.db.QueryRow("SELECT MAX(id) FROM user_sessions WHERE account_id = 1").Scan(&id); err != nil {
+			if err := e.db.QueryRow("SELECT MAX(id) FROM user_sessions WHERE account_id = ?", e.id(1)).Scan(&id); err != nil {
 				t.Fatal(err)
 			}
 			dashboard404(t, owner2.post(fmt.Sprintf("/account/security/sessions/%d/end", id), nil),
@@ -178,7 +179,7 @@ func TestTenancy(t *testing.T) {
 			noAccount1(t, mustStatus(t, owner2.get("/account/security/authenticator", false), 200))
 		},
 		"POST /account/security/authenticator": func(t *testing.T) {
-			u := e.with(t).signIn(2, "viewer")
+			u := e.with(t).signIn(e.id(2), "viewer")
 			mustStatus(t, u.get("/account/security/authenticator", false), 200)
 			noAccount1(t, mustStatus(t, u.post("/account/security/authenticator", url.Values{"code": {"000000"}}), 400))
 		},
@@ -187,7 +188,7 @@ func TestTenancy(t *testing.T) {
 			mustStatus(t, viewer1.get("/account/security", false), 200)
 		},
 		"POST /account/security/sessions/end-others": func(t *testing.T) {
-			mustStatus(t, e.with(t).signIn(2, "owner").post("/account/security/sessions/end-others", nil), 303)
+			mustStatus(t, e.with(t).signIn(e.id(2), "owner").post("/account/security/sessions/end-others", nil), 303)
 			mustStatus(t, viewer1.get("/account/security", false), 200)
 			mustStatus(t, staff1.get("/account/security", false), 200)
 			mustStatus(t, owner2.get("/account/security", false), 200)
@@ -340,7 +341,7 @@ func TestTenancy(t *testing.T) {
 			mustStatus(t, staff1.post("/purchases/views", url.Values{"name": {"only-account-one api"}, "query": {"status=RFD"}}), http.StatusSeeOther)
 			keys := map[int64]string{}
 			for _, account := range []int64{1, 2} {
-				k, err := mysql.NewAdminService(e.db).CreateAPIKey(context.Background(), account, "audit tenancy", shop.ScopeAudit)
+				k, err := mysql.NewAdminService(e.db).CreateAPIKey(context.Background(), e.id(account), "audit tenancy", shop.ScopeAudit)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -446,14 +447,14 @@ func apiListIsOwn(t *testing.T, e *apiEnv, ids tenancyIDs) {
 	var ps []purchase
 	r.json(t, &ps)
 	var n int
-	e.db.QueryRow(`SELECT COUNT(*) FROM purchases WHERE account_id = 2`).Scan(&n)
+	e.db.QueryRow(`SELECT COUNT(*) FROM purchases WHERE account_id = ?`, e.id(2)).Scan(&n)
 	if r.header.Get("X-Total-Count") != fmt.Sprint(n) {
 		t.Errorf("account 2 counts %s purchases, has %d", r.header.Get("X-Total-Count"), n)
 	}
 	for _, p := range ps {
 		var acct int64
 		e.db.QueryRow(`SELECT account_id FROM purchases WHERE id = ?`, p.ID).Scan(&acct)
-		if acct != 2 {
+		if acct != e.id(2) {
 			t.Fatalf("account 2 lists purchase %d of account %d", p.ID, acct)
 		}
 	}
@@ -484,7 +485,7 @@ func dashboardListIsOwn(t *testing.T, e *apiEnv, owner2 *dashUser, ids tenancyID
 	for _, m := range purchaseLink.FindAllStringSubmatch(string(r.body), -1) {
 		var acct int64
 		e.db.QueryRow(`SELECT account_id FROM purchases WHERE id = ?`, m[1]).Scan(&acct)
-		if acct != 2 {
+		if acct != e.id(2) {
 			t.Fatalf("account 2's purchases page lists purchase %s of account %d", m[1], acct)
 		}
 	}
@@ -501,8 +502,8 @@ func subscribersHomeIsOwn(t *testing.T, owner2 *dashUser, ids tenancyIDs) {
 // the dates.
 func allSubscribersAreOwn(t *testing.T, e *apiEnv, owner2 *dashUser) {
 	var own, other int64
-	e.db.QueryRow(`SELECT COUNT(*) FROM subscribers WHERE account_id = 2`).Scan(&own)
-	e.db.QueryRow(`SELECT COUNT(*) FROM subscribers WHERE account_id = 1`).Scan(&other)
+	e.db.QueryRow(`SELECT COUNT(*) FROM subscribers WHERE account_id = ?`, e.id(2)).Scan(&own)
+	e.db.QueryRow(`SELECT COUNT(*) FROM subscribers WHERE account_id = ?`, e.id(1)).Scan(&other)
 	for _, q := range []string{"", "?started_min=-10+years&started_max=%2B1+year"} {
 		r := mustStatus(t, owner2.get("/subscribers/all"+q, false), 200)
 		noAccount1(t, r)
@@ -533,8 +534,8 @@ func accountPageIsOwn(t *testing.T, e *apiEnv, owner2, viewer1, staff1 *dashUser
 // createsInOwnAccount posts a creation form as account 2's owner and checks the row
 // went to account 2 only; staff of account 1 are refused.
 func createsInOwnAccount(t *testing.T, e *apiEnv, owner2 *dashUser, table, path string, form url.Values) {
-	count := func(acct int) (n int) {
-		e.db.QueryRow(`SELECT COUNT(*) FROM `+table+` WHERE account_id = ?`, acct).Scan(&n)
+	count := func(acct int64) (n int) {
+		e.db.QueryRow(`SELECT COUNT(*) FROM `+table+` WHERE account_id = ?`, e.id(acct)).Scan(&n)
 		return n
 	}
 	one, two := count(1), count(2)
@@ -551,7 +552,7 @@ func createsInOwnAccount(t *testing.T, e *apiEnv, owner2 *dashUser, table, path 
 func passwordChangesOnlyOwn(t *testing.T, e *apiEnv) {
 	hashes := func() map[string]string {
 		out := map[string]string{}
-		rows, err := e.db.Query(`SELECT email, password_hash FROM users`)
+		rows, err := e.db.Query(`SELECT email, password_hash FROM users WHERE account_id IN (?, ?)`, e.id(1), e.id(2))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -563,7 +564,7 @@ func passwordChangesOnlyOwn(t *testing.T, e *apiEnv) {
 		}
 		return out
 	}
-	u := e.signIn(2, "viewer")
+	u := e.signIn(e.id(2), "viewer")
 	before := hashes()
 	mustStatus(t, u.post("/account/password", url.Values{"current_password": {dashPassword}, "new_password": {"other password"}, "confirm_password": {"other password"}}), 303)
 	after := hashes()
@@ -584,7 +585,7 @@ func viewsAreOwn(t *testing.T, e *apiEnv, owner2, user1 *dashUser, action string
 		t.Fatalf("save a view in account 1: got %d", r.status)
 	}
 	var id int64
-	if err := e.db.QueryRow("SELECT id FROM saved_views WHERE account_id = 1 AND name = ?", name).Scan(&id); err != nil {
+	if err := e.db.QueryRow("SELECT id FROM saved_views WHERE account_id = ? AND name = ?", e.id(1), name).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	if action != "" {
@@ -594,7 +595,7 @@ func viewsAreOwn(t *testing.T, e *apiEnv, owner2, user1 *dashUser, action string
 	} else {
 		owner2.post("/purchases/views", url.Values{"name": {"Mine"}, "query": {"status=RFD"}, "for": {"account"}})
 		var n int
-		if err := e.db.QueryRow("SELECT COUNT(*) FROM saved_views WHERE account_id = 1 AND name = 'Mine'").Scan(&n); err != nil || n != 0 {
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM saved_views WHERE account_id = ? AND name = 'Mine'", e.id(1)).Scan(&n); err != nil || n != 0 {
 			t.Errorf("account 2's view landed in account 1: %d, %v", n, err)
 		}
 	}
@@ -602,7 +603,7 @@ func viewsAreOwn(t *testing.T, e *apiEnv, owner2, user1 *dashUser, action string
 		t.Error("account 2 sees account 1's view")
 	}
 	var got string
-	if err := e.db.QueryRow("SELECT name FROM saved_views WHERE account_id = 1 AND id = ?", id).Scan(&got); err != nil || got != name {
+	if err := e.db.QueryRow("SELECT name FROM saved_views WHERE account_id = ? AND id = ?", e.id(1), id).Scan(&got); err != nil || got != name {
 		t.Errorf("account 1's view after account 2's %s: %q, %v", action, got, err)
 	}
 }
@@ -612,7 +613,7 @@ func viewsAreOwn(t *testing.T, e *apiEnv, owner2, user1 *dashUser, action string
 func jobsAreOwn(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, what string) {
 	t.Helper()
 	var pid int64
-	if err := e.db.QueryRow("SELECT id FROM purchases WHERE account_id = 1 AND status = 'HLD' LIMIT 1").Scan(&pid); err != nil {
+	if err := e.db.QueryRow("SELECT id FROM purchases WHERE account_id = ? AND status = 'HLD' LIMIT 1", e.id(1)).Scan(&pid); err != nil {
 		t.Fatal(err)
 	}
 	r := staff1.post("/jobs", url.Values{"id": {fmt.Sprint(pid)}})
@@ -644,7 +645,7 @@ func jobsAreOwn(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, what string) 
 			t.Errorf("account 2 reading account 1's job: got %d, want 404", r.status)
 		}
 	case "cancel":
-		e.db.Exec("UPDATE jobs SET status = 'queued' WHERE account_id = 1 AND id = ?", job)
+		e.db.Exec("UPDATE jobs SET status = 'queued' WHERE account_id = ? AND id = ?", e.id(1), job)
 		if r := owner2.post("/jobs/"+job+"/cancel", nil); r.status != http.StatusNotFound {
 			t.Errorf("account 2 canceling account 1's job: got %d, want 404", r.status)
 		}
@@ -656,9 +657,10 @@ func jobsAreOwn(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, what string) 
 // nothing of account 2's requests is written.
 func customerTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, purchase int64, dashboard404 func(*testing.T, response, response)) map[string]func(t *testing.T) {
 	var email string
-	if err := e.db.QueryRow(`SELECT p.buyer_email FROM purchases p WHERE p.account_id = 1 AND p.buyer_email IS NOT NULL
-		AND p.buyer_email NOT IN (SELECT q.buyer_email FROM purchases q WHERE q.account_id = 2 AND q.buyer_email IS NOT NULL)
-		AND p.buyer_email NOT IN (SELECT s.username FROM subscribers s WHERE s.account_id = 2 AND s.username IS NOT NULL) LIMIT 1`).Scan(&email); err != nil {
+	if err := e.db.QueryRow(`SELECT p.buyer_email FROM purchases p WHERE p.account_id = ? AND p.buyer_email IS NOT NULL
+		AND p.buyer_email NOT IN (SELECT q.buyer_email FROM purchases q WHERE q.account_id = ? AND q.buyer_email IS NOT NULL)
+		AND p.buyer_email NOT IN (SELECT s.username FROM subscribers s WHERE s.account_id = ? AND s.username IS NOT NULL) LIMIT 1`,
+		e.id(1), e.id(2), e.id(2)).Scan(&email); err != nil {
 		t.Fatal(err)
 	}
 	path, missing := "/customers/"+url.PathEscape(email), "/customers/nobody%40missing.test"
@@ -666,7 +668,7 @@ func customerTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, pur
 	noNotes := func(t *testing.T) {
 		t.Helper()
 		var n int
-		if err := e.db.QueryRow("SELECT COUNT(*) FROM notes WHERE account_id = 2").Scan(&n); err != nil || n != 0 {
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM notes WHERE account_id = ?", e.id(2)).Scan(&n); err != nil || n != 0 {
 			t.Fatalf("account 2 wrote %d notes (%v)", n, err)
 		}
 	}
@@ -704,12 +706,12 @@ func customerTenancyCases(t *testing.T, e *apiEnv, owner2, staff1 *dashUser, pur
 		"POST /notes/:id/delete": func(t *testing.T) {
 			mustStatus(t, staff1.post(path+"/notes", url.Values{"body": {"kept"}}), 303)
 			var id int64
-			if err := e.db.QueryRow("SELECT MAX(id) FROM notes WHERE account_id = 1").Scan(&id); err != nil {
+			if err := e.db.QueryRow("SELECT MAX(id) FROM notes WHERE account_id = ?", e.id(1)).Scan(&id); err != nil {
 				t.Fatal(err)
 			}
 			dashboard404(t, owner2.post(fmt.Sprintf("/notes/%d/delete", id), nil), owner2.post(fmt.Sprintf("/notes/%d/delete", missingID), nil))
 			var n int
-			if err := e.db.QueryRow("SELECT COUNT(*) FROM notes WHERE account_id = 1 AND id = ?", id).Scan(&n); err != nil || n != 1 {
+			if err := e.db.QueryRow("SELECT COUNT(*) FROM notes WHERE account_id = ? AND id = ?", e.id(1), id).Scan(&n); err != nil || n != 1 {
 				t.Fatalf("the note is gone (%d, %v)", n, err)
 			}
 		},

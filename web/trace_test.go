@@ -26,7 +26,7 @@ func TestTraces(t *testing.T) {
 	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
 	e := newAPI(t, 0, func(s *web.Server) { s.Tracer = tp.Tracer("storefront") })
 	var id string
-	if err := e.db.QueryRow("SELECT id FROM purchases WHERE account_id = 1 ORDER BY id LIMIT 1").Scan(&id); err != nil {
+	if err := e.db.QueryRow("SELECT id FROM purchases WHERE account_id = ? ORDER BY id LIMIT 1", e.id(1)).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
@@ -57,7 +57,7 @@ func TestTraces(t *testing.T) {
 		attrs[a.Key] = a.Value
 	}
 	if attrs["storefront.request_id"].AsString() != "traced-one" || attrs["http.route"].AsString() != "/api/v2/purchases/:id" ||
-		attrs["http.response.status_code"].AsInt64() != 200 || attrs["storefront.account_id"].AsInt64() != 1 {
+		attrs["http.response.status_code"].AsInt64() != 200 || attrs["storefront.account_id"].AsInt64() != e.id(1) {
 		t.Errorf("span attributes: %v", s.Attributes)
 	}
 }
@@ -76,7 +76,7 @@ func TestTraces_Reactivation(t *testing.T) {
 	t.Cleanup(func() { db.Close() })
 	tracer := tp.Tracer("storefront")
 	e := newAPIOn(t, db, tracer, 0, func(s *web.Server) { s.Tracer = tracer })
-	staff := e.signIn(1, "staff")
+	staff := e.signIn(e.id(1), "staff")
 	id := e.purchaseWithStatus("ERR", map[int64]bool{})
 	const to = "traced-reactivation@example.org"
 	if r := staff.post(fmt.Sprintf("/purchases/%d/reactivate", id), url.Values{"customer_email": {to}}); r.status != http.StatusSeeOther {

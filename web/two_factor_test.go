@@ -13,11 +13,11 @@ import (
 
 func TestTwoFactor_Requirement(t *testing.T) {
 	e := newAPI(t, 0)
-	e.exec("UPDATE accounts SET require_two_factor = FALSE")
-	t.Cleanup(func() { e.exec("UPDATE accounts SET require_two_factor = FALSE") })
-	ownerEmail := e.newUser(1, "owner")
+	e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id IN (?, ?)", e.id(1), e.id(2))
+	t.Cleanup(func() { e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id IN (?, ?)", e.id(1), e.id(2)) })
+	ownerEmail := e.newUser(e.id(1), "owner")
 	owner := e.signInAs(ownerEmail, dashPassword)
-	staff := e.signIn(1, "staff")
+	staff := e.signIn(e.id(1), "staff")
 
 	// An owner without a factor cannot turn it on: it would lock them out.
 	r := owner.post("/account/two-factor", url.Values{"require": {"on"}})
@@ -30,7 +30,7 @@ func TestTwoFactor_Requirement(t *testing.T) {
 	if r := staff.post("/account/two-factor", url.Values{"require": {"on"}}); r.status != http.StatusForbidden {
 		t.Fatalf("staff turns it on: %d", r.status)
 	}
-	ownerKey := newSoftKey(t, 1, e.acctUserID(ownerEmail))
+	ownerKey := newSoftKey(t, e.id(1), e.acctUserID(ownerEmail))
 	ownerKey.store(t, e, "Owner's key")
 	if r := owner.post("/account/two-factor", url.Values{"require": {"on"}}); r.status != http.StatusSeeOther {
 		t.Fatalf("on: %d %s", r.status, r.body)
@@ -38,7 +38,7 @@ func TestTwoFactor_Requirement(t *testing.T) {
 	if page := string(owner.get("/account", false).body); !strings.Contains(page, "Two-step sign-in is now required") || !strings.Contains(page, "Stop requiring two-step sign-in") {
 		t.Fatalf("account page after: %s", page)
 	}
-	if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND action = 'require_two_factor' AND details = 'on'"); n != 1 {
+	if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = ? AND action = 'require_two_factor' AND details = 'on'", e.id(1)); n != 1 {
 		t.Fatalf("%d records of the requirement on", n)
 	}
 
@@ -77,7 +77,7 @@ func TestTwoFactor_Requirement(t *testing.T) {
 			t.Errorf("sign out: %d %q", r.status, r.header.Get("Location"))
 		}
 		// With a factor, everything opens.
-		newSoftKey(t, 1, e.acctUserID(staff.email)).store(t, e, "Staff key")
+		newSoftKey(t, e.id(1), e.acctUserID(staff.email)).store(t, e, "Staff key")
 		if r := staff.get("/purchases", false); r.status != http.StatusOK {
 			t.Errorf("with a passkey: %d", r.status)
 		}
@@ -88,7 +88,7 @@ func TestTwoFactor_Requirement(t *testing.T) {
 
 	t.Run("LastOwnerKeepsTheirFactor", func(t *testing.T) {
 		var pid int64
-		if err := e.db.QueryRow("SELECT id FROM user_passkeys WHERE account_id = 1 AND user_id = ?", e.acctUserID(ownerEmail)).Scan(&pid); err != nil {
+		if err := e.db.QueryRow("SELECT id FROM user_passkeys WHERE account_id = ? AND user_id = ?", e.id(1), e.acctUserID(ownerEmail)).Scan(&pid); err != nil {
 			t.Fatal(err)
 		}
 		remove := fmt.Sprintf("/account/security/passkeys/%d/remove", pid)
@@ -96,12 +96,12 @@ func TestTwoFactor_Requirement(t *testing.T) {
 		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "last second factor of its last owner") {
 			t.Fatalf("last owner's last factor: %d %s", r.status, r.body)
 		}
-		if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE id = ? AND account_id = 1", pid); n != 1 {
+		if n := e.count("SELECT COUNT(*) FROM user_passkeys WHERE id = ? AND account_id = ?", pid, e.id(1)); n != 1 {
 			t.Fatal("the passkey was removed")
 		}
 		// Another owner with a factor: now it may go.
-		other := e.newUser(1, "owner")
-		newSoftKey(t, 1, e.acctUserID(other)).store(t, e, "Other owner's key")
+		other := e.newUser(e.id(1), "owner")
+		newSoftKey(t, e.id(1), e.acctUserID(other)).store(t, e, "Other owner's key")
 		if r := owner.post(remove, nil); r.status != http.StatusSeeOther {
 			t.Fatalf("with another owner holding a factor: %d %s", r.status, r.body)
 		}
@@ -115,12 +115,12 @@ func TestTwoFactor_Requirement(t *testing.T) {
 
 	t.Run("LastOwnerKeepsTheirApp", func(t *testing.T) {
 		// Another account, whose only owner has an authenticator app and no passkey.
-		e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id = 2")
-		t.Cleanup(func() { e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id = 2") })
-		e.exec("DELETE FROM users WHERE account_id = 2 AND role = 'owner'")
-		email := e.newUser(2, "owner")
+		e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id = ?", e.id(2))
+		t.Cleanup(func() { e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id = ?", e.id(2)) })
+		e.exec("DELETE FROM users WHERE account_id = ? AND role = 'owner'", e.id(2))
+		email := e.newUser(e.id(2), "owner")
 		o := e.signInAs(email, dashPassword)
-		if err := mysql.NewUserService(e.db).AddAuthenticator(t.Context(), 2, e.acctUserID(email), "JBSWY3DPEHPK3PXP", 1, nil, shop.SessionClient{}); err != nil {
+		if err := mysql.NewUserService(e.db).AddAuthenticator(t.Context(), e.id(2), e.acctUserID(email), "JBSWY3DPEHPK3PXP", 1, nil, shop.SessionClient{}); err != nil {
 			t.Fatal(err)
 		}
 		if r := o.post("/account/two-factor", url.Values{"require": {"on"}}); r.status != http.StatusSeeOther {
@@ -130,7 +130,7 @@ func TestTwoFactor_Requirement(t *testing.T) {
 		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "last second factor of its last owner") {
 			t.Fatalf("remove the app: %d %s", r.status, r.body)
 		}
-		if n := e.count("SELECT COUNT(*) FROM user_totp WHERE account_id = 2"); n != 1 {
+		if n := e.count("SELECT COUNT(*) FROM user_totp WHERE account_id = ?", e.id(2)); n != 1 {
 			t.Fatal("the app was removed")
 		}
 		if r := o.post("/account/two-factor", url.Values{"require": {"off"}}); r.status != http.StatusSeeOther {
@@ -142,17 +142,17 @@ func TestTwoFactor_Requirement(t *testing.T) {
 	})
 
 	t.Run("Off", func(t *testing.T) {
-		e.exec("UPDATE accounts SET require_two_factor = FALSE")
+		e.exec("UPDATE accounts SET require_two_factor = FALSE WHERE id IN (?, ?)", e.id(1), e.id(2))
 		if r := owner.get("/account", false); r.status != http.StatusOK {
 			t.Fatalf("after the requirement is off: %d", r.status)
 		}
-		e.exec("UPDATE accounts SET require_two_factor = TRUE")
-		ownerKey2 := newSoftKey(t, 1, e.acctUserID(ownerEmail))
+		e.exec("UPDATE accounts SET require_two_factor = TRUE WHERE id IN (?, ?)", e.id(1), e.id(2))
+		ownerKey2 := newSoftKey(t, e.id(1), e.acctUserID(ownerEmail))
 		ownerKey2.store(t, e, "Owner's second key")
 		if r := owner.post("/account/two-factor", url.Values{"require": {"off"}}); r.status != http.StatusSeeOther {
 			t.Fatalf("off: %d %s", r.status, r.body)
 		}
-		if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = 1 AND action = 'require_two_factor' AND details = 'off'"); n != 1 {
+		if n := e.count("SELECT COUNT(*) FROM audit_records WHERE account_id = ? AND action = 'require_two_factor' AND details = 'off'", e.id(1)); n != 1 {
 			t.Fatalf("%d records of the requirement off", n)
 		}
 	})

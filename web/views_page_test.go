@@ -19,9 +19,9 @@ func viewTabs(body string) map[string]string {
 
 func TestDashboard_SavedViews(t *testing.T) {
 	e := newAPI(t, 0)
-	staff := e.signIn(1, "staff")
-	owner := e.signIn(1, "owner")
-	other := e.signIn(2, "owner")
+	staff := e.signIn(e.id(1), "staff")
+	owner := e.signIn(e.id(1), "owner")
+	other := e.signIn(e.id(2), "owner")
 
 	t.Run("SaveIsTheQueryString", func(t *testing.T) {
 		r := staff.post("/purchases/views", url.Values{"name": {"Refunds"}, "query": {"status=RFD&customer_email=&order=&page=3"}})

@@ -43,7 +43,7 @@ func deliverDue(e *apiEnv) (int, error) {
 
 func TestWebhooksPage(t *testing.T) {
 	e := newAPI(t, 0)
-	owner := e.signIn(1, "owner")
+	owner := e.signIn(e.id(1), "owner")
 	rcv, received := webhookReceiver(t)
 	deliver := func() {
 		t.Helper()
@@ -54,7 +54,7 @@ func TestWebhooksPage(t *testing.T) {
 
 	t.Run("OwnersOnly", func(t *testing.T) {
 		for _, role := range []string{"staff", "viewer"} {
-			u := e.signIn(1, role)
+			u := e.signIn(e.id(1), role)
 			if r := u.get("/webhooks", false); r.status != http.StatusForbidden {
 				t.Errorf("%s: GET /webhooks got %d, want 403", role, r.status)
 			}
@@ -91,7 +91,7 @@ func TestWebhooksPage(t *testing.T) {
 		if r.status != http.StatusBadRequest || !strings.Contains(blockText(subsParse(t, r).byID("webhook-events-error")), "purchase.deleted") {
 			t.Errorf("unknown event type: got %d", r.status)
 		}
-		if n := e.count("SELECT COUNT(*) FROM webhook_endpoints"); n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM webhook_endpoints WHERE account_id IN (?, ?)", e.id(1), e.id(2)); n != 0 {
 			t.Fatalf("%d endpoints saved from refused forms", n)
 		}
 	})
@@ -187,7 +187,7 @@ func TestWebhooksPage(t *testing.T) {
 	})
 
 	t.Run("OtherAccount", func(t *testing.T) {
-		other := e.signIn(2, "owner")
+		other := e.signIn(e.id(2), "owner")
 		for _, path := range []string{base} {
 			if r := other.get(path, false); r.status != http.StatusNotFound {
 				t.Errorf("GET %s from another account: %d, want 404", path, r.status)
@@ -211,10 +211,10 @@ func TestWebhooksPage(t *testing.T) {
 		if r := owner.post(base+"/delete", url.Values{"confirm": {"yes"}}); r.status != http.StatusSeeOther {
 			t.Fatalf("delete: %d", r.status)
 		}
-		if n := e.count("SELECT COUNT(*) FROM webhook_endpoints"); n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM webhook_endpoints WHERE account_id IN (?, ?)", e.id(1), e.id(2)); n != 0 {
 			t.Fatalf("%d endpoints left", n)
 		}
-		if n := e.count("SELECT COUNT(*) FROM webhook_deliveries"); n != 0 {
+		if n := e.count("SELECT COUNT(*) FROM webhook_deliveries WHERE account_id IN (?, ?)", e.id(1), e.id(2)); n != 0 {
 			t.Fatalf("%d deliveries left", n)
 		}
 	})
@@ -225,19 +225,19 @@ func TestWebhooksPage(t *testing.T) {
 // changes nothing; account 1's staff and viewers are refused (403).
 func webhookTenancyCases(t *testing.T, e *apiEnv, owner2, viewer1, staff1 *dashUser) map[string]func(t *testing.T) {
 	t.Helper()
-	ep1 := testedEndpoint(t, e, 1, "http://127.0.0.1:9/one")
-	own, _, err := mysql.NewWebhookService(e.db).CreateWebhookEndpoint(context.Background(), 2, "http://127.0.0.1:9/two", nil)
+	ep1 := testedEndpoint(t, e, e.id(1), "http://127.0.0.1:9/one")
+	own, _, err := mysql.NewWebhookService(e.db).CreateWebhookEndpoint(context.Background(), e.id(2), "http://127.0.0.1:9/two", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var delivery int64
-	if err := e.db.QueryRow("SELECT id FROM webhook_deliveries WHERE account_id = 1 AND endpoint_id = ?", ep1.ID).Scan(&delivery); err != nil {
+	if err := e.db.QueryRow("SELECT id FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ?", e.id(1), ep1.ID).Scan(&delivery); err != nil {
 		t.Fatal(err)
 	}
 	fingerprint := func() string {
 		var s string
-		e.db.QueryRow(`SELECT CONCAT(secret, enabled, COALESCE(previous_secret, ''), (SELECT COUNT(*) FROM webhook_deliveries WHERE account_id = 1),
-			(SELECT GROUP_CONCAT(status, next_attempt_at) FROM webhook_deliveries WHERE account_id = 1)) FROM webhook_endpoints WHERE account_id = 1 AND id = ?`, ep1.ID).Scan(&s)
+		e.db.QueryRow(`SELECT CONCAT(secret, enabled, COALESCE(previous_secret, ''), (SELECT COUNT(*) FROM webhook_deliveries WHERE account_id = ?),
+			(SELECT GROUP_CONCAT(status, next_attempt_at) FROM webhook_deliveries WHERE account_id = ?)) FROM webhook_endpoints WHERE account_id = ? AND id = ?`, e.id(1), e.id(1), e.id(1), ep1.ID).Scan(&s)
 		return s
 	}
 	refused := func(t *testing.T, path string) {
@@ -297,7 +297,7 @@ func webhookTenancyCases(t *testing.T, e *apiEnv, owner2, viewer1, staff1 *dashU
 // screenshots, and returns the endpoint's page.
 func webhookScreens(t *testing.T, e *apiEnv) string {
 	t.Helper()
-	ep := testedEndpoint(t, e, 1, "https://hooks.example.com/storefront/events/with/a/rather/long/path")
+	ep := testedEndpoint(t, e, e.id(1), "https://hooks.example.com/storefront/events/with/a/rather/long/path")
 	return fmt.Sprintf("/webhooks/%d", ep.ID)
 }
 
