@@ -29,7 +29,7 @@ bash scripts/vitess.sh bash -c '
     -run "TestVitess$|TestExecRows_PreparedOnce$|TestImport|TestPurchaseService_Reactivate|TestJobs_ConcurrentWorkers$|TestOverview_FiguresEqualRows|TestWebhookEvents_SameTransaction|TestExportPurchases_BothReads" \
     ./internal/mysql || rc=1
   exit $rc
-' 2>&1 | tee "$log" | grep --line-buffered -E '^(ok|FAIL|--- FAIL|panic|== |STOREFRONT_VITESS_DSN)|^\s+[a-z_]+_test\.go:'
+' 2>&1 | tee "$log" | grep --line-buffered -E '^(ok|FAIL|--- FAIL|panic|== |STOREFRONT_VITESS_DSN)|the tests. accounts per shard|^\s+[a-z_]+_test\.go:'
 status=${PIPESTATUS[0]}
 set -e
 pass=$(grep -cE '^\s*--- PASS' "$log" || true)

@@ -33,6 +33,9 @@ var (
 // Call it from TestMain.
 func Main(m *testing.M, checks ...func() error) {
 	code := m.Run()
+	if Vitess() {
+		fmt.Println(describeShards())
+	}
 	for _, check := range checks {
 		if err := check(); err != nil && code == 0 {
 			fmt.Fprintln(os.Stderr, "FAIL:", err)

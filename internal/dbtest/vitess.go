@@ -56,6 +56,9 @@ func vitessDSN(t testing.TB) string {
 	t.Cleanup(func() {
 		gate := openServer(t, cfg)
 		defer gate.Close()
+		if err := countAccounts(gate); err != nil {
+			t.Errorf("vtgate: %v", err)
+		}
 		if err := deleteAccounts(gate); err != nil {
 			t.Errorf("vtgate: delete the test's accounts: %v", err)
 		}
@@ -72,6 +75,48 @@ func vitessDSN(t testing.TB) string {
 		}
 	})
 	return cfg.FormatDSN()
+}
+
+// shardAccounts counts, per shard of the tenant keyspace, the accounts the tests of
+// this process made there (Main prints it): vtgate placed them by the hash of their id.
+var (
+	shardAccountsMu sync.Mutex
+	shardAccounts   = map[string]int{}
+)
+
+// countAccounts adds the accounts on each shard, read on the shard itself, to
+// shardAccounts.
+func countAccounts(gate *sql.DB) error {
+	for _, target := range tenantShards() {
+		conn, err := gate.Conn(bgctx)
+		if err != nil {
+			return err
+		}
+		var n int
+		if _, err = conn.ExecContext(bgctx, "USE `"+target+"`"); err == nil {
+			err = conn.QueryRowContext(bgctx, "SELECT COUNT(*) FROM accounts").Scan(&n)
+			_, _ = conn.ExecContext(bgctx, "USE `"+tenantKeyspace+"`")
+		}
+		conn.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", target, err)
+		}
+		shardAccountsMu.Lock()
+		shardAccounts[target] += n
+		shardAccountsMu.Unlock()
+	}
+	return nil
+}
+
+// describeShards says how many of the tests' accounts each shard held.
+func describeShards() string {
+	shardAccountsMu.Lock()
+	defer shardAccountsMu.Unlock()
+	var parts []string
+	for _, target := range slices.Sorted(maps.Keys(shardAccounts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", target, shardAccounts[target]))
+	}
+	return "the tests' accounts per shard (read on each shard): " + strings.Join(parts, ", ")
 }
 
 // vitessTenant lists the tenant keyspace's tables with an account_id, children first
@@ -101,9 +146,20 @@ func tenantTables(gate *sql.DB) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A table of the lookup keyspace (sign-in and passkey state) is there too, but
+	// vtgate routes its name to lookup.
+	if _, err := conn.ExecContext(bgctx, "USE `lookup`"); err != nil {
+		return nil, err
+	}
+	lookup, err := dataTables(conn)
+	if err != nil {
+		return nil, err
+	}
 	parents := map[string][]string{}
 	for _, r := range refs {
-		parents[r[0]] = append(parents[r[0]], r[1])
+		if !slices.Contains(lookup, r[0]) {
+			parents[r[0]] = append(parents[r[0]], r[1])
+		}
 	}
 	var out []string
 	placed := map[string]bool{}
