@@ -2,6 +2,8 @@ package mysql_test
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,34 +81,35 @@ func TestMigrations_AccountColumnsFilled(t *testing.T) {
 func TestImport_MoveKeepsTheAccountColumns(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
-	importFile(t, db, importFixturePath)
-	if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: 4, Refulfill: true, Actor: "test",
+	base := dbtest.IDBase(t)
+	importFileAt(t, db, importFixturePath, base)
+	if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: base + 1, PurchaseID: base + 4, Refulfill: true, Actor: "test",
 		CustomerEmail: "support@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	dbtest.MustExec(t, db.DB, `INSERT INTO subscriber_activity (account_id, subscriber_id, actor, action, details, created_at)
-		SELECT account_id, id, 'system', 'closed_past_due', '{}', NOW() FROM subscribers WHERE id = 100`)
+		SELECT account_id, id, 'system', 'closed_past_due', '{}', NOW() FROM subscribers WHERE id = `+strconv.FormatInt(base+100, 10))
 	// Purchase 4 and subscriber 100 move from storefront 10 (account 1) to 12 (another account).
 	purchase := strings.Replace(strings.Replace(importPurchaseJSON(4, ""), `"storefront_id":10`, `"storefront_id":12`, 1), `"currency":"EUR"`, `"currency":"JPY"`, 1)
 	purchase = strings.NewReplacer(`"10.00"`, `"10"`, `"5.00"`, `"5"`, `"0.00"`, `"0"`, `"product_id":900`, `"product_id":902`).Replace(purchase)
 	subscriber := `"subscribers":[{"id":100,"storefront_id":12,"created_at":1,"updated_at":1,"username":"anna@example.com","subscription":null}]`
-	doc := `{"purchases":[` + purchase + `],` + subscriber + `}`
+	doc := shiftImportIDs(`{"purchases":[`+purchase+`],`+subscriber+`}`, base)
 	if dbtest.Vitess() {
 		// The account is the sharding key: a purchase's move is refused, saying why;
 		// a subscriber's is a delete and a re-insert, with its timeline.
 		_, err := importer.Run(ctx, db, strings.NewReader(doc), nil)
-		if err == nil || !strings.Contains(err.Error(), "purchase 4 belongs to account 1: moving it to account") || !strings.Contains(err.Error(), "not supported on Vitess") {
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("purchase %d belongs to account %d: moving it to account", base+4, base+1)) || !strings.Contains(err.Error(), "not supported on Vitess") {
 			t.Fatalf("import moving purchase 4 through a vtgate: %v; want it refused, naming the purchase and Vitess", err)
 		}
-		if _, err := importer.Run(ctx, db, strings.NewReader(`{`+subscriber+`}`), nil); err != nil {
+		if _, err := importer.Run(ctx, db, strings.NewReader(shiftImportIDs(`{`+subscriber+`}`, base)), nil); err != nil {
 			t.Fatal(err)
 		}
 		var account int64
 		var n int
-		if err := db.QueryRowContext(ctx, "SELECT account_id FROM subscribers WHERE id = 100").Scan(&account); err != nil || account == 1 {
+		if err := db.QueryRowContext(ctx, "SELECT account_id FROM subscribers WHERE id = ?", base+100).Scan(&account); err != nil || account == base+1 {
 			t.Fatalf("subscriber 100 is in account %d (%v); the import should have moved it", account, err)
 		}
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM subscriber_activity WHERE account_id = ? AND subscriber_id = 100 AND action = 'closed_past_due'", account).Scan(&n); err != nil || n != 1 {
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM subscriber_activity WHERE account_id = ? AND subscriber_id = ? AND action = 'closed_past_due'", account, base+100).Scan(&n); err != nil || n != 1 {
 			t.Fatalf("subscriber 100's timeline under its new account: %d entries (%v), want 1", n, err)
 		}
 		checkDerived(t, db, "an import that moves a subscriber")
@@ -116,7 +119,7 @@ func TestImport_MoveKeepsTheAccountColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var account int64
-	if err := db.QueryRowContext(ctx, "SELECT account_id FROM purchases WHERE id = 4").Scan(&account); err != nil || account == 1 {
+	if err := db.QueryRowContext(ctx, "SELECT account_id FROM purchases WHERE id = ?", base+4).Scan(&account); err != nil || account == base+1 {
 		t.Fatalf("purchase 4 is in account %d (%v); the import should have moved it", account, err)
 	}
 	checkDerived(t, db, "an import that moves a purchase and a subscriber")

@@ -42,7 +42,7 @@ func TestCustomerService_FindCustomer(t *testing.T) {
 	var theirs, act, rfd []*shop.Purchase
 	var toShip int64
 	for _, p := range f.purchases {
-		if p.AccountID == 1 && *p.BuyerEmail == "zoe@example.com" {
+		if p.AccountID == f.id(1) && *p.BuyerEmail == "zoe@example.com" {
 			theirs = append(theirs, p)
 			switch p.Status {
 			case shop.PurchaseActive:
@@ -57,7 +57,7 @@ func TestCustomerService_FindCustomer(t *testing.T) {
 	}
 	t.Run("OK", func(t *testing.T) {
 		// Letter case and accents ignored; another address that starts the same is not it.
-		c, err := s.FindCustomer(ctx, 1, "ZOË@Example.COM")
+		c, err := s.FindCustomer(ctx, f.id(1), "ZOË@Example.COM")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +87,7 @@ func TestCustomerService_FindCustomer(t *testing.T) {
 		}
 	})
 	t.Run("Subscriber", func(t *testing.T) {
-		c, err := s.FindCustomer(ctx, 1, "sub@example.com")
+		c, err := s.FindCustomer(ctx, f.id(1), "sub@example.com")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func TestCustomerService_FindCustomer(t *testing.T) {
 		for _, tc := range []struct {
 			account int64
 			email   string
-		}{{2, "zoe@example.com"}, {2, "sub@example.com"}, {1, "zoe"}, {1, "zoe@example.com "}, {1, "nobody@example.com"}} {
+		}{{f.id(2), "zoe@example.com"}, {f.id(2), "sub@example.com"}, {f.id(1), "zoe"}, {f.id(1), "zoe@example.com "}, {f.id(1), "nobody@example.com"}} {
 			var se *shop.Error
 			if _, err := s.FindCustomer(ctx, tc.account, tc.email); !errors.As(err, &se) || se.Code != shop.ENotFound {
 				t.Errorf("account %d %q: got %v, want not found", tc.account, tc.email, err)
@@ -112,11 +112,11 @@ func TestCustomerService_FindCustomerPurchases(t *testing.T) {
 	db, f := loadFixture(t)
 	ctx := context.Background()
 	s := mysql.NewCustomerService(db)
-	want := f.want(1, true, func(p *shop.Purchase) bool { return strings.EqualFold(*p.BuyerEmail, "zoe@example.com") })
+	want := f.want(f.id(1), true, func(p *shop.Purchase) bool { return strings.EqualFold(*p.BuyerEmail, "zoe@example.com") })
 	var got []int64
 	var after *shop.Cursor
 	for range 10 {
-		page, err := s.FindCustomerPurchases(ctx, 1, "Zoe@example.com", after, 2)
+		page, err := s.FindCustomerPurchases(ctx, f.id(1), "Zoe@example.com", after, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,25 +131,25 @@ func TestCustomerService_FindCustomerPurchases(t *testing.T) {
 	}
 	// Read from their documents, or from their rows when a document is missing: the
 	// purchases as the one read path reads them.
-	if _, err := db.ExecContext(ctx, "DELETE FROM purchase_documents WHERE account_id = 1 AND purchase_id = ?", want[0]); err != nil {
+	if _, err := db.ExecContext(ctx, "DELETE FROM purchase_documents WHERE account_id = ? AND purchase_id = ?", f.id(1), want[0]); err != nil {
 		t.Fatal(err)
 	}
-	page, err := s.FindCustomerPurchases(ctx, 1, "zoe@example.com", nil, 10)
+	page, err := s.FindCustomerPurchases(ctx, f.id(1), "zoe@example.com", nil, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range page.Purchases {
-		rows, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, p.ID)
+		rows, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, f.id(1), p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		a, _ := json.Marshal(p)
 		b, _ := json.Marshal(rows)
-		if string(a) != string(b) || p.AccountID != 1 {
+		if string(a) != string(b) || p.AccountID != f.id(1) {
 			t.Errorf("purchase %d (account %d): got %s, want %s", p.ID, p.AccountID, a, b)
 		}
 	}
-	page, err = s.FindCustomerPurchases(ctx, 2, "zoe@example.com", nil, 10)
+	page, err = s.FindCustomerPurchases(ctx, f.id(2), "zoe@example.com", nil, 10)
 	if err != nil || len(page.Purchases) != 0 {
 		t.Errorf("another account: got %v, %v; want none", page, err)
 	}
@@ -167,10 +167,10 @@ func TestCustomerService_Notes(t *testing.T) {
 		}
 		return &shop.User{ID: id, AccountID: account, Email: email, Role: role}
 	}
-	owner, staff, other, viewer := mk(1, "o@x.test", shop.RoleOwner), mk(1, "s@x.test", shop.RoleStaff), mk(1, "s2@x.test", shop.RoleStaff), mk(1, "v@x.test", shop.RoleViewer)
+	owner, staff, other, viewer := mk(f.id(1), "o@x.test", shop.RoleOwner), mk(f.id(1), "s@x.test", shop.RoleStaff), mk(f.id(1), "s2@x.test", shop.RoleStaff), mk(f.id(1), "v@x.test", shop.RoleViewer)
 	var pid int64
 	for _, p := range f.purchases {
-		if p.AccountID == 1 && *p.BuyerEmail == "zoe@example.com" {
+		if p.AccountID == f.id(1) && *p.BuyerEmail == "zoe@example.com" {
 			pid = p.ID
 			break
 		}
@@ -184,18 +184,18 @@ func TestCustomerService_Notes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		notes, next, err := s.FindCustomerNotes(ctx, 1, "zoe@example.com", 0, 100)
+		notes, next, err := s.FindCustomerNotes(ctx, f.id(1), "zoe@example.com", 0, 100)
 		if err != nil || next != 0 {
 			t.Fatal(next, err)
 		}
 		if len(notes) != 2 || notes[0].ID != n2.ID || notes[1].Body != "<b>called</b> about a refund" || notes[1].Author != "s@x.test" {
 			t.Errorf("got %+v", notes)
 		}
-		pn, err := s.FindPurchaseNotes(ctx, 1, pid)
+		pn, err := s.FindPurchaseNotes(ctx, f.id(1), pid)
 		if err != nil || len(pn) != 1 || pn[0].ID != n2.ID {
 			t.Errorf("purchase notes: got %+v, %v", pn, err)
 		}
-		acts, err := mysql.NewAccountActivityService(db).FindAccountActivity(ctx, 1, 10)
+		acts, err := mysql.NewAccountActivityService(db).FindAccountActivity(ctx, f.id(1), 10)
 		if err != nil || len(acts) < 2 || acts[0].Action != shop.ActionNoteAdded || !strings.Contains(acts[0].Details, "key resent") {
 			t.Errorf("account activity: got %+v, %v", acts, err)
 		}
@@ -209,7 +209,7 @@ func TestCustomerService_Notes(t *testing.T) {
 		if _, err := s.DeleteNote(ctx, owner, n2.ID); err != nil {
 			t.Errorf("owner: %v", err)
 		}
-		if notes, _, _ := s.FindCustomerNotes(ctx, 1, "zoe@example.com", 0, 100); len(notes) != 0 {
+		if notes, _, _ := s.FindCustomerNotes(ctx, f.id(1), "zoe@example.com", 0, 100); len(notes) != 0 {
 			t.Errorf("after delete: got %+v", notes)
 		}
 	})
@@ -237,7 +237,7 @@ func TestCustomerService_Notes(t *testing.T) {
 
 func otherAccountPurchase(f fixture) int64 {
 	for _, p := range f.purchases {
-		if p.AccountID == 2 {
+		if p.AccountID == f.id(2) {
 			return p.ID
 		}
 	}
@@ -251,14 +251,14 @@ func TestCustomerService_Pages(t *testing.T) {
 	db, f := loadFixture(t)
 	ctx := context.Background()
 	s := mysql.NewCustomerService(db)
-	id, err := mysql.NewAdminService(db).CreateUser(ctx, 1, "s@x.test", shop.RoleStaff, "correct horse battery")
+	id, err := mysql.NewAdminService(db).CreateUser(ctx, f.id(1), "s@x.test", shop.RoleStaff, "correct horse battery")
 	if err != nil {
 		t.Fatal(err)
 	}
-	staff := &shop.User{ID: id, AccountID: 1, Email: "s@x.test", Role: shop.RoleStaff}
+	staff := &shop.User{ID: id, AccountID: f.id(1), Email: "s@x.test", Role: shop.RoleStaff}
 	var pid int64
 	for _, p := range f.purchases {
-		if p.AccountID == 1 && *p.BuyerEmail == "zoe@example.com" {
+		if p.AccountID == f.id(1) && *p.BuyerEmail == "zoe@example.com" {
 			pid = p.ID
 		}
 	}
@@ -274,14 +274,14 @@ func TestCustomerService_Pages(t *testing.T) {
 		}
 		notes = append([]int64{added.ID}, notes...)
 		res, err := db.ExecContext(ctx, `INSERT INTO purchase_activity (account_id, purchase_id, buyer_email, actor, action, details, created_at)
-			VALUES (1, ?, 'Zoe@Example.com', 'test', 'reactivated', '{}', NOW())`, pid)
+			VALUES (?, ?, 'Zoe@Example.com', 'test', 'reactivated', '{}', NOW())`, f.id(1), pid)
 		if err != nil {
 			t.Fatal(err)
 		}
 		a, _ := res.LastInsertId()
 		acts = append([]int64{a}, acts...)
 		res, err = db.ExecContext(ctx, `INSERT INTO email_outbox (account_id, kind, purchase_id, to_address, subject, body, status, attempts, created_at, next_attempt_at)
-			VALUES (1, 'purchase_ready', ?, 'zoe@example.com', 's', 'b', 'sent', 1, NOW(), NOW())`, pid)
+			VALUES (?, 'purchase_ready', ?, 'zoe@example.com', 's', 'b', 'sent', 1, NOW(), NOW())`, f.id(1), pid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,11 +289,14 @@ func TestCustomerService_Pages(t *testing.T) {
 		mails = append([]int64{m}, mails...)
 	}
 	// Look-alikes that are other customers: another address, another account.
-	for _, q := range []string{
-		`INSERT INTO purchase_activity (account_id, purchase_id, buyer_email, actor, action, details, created_at) VALUES (1, ?, 'zoe@example.com ', 'test', 'reactivated', '{}', NOW())`,
-		`INSERT INTO email_outbox (account_id, kind, purchase_id, to_address, subject, body, status, attempts, created_at, next_attempt_at) VALUES (2, 'purchase_ready', ?, 'zoe@example.com', 's', 'b', 'sent', 1, NOW(), NOW())`,
+	for _, q := range []struct {
+		account int64
+		stmt    string
+	}{
+		{f.id(1), `INSERT INTO purchase_activity (account_id, purchase_id, buyer_email, actor, action, details, created_at) VALUES (?, ?, 'zoe@example.com ', 'test', 'reactivated', '{}', NOW())`},
+		{f.id(2), `INSERT INTO email_outbox (account_id, kind, purchase_id, to_address, subject, body, status, attempts, created_at, next_attempt_at) VALUES (?, 'purchase_ready', ?, 'zoe@example.com', 's', 'b', 'sent', 1, NOW(), NOW())`},
 	} {
-		if _, err := db.ExecContext(ctx, q, pid); err != nil {
+		if _, err := db.ExecContext(ctx, q.stmt, q.account, pid); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -320,7 +323,7 @@ func TestCustomerService_Pages(t *testing.T) {
 		}
 	}
 	walk("notes", func(before int64) ([]int64, int64, error) {
-		ns, next, err := s.FindCustomerNotes(ctx, 1, "ZOË@example.com", before, 3)
+		ns, next, err := s.FindCustomerNotes(ctx, f.id(1), "ZOË@example.com", before, 3)
 		var ids []int64
 		for _, n := range ns {
 			ids = append(ids, n.ID)
@@ -328,7 +331,7 @@ func TestCustomerService_Pages(t *testing.T) {
 		return ids, next, err
 	}, notes)
 	walk("activity", func(before int64) ([]int64, int64, error) {
-		as, next, err := s.FindCustomerActivity(ctx, 1, "zoe@example.com", before, 3)
+		as, next, err := s.FindCustomerActivity(ctx, f.id(1), "zoe@example.com", before, 3)
 		var ids []int64
 		for _, a := range as {
 			ids = append(ids, a.ID)
@@ -336,7 +339,7 @@ func TestCustomerService_Pages(t *testing.T) {
 		return ids, next, err
 	}, acts)
 	walk("e-mails", func(before int64) ([]int64, int64, error) {
-		ms, next, err := s.FindCustomerEmails(ctx, 1, "zoe@example.com", before, 3)
+		ms, next, err := s.FindCustomerEmails(ctx, f.id(1), "zoe@example.com", before, 3)
 		var ids []int64
 		for _, m := range ms {
 			ids = append(ids, m.ID)

@@ -8,10 +8,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"reflect"
+	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +97,65 @@ func importFile(t testing.TB, db *mysql.DB, path string) importer.Stats {
 	return stats
 }
 
+// importIDField matches an id of an import document, "id" or a name ending in "_id",
+// with its value; importAPIUsername matches an account's API user name.
+var (
+	importIDField     = regexp.MustCompile(`"(id|[a-z_]+_id)"(\s*:\s*)(\d+)`)
+	importAPIUsername = regexp.MustCompile(`"api_username"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
+)
+
+// shiftImportIDs returns the import document doc with its ids counted from base
+// (dbtest.IDBase): every "id" and "*_id" field, at any depth, has base added to it, and
+// every API user name, unique across accounts, carries the base. An id too large to
+// have base added (the fixture's ids next to the largest BIGINT) has it subtracted
+// instead: it stays that large, above the base, and apart from another base's. It
+// works on the text, so that it keeps the order of the document's keys and shifts
+// malformed documents too. Base 0 returns doc as it is.
+func shiftImportIDs(doc string, base int64) string {
+	if base == 0 {
+		return doc
+	}
+	doc = importIDField.ReplaceAllStringFunc(doc, func(m string) string {
+		sub := importIDField.FindStringSubmatch(m)
+		n, err := strconv.ParseInt(sub[3], 10, 64)
+		if err != nil {
+			panic(fmt.Sprintf("shiftImportIDs: %s: %v", m, err))
+		}
+		if n > math.MaxInt64-base {
+			return fmt.Sprintf(`"%s"%s%d`, sub[1], sub[2], n-base)
+		}
+		return fmt.Sprintf(`"%s"%s%d`, sub[1], sub[2], base+n)
+	})
+	return importAPIUsername.ReplaceAllStringFunc(doc, func(m string) string {
+		sub := importAPIUsername.FindStringSubmatch(m)
+		return `"api_username"` + sub[1] + `"` + importAPIUsernameAt(sub[2], base) + `"`
+	})
+}
+
+// importAPIUsernameAt returns the API user name that shiftImportIDs gives an
+// account's name at base.
+func importAPIUsernameAt(name string, base int64) string {
+	if base == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s-%d", name, base)
+}
+
+// importFileAt imports the document at path with its ids counted from base
+// (shiftImportIDs).
+func importFileAt(t testing.TB, db *mysql.DB, path string, base int64) importer.Stats {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := importer.Run(context.Background(), db, strings.NewReader(shiftImportIDs(string(b), base)), io.Discard)
+	if err != nil {
+		t.Fatalf("import %s: %v", path, err)
+	}
+	return stats
+}
+
 // importFixture is the test document, each record kept as raw JSON.
 type importFixture struct {
 	Accounts    []json.RawMessage `json:"accounts"`
@@ -106,12 +168,19 @@ const importFixturePath = "testdata/import/full.json"
 
 func readImportFixture(t *testing.T) importFixture {
 	t.Helper()
+	return readImportFixtureAt(t, 0)
+}
+
+// readImportFixtureAt reads the test document with its ids counted from base, as
+// importFileAt imports it.
+func readImportFixtureAt(t *testing.T, base int64) importFixture {
+	t.Helper()
 	b, err := os.ReadFile(importFixturePath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var f importFixture
-	if err := json.Unmarshal(b, &f); err != nil {
+	if err := json.Unmarshal([]byte(shiftImportIDs(string(b), base)), &f); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -163,8 +232,9 @@ func compareImportJSON(t *testing.T, what string, want map[string]any, got any) 
 func TestImport_RoundTrip(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
-	stats := importFile(t, db, importFixturePath)
-	f := readImportFixture(t)
+	base := dbtest.IDBase(t)
+	stats := importFileAt(t, db, importFixturePath, base)
+	f := readImportFixtureAt(t, base)
 	if stats.Accounts != len(f.Accounts) || stats.Storefronts != len(f.Storefronts) || stats.Subscribers != len(f.Subscribers) || stats.Purchases != len(f.Purchases) {
 		t.Errorf("stats: got %+v, want %d/%d/%d/%d", stats, len(f.Accounts), len(f.Storefronts), len(f.Subscribers), len(f.Purchases))
 	}
@@ -249,12 +319,12 @@ func TestImport_RoundTrip(t *testing.T) {
 	// A product keeps the name it was created with; a later line item naming it
 	// differently does not rename it.
 	var name string
-	if err := db.QueryRow("SELECT name FROM products WHERE id = 900").Scan(&name); err != nil || name != "E-Book „Grüße“" {
+	if err := db.QueryRow("SELECT name FROM products WHERE id = ?", base+900).Scan(&name); err != nil || name != "E-Book „Grüße“" {
 		t.Errorf("product 900: got %q, %v, want %q", name, err, "E-Book „Grüße“")
 	}
 	// to_ship is generated from tangibles_to_ship.
 	var toShip bool
-	if err := db.QueryRow("SELECT to_ship FROM purchases WHERE id = 1").Scan(&toShip); err != nil || !toShip {
+	if err := db.QueryRow("SELECT to_ship FROM purchases WHERE id = ?", base+1).Scan(&toShip); err != nil || !toShip {
 		t.Errorf("to_ship of purchase 1: got %v, %v, want true", toShip, err)
 	}
 	// Foreign key checks are back on for connections of the pool.
@@ -268,9 +338,10 @@ func TestImport_RoundTrip(t *testing.T) {
 
 func TestImport_Idempotent(t *testing.T) {
 	db := dbtest.New(t)
-	importFile(t, db, importFixturePath)
+	base := dbtest.IDBase(t)
+	importFileAt(t, db, importFixturePath, base)
 	first := importChecksums(t, db)
-	importFile(t, db, importFixturePath)
+	importFileAt(t, db, importFixturePath, base)
 	second := importChecksums(t, db)
 	if !reflect.DeepEqual(first, second) {
 		t.Errorf("checksums after the second import: got %v, want %v", second, first)
@@ -285,7 +356,8 @@ func TestImport_Idempotent(t *testing.T) {
 func TestImport_Replaces(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
-	importFile(t, db, importFixturePath)
+	base := dbtest.IDBase(t)
+	importFileAt(t, db, importFixturePath, base)
 	doc := `{"purchases":[{"id":1,"created_at":1,"updated_at":2,"storefront_id":10,"salt":"x","status":"ACT","currency":"EUR",
 	"subtotal":"1.00","discount":"0.00","tax":"0.00","shipping":"0.00","total":"1.00","customer":null,"custom_fields":[],
 	"requires_shipping":false,"line_items":[{"id":12,"purchase_id":1,"product_id":901,"price":"1.00","quantity":1,"subtotal":"1.00",
@@ -294,10 +366,10 @@ func TestImport_Replaces(t *testing.T) {
 	"subscribers":[{"id":101,"storefront_id":10,"created_at":1,"updated_at":1,"username":"x@example.com","subscription":{"id":5000,
 	"status":"ACTIVE","price":"1.00","period":1,"unit":"M","tax_amount":"0.00","created_at":1,"updated_at":1}},
 	{"id":100,"storefront_id":10,"created_at":1,"updated_at":1,"username":"anna@example.com","subscription":null}]}`
-	if _, err := importer.Run(ctx, db, strings.NewReader(doc), nil); err != nil {
+	if _, err := importer.Run(ctx, db, strings.NewReader(shiftImportIDs(doc, base)), nil); err != nil {
 		t.Fatal(err)
 	}
-	p, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, 1)
+	p, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, base+1, base+1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,41 +377,41 @@ func TestImport_Replaces(t *testing.T) {
 		t.Errorf("purchase 1 after re-import: got %+v", p)
 	}
 	var n int
-	if err := db.QueryRow("SELECT COUNT(*) FROM product_keys WHERE purchase_id = 1").Scan(&n); err != nil || n != 1 {
+	if err := db.QueryRow("SELECT COUNT(*) FROM product_keys WHERE purchase_id = ?", base+1).Scan(&n); err != nil || n != 1 {
 		t.Errorf("product keys of purchase 1: got %d, %v, want 1", n, err)
 	}
 	// Line item 12 moves to purchase 4 with its id; its old keys go with it.
 	moved := strings.Replace(strings.Replace(importPurchaseJSON(4, ""), `"id":40,"purchase_id":4`, `"id":12,"purchase_id":4`, 1),
 		`"product_keys":[]`, `"product_keys":["NEW"]`, 1)
-	if _, err := importer.Run(ctx, db, strings.NewReader(`{"purchases":[`+moved+`]}`), nil); err != nil {
+	if _, err := importer.Run(ctx, db, strings.NewReader(shiftImportIDs(`{"purchases":[`+moved+`]}`, base)), nil); err != nil {
 		t.Fatal(err)
 	}
-	p, err = mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, 1)
+	p, err = mysql.NewPurchaseService(db).FindPurchaseByID(ctx, base+1, base+1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.LineItems) != 0 {
 		t.Errorf("purchase 1 after its line item moved: got %+v, want no line items", p.LineItems)
 	}
-	p, err = mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, 4)
+	p, err = mysql.NewPurchaseService(db).FindPurchaseByID(ctx, base+1, base+4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.LineItems) != 1 || p.LineItems[0].ID != 12 || strings.Join(p.LineItems[0].ProductKeys, ",") != "NEW" {
+	if len(p.LineItems) != 1 || p.LineItems[0].ID != base+12 || strings.Join(p.LineItems[0].ProductKeys, ",") != "NEW" {
 		t.Errorf("purchase 4: got line items %+v, want item 12 with key NEW", p.LineItems)
 	}
-	s, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, 1, 10, 100)
+	s, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, base+1, base+10, base+100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Subscription != nil {
 		t.Errorf("subscriber 100: got subscription %+v, want none", s.Subscription)
 	}
-	s, err = mysql.NewSubscriberService(db).FindSubscriberByID(ctx, 1, 10, 101)
+	s, err = mysql.NewSubscriberService(db).FindSubscriberByID(ctx, base+1, base+10, base+101)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Subscription == nil || s.Subscription.ID != 5000 {
+	if s.Subscription == nil || s.Subscription.ID != base+5000 {
 		t.Errorf("subscriber 101: got subscription %+v, want 5000", s.Subscription)
 	}
 }
@@ -356,7 +428,8 @@ func importPurchaseJSON(id int64, extra string) string {
 
 func TestImport_Malformed(t *testing.T) {
 	db := dbtest.New(t)
-	importFile(t, db, importFixturePath)
+	base := dbtest.IDBase(t)
+	importFileAt(t, db, importFixturePath, base)
 	before := importChecksums(t, db)
 
 	// Valid purchases that would be written (and, with a batch size of 2, flushed)
@@ -376,51 +449,51 @@ func TestImport_Malformed(t *testing.T) {
 		want []string
 	}{
 		{"BadTotalAtEnd", `{` + newAccount + `"purchases":[` + valid(5) + `,` + strings.Replace(importPurchaseJSON(2000, ""), `"total":"10.00","customer"`, `"total":"11.00","customer"`, 1) + `]}`,
-			[]string{`purchases[5] (id 2000): total: "11.00" but subtotal + discount + tax + shipping is "10.00"`}},
+			[]string{fmt.Sprintf(`purchases[5] (id %d): total: "11.00" but subtotal + discount + tax + shipping is "10.00"`, base+2000)}},
 		{"LineItemTotal", `{"purchases":[` + valid(3) + `,` + strings.Replace(importPurchaseJSON(2000, ""), `"discount":"0.00","total":"10.00","product_name"`, `"discount":"0.00","total":"12.00","product_name"`, 1) + `]}`,
-			[]string{`purchases[3] (id 2000): line_items[0].total: "12.00" but subtotal + tax + discount is "10.00"`}},
+			[]string{fmt.Sprintf(`purchases[3] (id %d): line_items[0].total: "12.00" but subtotal + tax + discount is "10.00"`, base+2000)}},
 		{"Truncated", `{` + newAccount + `"purchases":[` + valid(3) + `,` + importPurchaseJSON(2000, "")[:100], []string{"purchases[3]", "ends early"}},
 		{"TruncatedBetweenRecords", `{"purchases":[` + valid(3) + `,`, []string{"purchases[3]", "ends early"}},
 		{"WrongType", `{"purchases":[` + valid(3) + `,` + strings.Replace(importPurchaseJSON(2000, ""), `"quantity":2`, `"quantity":"2"`, 1) + `]}`,
-			[]string{"purchases[3] (id 2000): line_items[0].quantity: must be an integer, not string"}},
+			[]string{fmt.Sprintf("purchases[3] (id %d): line_items[0].quantity: must be an integer, not string", base+2000)}},
 		{"UnknownField", `{"purchases":[` + valid(3) + `,` + strings.Replace(importPurchaseJSON(2000, ""), `"has_all_keys":true`, `"has_all_keys":true,"colour":"red"`, 1) + `]}`,
-			[]string{`purchases[3] (id 2000): line_items[0].colour: unknown field`}},
+			[]string{fmt.Sprintf(`purchases[3] (id %d): line_items[0].colour: unknown field`, base+2000)}},
 		{"UnknownTopLevelField", `{"purchases":[` + valid(1) + `,` + importPurchaseJSON(2000, `,"extra":1`) + `]}`,
-			[]string{`purchases[1] (id 2000): extra: unknown field`}},
+			[]string{fmt.Sprintf(`purchases[1] (id %d): extra: unknown field`, base+2000)}},
 		{"CurrencyDigits", `{"purchases":[` + valid(3) + `,` + strings.Replace(importPurchaseJSON(2000, ""), `"shipping":"0.00"`, `"shipping":"0.0"`, 1) + `]}`,
-			[]string{`purchases[3] (id 2000): shipping: "0.0" must have exactly 2 decimal places`}},
+			[]string{fmt.Sprintf(`purchases[3] (id %d): shipping: "0.0" must have exactly 2 decimal places`, base+2000)}},
 		{"UnknownCurrency", `{"purchases":[` + strings.Replace(importPurchaseJSON(2000, ""), `"currency":"EUR"`, `"currency":"EURO"`, 1) + `]}`,
-			[]string{`purchases[0] (id 2000): currency: "EURO" is not an ISO 4217 currency code`}},
+			[]string{fmt.Sprintf(`purchases[0] (id %d): currency: "EURO" is not an ISO 4217 currency code`, base+2000)}},
 		{"UnknownSubscriber", `{"purchases":[` + valid(5) + `,` + importPurchaseJSON(2000, `,"subscriber_id":424242`) + `]}`,
-			[]string{`purchases[5] (id 2000): subscriber_id: subscriber 424242 does not exist`}},
+			[]string{fmt.Sprintf(`purchases[5] (id %d): subscriber_id: subscriber %d does not exist`, base+2000, base+424242)}},
 		{"UnknownStorefront", `{"subscribers":[{"id":5,"storefront_id":999,"created_at":1,"updated_at":1,"username":"u"}]}`,
-			[]string{`subscribers[0] (id 5): storefront_id: storefront 999 does not exist`}},
+			[]string{fmt.Sprintf(`subscribers[0] (id %d): storefront_id: storefront %d does not exist`, base+5, base+999)}},
 		{"LowerCaseStatus", `{"purchases":[` + strings.Replace(importPurchaseJSON(2000, ""), `"status":"ACT"`, `"status":"act"`, 1) + `]}`,
-			[]string{`purchases[0] (id 2000): status: "act" is not a purchase status`}},
+			[]string{fmt.Sprintf(`purchases[0] (id %d): status: "act" is not a purchase status`, base+2000)}},
 		{"MissingField", `{"purchases":[` + strings.Replace(importPurchaseJSON(2000, ""), `"salt":"s",`, ``, 1) + `]}`,
-			[]string{`purchases[0] (id 2000): salt: is required`}},
+			[]string{fmt.Sprintf(`purchases[0] (id %d): salt: is required`, base+2000)}},
 		{"SubscriptionStatus", `{"subscribers":[{"id":5,"storefront_id":10,"created_at":1,"updated_at":1,"username":"u","last_login_at":null,` +
 			`"subscription":{"id":9,"status":"active","price":"1.00","period":1,"unit":"M","tax_amount":"0.00","created_at":1,"updated_at":1}}]}`,
-			[]string{`subscribers[0] (id 5): subscription.status: "active" is not a subscription status`}},
+			[]string{fmt.Sprintf(`subscribers[0] (id %d): subscription.status: "active" is not a subscription status`, base+5)}},
 		{"UnknownTopLevelKey", `{"orders":[]}`, []string{`unknown top-level key "orders"`}},
 		{"TrailingData", `{"purchases":[]} {}`, []string{"after the end of the document"}},
 		{"NotAnArray", `{"purchases":{}}`, []string{"purchases: expected an array"}},
 		{"BadTimezone", `{"accounts":[{"id":5,"name":"n","api_username":"u5","timezone":"Mars/Olympus"}]}`,
-			[]string{`accounts[0] (id 5): timezone: "Mars/Olympus" is not an IANA time zone`}},
+			[]string{fmt.Sprintf(`accounts[0] (id %d): timezone: "Mars/Olympus" is not an IANA time zone`, base+5)}},
 		{"APIUsernameTaken", `{"accounts":[{"id":5,"name":"n","api_username":"ZOE-MUELLER","timezone":"UTC"}]}`,
-			[]string{`accounts[0] (id 5): api_username: "ZOE-MUELLER" is already the API user name of account 1`}},
+			[]string{fmt.Sprintf(`accounts[0] (id %d): api_username: "%s" is already the API user name of account %d`, base+5, importAPIUsernameAt("ZOE-MUELLER", base), base+1)}},
 		{"CustomerOfOtherAccount", `{"purchases":[` + strings.Replace(importPurchaseJSON(2000, ""), `"storefront_id":10`, `"storefront_id":12`, 1) + `]}`,
 			[]string{`currency`}}, // storefront 12 is another account's; the EUR purchase is still valid: replaced below
 	}
 	// A customer of account 1 named by a purchase of the other account.
 	tests[len(tests)-1].doc = `{"purchases":[` + strings.Replace(strings.Replace(importPurchaseJSON(2000, ""), `"storefront_id":10`, `"storefront_id":12`, 1),
 		`"customer":null`, `"customer":{"id":700,"firstname":null,"lastname":null,"email":null,"receives_email":false,"created_at":1,"updated_at":1}`, 1) + `]}`
-	tests[len(tests)-1].want = []string{`purchases[0] (id 2000): customer.id: customer 700 belongs to account 1`}
+	tests[len(tests)-1].want = []string{fmt.Sprintf(`purchases[0] (id %d): customer.id: customer %d belongs to account %d`, base+2000, base+700, base+1)}
 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			im := &importer.Importer{Store: db, BatchSize: 2}
-			_, err := im.Run(context.Background(), strings.NewReader(tt.doc))
+			_, err := im.Run(context.Background(), strings.NewReader(shiftImportIDs(tt.doc, base)))
 			if err == nil {
 				t.Fatalf("got no error, want %q", tt.want)
 			}
@@ -441,19 +514,20 @@ func TestImport_Malformed(t *testing.T) {
 
 // writeImportDoc writes a document with one account, storefront and subscriber and n
 // purchases with ids from first, each with three line items, two transactions, a
-// coupon, a custom field and a customer.
-func writeImportDoc(w io.Writer, first int64, n int) error {
+// coupon, a custom field and a customer; its ids are counted from base (as
+// shiftImportIDs counts them): first is counted from it too.
+func writeImportDoc(w io.Writer, base, first int64, n int) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	fmt.Fprint(bw, `{"accounts":[{"id":1,"name":"Bench","api_username":"bench","timezone":"UTC"}],`+
+	fmt.Fprint(bw, shiftImportIDs(`{"accounts":[{"id":1,"name":"Bench","api_username":"bench","timezone":"UTC"}],`+
 		`"storefronts":[{"id":1,"account_id":1,"name":"Bench store","currency":"USD","download_limit":5,"download_days":30}],`+
 		`"subscribers":[{"id":1,"storefront_id":1,"created_at":1700000000,"updated_at":1700000000,"username":"s@example.com","last_login_at":null,"subscription":null}],`+
-		`"purchases":[`)
+		`"purchases":[`, base))
 	for i := range int64(n) {
 		id := first + i
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		fmt.Fprintf(bw, `{"id":%d,"created_at":%d,"updated_at":%d,"storefront_id":1,"salt":"%x","status":"ACT","currency":"USD",`+
+		fmt.Fprintf(bw, `{"id":%d,"created_at":%d,"updated_at":%d,"storefront_id":%d,"salt":"%x","status":"ACT","currency":"USD",`+
 			`"subtotal":"30.00","discount":"-1.00","tax":"2.40","shipping":"4.95","total":"36.35","processor_fee":"1.20",`+
 			`"buyer_email":"buyer%d@example.com","buyer_firstname":"Zoë","buyer_lastname":"Müller",`+
 			`"customer":{"id":%d,"firstname":"Zoë","lastname":"Müller","email":"buyer%d@example.com","receives_email":true,"created_at":1700000000,"updated_at":1700000000},`+
@@ -463,21 +537,21 @@ func writeImportDoc(w io.Writer, first int64, n int) error {
 			`"shipping_carrier":"DHL","shipping_tracking_number":"JJD%d","requires_shipping":true,"tangibles_to_ship":1,`+
 			`"billing_firstname":"Zoë","billing_lastname":"Müller","billing_street":"Hauptstraße 1","billing_street2":null,"billing_city":"München",`+
 			`"billing_state":"BY","billing_zip_code":"80331","billing_country_code":"DE","billing_card_type":"Visa","billing_card_number":"************4242",`+
-			`"line_items":[`, id, 1700000000+i, 1700000000+i, id, id, id%5000+1, id, id)
+			`"line_items":[`, base+id, 1700000000+i, 1700000000+i, base+1, id, id, base+id%5000+1, id, id)
 		for j := range int64(3) {
 			if j > 0 {
 				bw.WriteByte(',')
 			}
 			fmt.Fprintf(bw, `{"id":%d,"purchase_id":%d,"product_id":%d,"price":"10.00","quantity":1,"subtotal":"10.00","tax":"0.80",`+
 				`"discount":"0.00","total":"10.80","product_name":"Product %d","download_limit":5,"download_count":0,"expires_at":1702592000,`+
-				`"product_keys":["KEY-%d-%d"],"has_all_keys":true}`, id*3+j, id, j+1, j+1, id, j)
+				`"product_keys":["KEY-%d-%d"],"has_all_keys":true}`, base+id*3+j, base+id, base+j+1, j+1, id, j)
 		}
 		fmt.Fprintf(bw, `],"coupons":[{"name":"Ten","code":"TEN","discount_amount":"10","discount_type":"percent"}],"ip_address":"192.0.2.1",`+
 			`"marketing_optin":false,"transactions":[{"id":%d,"purchase_id":%d,"action":"AuthorizeAndCapture","amount":"36.35","currency":"USD",`+
 			`"gateway":"stripe","is_success":true,"reference":"ch_%d","message":"Approved","created_at":1700000000,"updated_at":1700000000},`+
 			`{"id":%d,"purchase_id":%d,"action":"Refund","amount":"1.00","currency":"USD","gateway":"stripe","is_success":true,"reference":null,`+
 			`"message":null,"created_at":1700000000,"updated_at":1700000000}],"subscriber_id":%s}`,
-			id*2, id, id, id*2+1, id, map[bool]string{true: "1", false: "null"}[i%10 == 0])
+			base+id*2, base+id, id, base+id*2+1, base+id, map[bool]string{true: strconv.FormatInt(base+1, 10), false: "null"}[i%10 == 0])
 	}
 	fmt.Fprint(bw, `]}`)
 	return bw.Flush()
@@ -487,6 +561,7 @@ func writeImportDoc(w io.Writer, first int64, n int) error {
 // the heap stays bounded: the importer holds a batch, never the file.
 func TestImport_Streaming(t *testing.T) {
 	db := dbtest.New(t)
+	base := dbtest.IDBase(t)
 	const n = 20000
 	pr, pw := io.Pipe()
 	var before runtime.MemStats
@@ -500,7 +575,7 @@ func TestImport_Streaming(t *testing.T) {
 			runtime.ReadMemStats(&ms)
 			maxHeap = max(maxHeap, ms.HeapAlloc)
 		}}
-		err := writeImportDoc(cw, 1, n)
+		err := writeImportDoc(cw, base, 1, n)
 		written = cw.n
 		pw.CloseWithError(err)
 	}()
@@ -575,7 +650,7 @@ func BenchmarkImport(b *testing.B) {
 		b.StopTimer()
 		db := dbtest.New(b)
 		var buf bytes.Buffer
-		if err := writeImportDoc(&buf, 1, n); err != nil {
+		if err := writeImportDoc(&buf, dbtest.IDBase(b), 1, n); err != nil {
 			b.Fatal(err)
 		}
 		store := &timedStore{db: db}
@@ -600,14 +675,15 @@ func BenchmarkImport(b *testing.B) {
 func TestImport_CustomerAcrossBatches(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
-	importFile(t, db, importFixturePath)
+	base := dbtest.IDBase(t)
+	importFileAt(t, db, importFixturePath, base)
 	withCustomer := func(id int64, email string) string {
 		return strings.Replace(importPurchaseJSON(id, ""), `"customer":null`,
 			`"customer":{"id":7700,"firstname":"Ada","lastname":"Byron","email":"`+email+`","receives_email":true,"created_at":1,"updated_at":2}`, 1)
 	}
 	emailOf := func() string {
 		var email string
-		if err := db.QueryRow("SELECT email FROM customers WHERE id = 7700").Scan(&email); err != nil {
+		if err := db.QueryRow("SELECT email FROM customers WHERE id = ?", base+7700).Scan(&email); err != nil {
 			t.Fatal(err)
 		}
 		return email
@@ -617,15 +693,15 @@ func TestImport_CustomerAcrossBatches(t *testing.T) {
 	doc := `{"purchases":[` + withCustomer(8001, "ada@example.com") + "," + withCustomer(8002, "ada@example.com") + "," +
 		withCustomer(8003, "lovelace@example.com") + "," + withCustomer(8004, "lovelace@example.com") + `]}`
 	im := &importer.Importer{Store: db, BatchSize: 1}
-	if _, err := im.Run(ctx, strings.NewReader(doc)); err != nil {
+	if _, err := im.Run(ctx, strings.NewReader(shiftImportIDs(doc, base))); err != nil {
 		t.Fatal(err)
 	}
 	if got := emailOf(); got != "lovelace@example.com" {
 		t.Errorf("customer 7700's e-mail after the import: got %q, want %q", got, "lovelace@example.com")
 	}
 	checkDerived(t, db, "an import that changes a customer in a later batch")
-	for _, id := range []int64{8001, 8004} {
-		p, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, id)
+	for _, id := range []int64{base + 8001, base + 8004} {
+		p, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, base+1, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -634,7 +710,7 @@ func TestImport_CustomerAcrossBatches(t *testing.T) {
 		}
 	}
 	// A later import that gives the customer back its first e-mail.
-	if _, err := importer.Run(ctx, db, strings.NewReader(`{"purchases":[`+withCustomer(8005, "ada@example.com")+`]}`), nil); err != nil {
+	if _, err := importer.Run(ctx, db, strings.NewReader(shiftImportIDs(`{"purchases":[`+withCustomer(8005, "ada@example.com")+`]}`, base)), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := emailOf(); got != "ada@example.com" {
@@ -703,6 +779,7 @@ func TestImport_ReadsPerBatch(t *testing.T) {
 		t.Skip("counts the rows the database server read (its session status), which a vtgate does not report")
 	}
 	db := dbtest.New(t)
+	base := dbtest.IDBase(t)
 	const subscribers, purchases = 10000, 1000
 	var doc bytes.Buffer
 	doc.WriteString(`{"accounts":[{"id":1,"name":"Reads","api_username":"reads","timezone":"Europe/Berlin"}],` +
@@ -730,7 +807,7 @@ func TestImport_ReadsPerBatch(t *testing.T) {
 	store := &readsStore{db: db}
 	// 500 of each a batch: 20 batches of subscribers, 2 of purchases.
 	im := &importer.Importer{Store: store, BatchSize: 500}
-	stats, err := im.Run(context.Background(), &doc)
+	stats, err := im.Run(context.Background(), strings.NewReader(shiftImportIDs(doc.String(), base)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,17 +21,23 @@ import (
 
 // fixture is a small, varied data set for the read-path tests: two accounts, three
 // storefronts, purchases with every status, tricky names, equal timestamps and every
-// shipping state.
+// shipping state. Its ids are counted from base (dbtest.IDBase): account 1 of the
+// fixture is base+1, storefront 10 is base+10, purchase 1001 is base+1001, and so on.
 type fixture struct {
+	base      int64
 	purchases []*shop.Purchase
 	// products maps purchase id to its product ids.
 	products map[int64][]int64
 }
 
+// id returns the fixture's id n (an account, storefront, subscriber, purchase,
+// customer, product, line item or subscription id as counted from 0) above its base.
+func (f fixture) id(n int64) int64 { return f.base + n }
+
 func strp(s string) *string { return &s }
 
-func buildFixture() fixture {
-	f := fixture{products: map[int64][]int64{}}
+func buildFixture(idBase int64) fixture {
+	f := fixture{base: idBase, products: map[int64][]int64{}}
 	emails := []struct{ email, first, last string }{
 		{"zoe@example.com", "Zoë", "Müller"},
 		{"ZOE.B@example.org", "zoe", "Mueller"},
@@ -64,8 +70,8 @@ func buildFixture() fixture {
 		digits, _ := shop.CurrencyDigits(cur)
 		totalMinor := int64(1000 + 250*(i%5))
 		p := &shop.Purchase{
-			ID: id, AccountID: account, Timestamps: shop.Timestamps{CreatedAt: shop.NewTime(created), UpdatedAt: shop.NewTime(created.Add(time.Hour))},
-			StorefrontID: sf, Salt: fmt.Sprintf("salt%d", id), Status: statuses[i%len(statuses)], Currency: cur,
+			ID: f.id(id), AccountID: f.id(account), Timestamps: shop.Timestamps{CreatedAt: shop.NewTime(created), UpdatedAt: shop.NewTime(created.Add(time.Hour))},
+			StorefrontID: f.id(sf), Salt: fmt.Sprintf("salt%d", id), Status: statuses[i%len(statuses)], Currency: cur,
 			Subtotal: shop.FormatMinor(totalMinor, digits), Discount: shop.FormatMinor(0, digits), Tax: shop.FormatMinor(0, digits),
 			Shipping: shop.FormatMinor(0, digits), Total: shop.FormatMinor(totalMinor, digits),
 			BuyerEmail: strp(who.email), BuyerFirstname: strp(who.first), BuyerLastname: strp(who.last),
@@ -84,23 +90,23 @@ func buildFixture() fixture {
 		}
 		if i%5 != 0 {
 			cid := int64(500+i%4) + 10*account
-			p.Customer = &shop.Customer{ID: cid, Email: strp(fmt.Sprintf("c%d@example.com", cid)), Timestamps: shop.Timestamps{CreatedAt: shop.NewTime(base), UpdatedAt: shop.NewTime(base)}}
+			p.Customer = &shop.Customer{ID: f.id(cid), Email: strp(fmt.Sprintf("c%d@example.com", cid)), Timestamps: shop.Timestamps{CreatedAt: shop.NewTime(base), UpdatedAt: shop.NewTime(base)}}
 		}
 		if i%7 == 0 && account == 1 {
-			sid := int64(700 + sf)
+			sid := f.id(700 + sf)
 			p.SubscriberID = &sid
 		}
 		prod := 100*sf + int64(i%3)
-		p.LineItems = []shop.LineItem{{ID: id*10 + 1, PurchaseID: id, ProductID: prod, Price: p.Subtotal, Quantity: 1,
+		p.LineItems = []shop.LineItem{{ID: f.id(id*10 + 1), PurchaseID: f.id(id), ProductID: f.id(prod), Price: p.Subtotal, Quantity: 1,
 			Subtotal: p.Subtotal, Tax: shop.FormatMinor(0, digits), Discount: shop.FormatMinor(0, digits), Total: p.Subtotal,
 			ProductName: fmt.Sprintf("Product %d", prod), ProductKeys: []string{}}}
-		f.products[id] = []int64{prod}
+		f.products[f.id(id)] = []int64{f.id(prod)}
 		if i%4 == 0 {
 			prod2 := 100*sf + 9
 			zero := shop.FormatMinor(0, digits)
-			p.LineItems = append(p.LineItems, shop.LineItem{ID: id*10 + 2, PurchaseID: id, ProductID: prod2, Price: zero, Quantity: 2,
+			p.LineItems = append(p.LineItems, shop.LineItem{ID: f.id(id*10 + 2), PurchaseID: f.id(id), ProductID: f.id(prod2), Price: zero, Quantity: 2,
 				Subtotal: zero, Tax: zero, Discount: zero, Total: zero, ProductName: "Bonus", ProductKeys: []string{"K-1", "K-2"}, HasAllKeys: true})
-			f.products[id] = append(f.products[id], prod2)
+			f.products[f.id(id)] = append(f.products[f.id(id)], f.id(prod2))
 		}
 		f.purchases = append(f.purchases, p)
 	}
@@ -124,18 +130,25 @@ func (f fixture) document() []byte {
 		Subscribers []sub            `json:"subscribers"`
 		Purchases   []pur            `json:"purchases"`
 	}
+	// API user names are unique across accounts: above a base, they carry it.
+	username := func(name string) string {
+		if f.base != 0 {
+			return fmt.Sprintf("%s-%d", name, f.base)
+		}
+		return name
+	}
 	doc.Accounts = []map[string]any{
-		{"id": 1, "name": "One", "api_username": "one", "timezone": "UTC"},
-		{"id": 2, "name": "Two", "api_username": "two", "timezone": "Asia/Tokyo"},
+		{"id": f.id(1), "name": "One", "api_username": username("one"), "timezone": "UTC"},
+		{"id": f.id(2), "name": "Two", "api_username": username("two"), "timezone": "Asia/Tokyo"},
 	}
 	doc.Storefronts = []map[string]any{
-		{"id": 10, "account_id": 1, "name": "Ten", "download_limit": 5, "download_days": 30, "currency": "USD"},
-		{"id": 11, "account_id": 1, "name": "Eleven", "download_limit": 0, "download_days": 0},
-		{"id": 20, "account_id": 2, "name": "Twenty", "download_limit": 3, "download_days": 7, "currency": "JPY"},
+		{"id": f.id(10), "account_id": f.id(1), "name": "Ten", "download_limit": 5, "download_days": 30, "currency": "USD"},
+		{"id": f.id(11), "account_id": f.id(1), "name": "Eleven", "download_limit": 0, "download_days": 0},
+		{"id": f.id(20), "account_id": f.id(2), "name": "Twenty", "download_limit": 3, "download_days": 7, "currency": "JPY"},
 	}
 	doc.Subscribers = []sub{
-		{shop.Subscriber{ID: 710, Timestamps: shop.Timestamps{CreatedAt: at, UpdatedAt: at}, Username: "Sub@Example.com"}, 10},
-		{shop.Subscriber{ID: 711, Timestamps: shop.Timestamps{CreatedAt: at, UpdatedAt: at}, Username: "sub11@example.com"}, 11},
+		{shop.Subscriber{ID: f.id(710), Timestamps: shop.Timestamps{CreatedAt: at, UpdatedAt: at}, Username: "Sub@Example.com"}, f.id(10)},
+		{shop.Subscriber{ID: f.id(711), Timestamps: shop.Timestamps{CreatedAt: at, UpdatedAt: at}, Username: "sub11@example.com"}, f.id(11)},
 	}
 	for _, p := range f.purchases {
 		doc.Purchases = append(doc.Purchases, pur{p, p.SubscriberID})
@@ -150,7 +163,7 @@ func (f fixture) document() []byte {
 func loadFixture(t *testing.T) (*mysql.DB, fixture) {
 	t.Helper()
 	db := dbtest.New(t)
-	f := buildFixture()
+	f := buildFixture(dbtest.IDBase(t))
 	if _, err := importer.Run(context.Background(), db, bytes.NewReader(f.document()), io.Discard); err != nil {
 		t.Fatalf("import fixture: %v", err)
 	}
@@ -226,12 +239,12 @@ func TestPurchaseService_FindPurchases(t *testing.T) {
 		{"All", shop.PurchaseFilter{}, func(p *shop.Purchase) bool { return true }},
 		{"Status", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"RFD"}}, func(p *shop.Purchase) bool { return p.Status == "RFD" }},
 		{"Statuses", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"ACT", "HLD"}}, func(p *shop.Purchase) bool { return p.Status == "ACT" || p.Status == "HLD" }},
-		{"Product", shop.PurchaseFilter{ProductID: 1009}, func(p *shop.Purchase) bool { return slices.Contains(f.products[p.ID], 1009) }},
-		{"ProductOtherAccount", shop.PurchaseFilter{ProductID: 2000}, func(p *shop.Purchase) bool { return false }},
-		{"Storefront", shop.PurchaseFilter{StorefrontID: 11}, func(p *shop.Purchase) bool { return p.StorefrontID == 11 }},
-		{"StorefrontOtherAccount", shop.PurchaseFilter{StorefrontID: 20}, func(p *shop.Purchase) bool { return false }},
-		{"Customer", shop.PurchaseFilter{CustomerID: 511}, func(p *shop.Purchase) bool { return p.Customer != nil && p.Customer.ID == 511 }},
-		{"Subscriber", shop.PurchaseFilter{SubscriberID: 710}, func(p *shop.Purchase) bool { return p.SubscriberID != nil && *p.SubscriberID == 710 }},
+		{"Product", shop.PurchaseFilter{ProductID: f.id(1009)}, func(p *shop.Purchase) bool { return slices.Contains(f.products[p.ID], f.id(1009)) }},
+		{"ProductOtherAccount", shop.PurchaseFilter{ProductID: f.id(2000)}, func(p *shop.Purchase) bool { return false }},
+		{"Storefront", shop.PurchaseFilter{StorefrontID: f.id(11)}, func(p *shop.Purchase) bool { return p.StorefrontID == f.id(11) }},
+		{"StorefrontOtherAccount", shop.PurchaseFilter{StorefrontID: f.id(20)}, func(p *shop.Purchase) bool { return false }},
+		{"Customer", shop.PurchaseFilter{CustomerID: f.id(511)}, func(p *shop.Purchase) bool { return p.Customer != nil && p.Customer.ID == f.id(511) }},
+		{"Subscriber", shop.PurchaseFilter{SubscriberID: f.id(710)}, func(p *shop.Purchase) bool { return p.SubscriberID != nil && *p.SubscriberID == f.id(710) }},
 		{"EmailPrefixCase", shop.PurchaseFilter{EmailPrefix: "zoe"}, func(p *shop.Purchase) bool { return hasPrefixFold(p.BuyerEmail, "zoe", strings.ToLower) }},
 		{"EmailPercentLiteral", shop.PurchaseFilter{EmailPrefix: "a%"}, func(p *shop.Purchase) bool { return strings.HasPrefix(*p.BuyerEmail, "a%") }},
 		{"EmailUnderscoreLiteral", shop.PurchaseFilter{EmailPrefix: "a_"}, func(p *shop.Purchase) bool { return strings.HasPrefix(*p.BuyerEmail, "a_") }},
@@ -253,14 +266,14 @@ func TestPurchaseService_FindPurchases(t *testing.T) {
 		{"TotalPrecise", shop.PurchaseFilter{Total: "15.000000000000000001", TotalOp: shop.TotalEq}, func(p *shop.Purchase) bool { return false }},
 		{"Unshipped", shop.PurchaseFilter{Unshipped: &yes}, func(p *shop.Purchase) bool { return p.TangiblesToShip != nil && *p.TangiblesToShip > 0 }},
 		{"Shipped", shop.PurchaseFilter{Unshipped: &no}, func(p *shop.Purchase) bool { return p.TangiblesToShip == nil || *p.TangiblesToShip == 0 }},
-		{"Combined", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"ACT", "PND", "ERR"}, StorefrontID: 10, CreatedFrom: &from, Unshipped: &no},
+		{"Combined", shop.PurchaseFilter{Statuses: []shop.PurchaseStatus{"ACT", "PND", "ERR"}, StorefrontID: f.id(10), CreatedFrom: &from, Unshipped: &no},
 			func(p *shop.Purchase) bool {
-				return (p.Status == "ACT" || p.Status == "PND" || p.Status == "ERR") && p.StorefrontID == 10 && !p.CreatedAt.Before(from) &&
+				return (p.Status == "ACT" || p.Status == "PND" || p.Status == "ERR") && p.StorefrontID == f.id(10) && !p.CreatedAt.Before(from) &&
 					(p.TangiblesToShip == nil || *p.TangiblesToShip == 0)
 			}},
-		{"CombinedEmailProduct", shop.PurchaseFilter{EmailPrefix: "a", ProductID: 1000, Total: "10", TotalOp: shop.TotalGt},
+		{"CombinedEmailProduct", shop.PurchaseFilter{EmailPrefix: "a", ProductID: f.id(1000), Total: "10", TotalOp: shop.TotalGt},
 			func(p *shop.Purchase) bool {
-				return strings.HasPrefix(*p.BuyerEmail, "a") && slices.Contains(f.products[p.ID], 1000) && cmpTotal(p.Total, "gt", "10")
+				return strings.HasPrefix(*p.BuyerEmail, "a") && slices.Contains(f.products[p.ID], f.id(1000)) && cmpTotal(p.Total, "gt", "10")
 			}},
 	}
 	for _, tc := range cases {
@@ -271,12 +284,12 @@ func TestPurchaseService_FindPurchases(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				fl := tc.filter
-				fl.AccountID, fl.Desc, fl.PerPage, fl.IncludeCount = 1, desc, shop.MaxPerPage, true
+				fl.AccountID, fl.Desc, fl.PerPage, fl.IncludeCount = f.id(1), desc, shop.MaxPerPage, true
 				page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, fl)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := f.want(1, desc, tc.keep)
+				want := f.want(f.id(1), desc, tc.keep)
 				if got := ids(page.Purchases); !slices.Equal(got, want) {
 					t.Fatalf("got %v, want %v", got, want)
 				}
@@ -295,7 +308,7 @@ func TestPurchaseService_FindPurchases(t *testing.T) {
 			if tc.name == "ProductOtherAccount" || tc.name == "StorefrontOtherAccount" || tc.name == "TotalPrecise" {
 				continue
 			}
-			if len(f.want(1, false, tc.keep)) == 0 {
+			if len(f.want(f.id(1), false, tc.keep)) == 0 {
 				t.Errorf("%s: the fixture has no matching purchase", tc.name)
 			}
 		}
@@ -308,14 +321,14 @@ func TestPurchaseService_Paging(t *testing.T) {
 	for _, desc := range []bool{false, true} {
 		for _, per := range []int{1, 3, 7, 100} {
 			t.Run(fmt.Sprintf("Keyset/desc=%v/per=%d", desc, per), func(t *testing.T) {
-				want := f.want(1, desc, func(*shop.Purchase) bool { return true })
+				want := f.want(f.id(1), desc, func(*shop.Purchase) bool { return true })
 				var got []int64
 				var after *shop.Cursor
 				for pages := 0; ; pages++ {
 					if pages > len(want)+1 {
 						t.Fatal("paging does not end")
 					}
-					page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, Desc: desc, PerPage: per, After: after})
+					page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: f.id(1), Desc: desc, PerPage: per, After: after})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -333,10 +346,10 @@ func TestPurchaseService_Paging(t *testing.T) {
 				}
 			})
 			t.Run(fmt.Sprintf("Offset/desc=%v/per=%d", desc, per), func(t *testing.T) {
-				want := f.want(1, desc, func(*shop.Purchase) bool { return true })
+				want := f.want(f.id(1), desc, func(*shop.Purchase) bool { return true })
 				var got []int64
 				for n := 1; n <= len(want)/per+2; n++ {
-					page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: 1, Desc: desc, PerPage: per, Page: n})
+					page, err := mysql.NewPurchaseService(db).FindPurchases(ctx, shop.PurchaseFilter{AccountID: f.id(1), Desc: desc, PerPage: per, Page: n})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -370,17 +383,17 @@ func TestPurchaseService_FindPurchaseByID(t *testing.T) {
 		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
-		_, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, 1)
+		_, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, f.id(1), 1)
 		if shop.ErrorCode(err) != shop.ENotFound {
 			t.Fatalf("got %v, want not_found", err)
 		}
 	})
 	t.Run("ErrNotFoundOtherAccount", func(t *testing.T) {
 		other := f.purchases[5] // account 2
-		if other.AccountID != 2 {
+		if other.AccountID != f.id(2) {
 			t.Fatalf("fixture changed: purchase 5 is in account %d", other.AccountID)
 		}
-		_, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, 1, other.ID)
+		_, err := mysql.NewPurchaseService(db).FindPurchaseByID(ctx, f.id(1), other.ID)
 		if shop.ErrorCode(err) != shop.ENotFound {
 			t.Fatalf("got %v, want not_found", err)
 		}
@@ -388,10 +401,10 @@ func TestPurchaseService_FindPurchaseByID(t *testing.T) {
 }
 
 func TestSubscriberService(t *testing.T) {
-	db, _ := loadFixture(t)
+	db, f := loadFixture(t)
 	ctx := context.Background()
 	t.Run("UsernameIgnoresCase", func(t *testing.T) {
-		page, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 1, StorefrontID: 10, Username: "sub@EXAMPLE.com"})
+		page, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: f.id(1), StorefrontID: f.id(10), Username: "sub@EXAMPLE.com"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,26 +416,26 @@ func TestSubscriberService(t *testing.T) {
 		// Blanks are part of a username: the column's PAD SPACE collation would let
 		// "sub@example.com " equal "Sub@Example.com".
 		for _, u := range []string{"sub@example.co", "sub@example.com ", " sub@example.com", "sub@example.com\t"} {
-			page, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 1, StorefrontID: 10, Username: u})
+			page, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: f.id(1), StorefrontID: f.id(10), Username: u})
 			if err != nil || len(page.Subscribers) != 0 {
 				t.Fatalf("%q: got %v, %v; want none", u, page, err)
 			}
 		}
 	})
 	t.Run("ByID", func(t *testing.T) {
-		s, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, 1, 11, 711)
+		s, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, f.id(1), f.id(11), f.id(711))
 		if err != nil || s.Username != "sub11@example.com" || s.Subscription != nil {
 			t.Fatalf("got %+v, %v", s, err)
 		}
 	})
 	t.Run("ErrNotFoundWrongStorefront", func(t *testing.T) {
-		_, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, 1, 10, 711)
+		_, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, f.id(1), f.id(10), f.id(711))
 		if shop.ErrorCode(err) != shop.ENotFound {
 			t.Fatalf("got %v, want not_found", err)
 		}
 	})
 	t.Run("ErrNotFoundOtherAccount", func(t *testing.T) {
-		_, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: 2, StorefrontID: 10})
+		_, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: f.id(2), StorefrontID: f.id(10)})
 		if shop.ErrorCode(err) != shop.ENotFound {
 			t.Fatalf("got %v, want not_found", err)
 		}
@@ -434,11 +447,11 @@ func TestPurchaseService_ConstantQueries(t *testing.T) {
 	ctx := context.Background()
 	counts := map[int]int{}
 	for _, per := range []int{1, 5, 40} {
-		page, n, err := db.FindPurchasesCounted(ctx, shop.PurchaseFilter{AccountID: 1, PerPage: per})
+		page, n, err := db.FindPurchasesCounted(ctx, shop.PurchaseFilter{AccountID: f.id(1), PerPage: per})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(page.Purchases) != min(per, len(f.want(1, false, func(*shop.Purchase) bool { return true }))) {
+		if len(page.Purchases) != min(per, len(f.want(f.id(1), false, func(*shop.Purchase) bool { return true }))) {
 			t.Fatalf("per_page %d: got %d purchases", per, len(page.Purchases))
 		}
 		counts[per] = n

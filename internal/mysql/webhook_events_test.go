@@ -92,15 +92,15 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 	if got := eventsSince(t, db, map[string]bool{}); len(got) != 0 {
 		t.Fatalf("an import without endpoints wrote %d events, want 0", len(got))
 	}
-	all, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/all", nil)
+	all, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, f.id(1), "http://127.0.0.1:9/all", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reactOnly, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 1, "http://127.0.0.1:9/react", []string{shop.EventPurchaseReactivated})
+	reactOnly, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, f.id(1), "http://127.0.0.1:9/react", []string{shop.EventPurchaseReactivated})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, 2, "http://127.0.0.1:9/two", nil)
+	other, _, err := mysql.NewWebhookService(db).CreateWebhookEndpoint(ctx, f.id(2), "http://127.0.0.1:9/two", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,16 +122,16 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 	t.Run("ImportCreatedAndUpdated", func(t *testing.T) {
 		var changed *shop.Purchase
 		for _, p := range f.purchases {
-			if p.AccountID == 1 {
+			if p.AccountID == f.id(1) {
 				changed = p
 				break
 			}
 		}
 		changed.ShippingTrackingNumber = strp("TRACK-1")
 		fresh := *changed
-		fresh.ID, fresh.Salt = 99001, "fresh"
+		fresh.ID, fresh.Salt = f.id(99001), "fresh"
 		fresh.LineItems = []shop.LineItem{changed.LineItems[0]}
-		fresh.LineItems[0].ID, fresh.LineItems[0].PurchaseID = 990011, 99001
+		fresh.LineItems[0].ID, fresh.LineItems[0].PurchaseID = f.id(990011), f.id(99001)
 		f.purchases = append(f.purchases, &fresh)
 		run(f.document())
 		got := eventsSince(t, db, seen)
@@ -143,7 +143,7 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 			if e.typ == shop.EventPurchaseCreated {
 				want = fresh.ID
 			}
-			doc, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, want, nil)
+			doc, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, f.id(1), want, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,12 +157,13 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 	})
 
 	subDoc := func(status, next string) []byte {
-		return fmt.Appendf(nil, `{"subscribers":[{"id":710,"storefront_id":10,"created_at":1,"updated_at":1,"username":"Sub@Example.com","last_login_at":null,`+
-			`"subscription":{"id":9000,"status":"%s","price":"1.00","period":1,"unit":"M","tax_amount":"0.00","created_at":1,"updated_at":1,"next_payment_at":%s}}]}`, status, next)
+		return fmt.Appendf(nil, `{"subscribers":[{"id":%d,"storefront_id":%d,"created_at":1,"updated_at":1,"username":"Sub@Example.com","last_login_at":null,`+
+			`"subscription":{"id":%d,"status":"%s","price":"1.00","period":1,"unit":"M","tax_amount":"0.00","created_at":1,"updated_at":1,"next_payment_at":%s}}]}`,
+			f.id(710), f.id(10), f.id(9000), status, next)
 	}
 	checkSubscriber := func(t *testing.T, e event, status shop.SubscriptionStatus) {
 		t.Helper()
-		sub, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, 1, 10, 710)
+		sub, err := mysql.NewSubscriberService(db).FindSubscriberByID(ctx, f.id(1), f.id(10), f.id(710))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +210,7 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 	t.Run("Reactivation", func(t *testing.T) {
 		var ok, refused *shop.Purchase
 		for _, p := range f.purchases {
-			if p.AccountID != 1 || p.BuyerEmail == nil || !shop.ValidEmail(*p.BuyerEmail) {
+			if p.AccountID != f.id(1) || p.BuyerEmail == nil || !shop.ValidEmail(*p.BuyerEmail) {
 				continue
 			}
 			if ok == nil && p.Status.Reactivatable() {
@@ -219,24 +220,24 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 				refused = p
 			}
 		}
-		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: refused.ID, Actor: "test"}); shop.ErrorCode(err) != shop.EConflict {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: f.id(1), PurchaseID: refused.ID, Actor: "test"}); shop.ErrorCode(err) != shop.EConflict {
 			t.Fatalf("reactivate %s purchase: got %v, want a conflict", refused.Status, err)
 		}
 		if got := eventsSince(t, db, seen); len(got) != 0 {
 			t.Fatalf("a refused reactivation wrote %v", types(got))
 		}
-		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: ok.ID, Actor: "test", IdempotencyKey: "k1"}); err != nil {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: f.id(1), PurchaseID: ok.ID, Actor: "test", IdempotencyKey: "k1"}); err != nil {
 			t.Fatal(err)
 		}
 		// The idempotent repeat changes nothing, and so writes nothing.
-		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: 1, PurchaseID: ok.ID, Actor: "test", IdempotencyKey: "k1"}); err != nil {
+		if _, err := mysql.NewPurchaseService(db).Reactivate(ctx, shop.ReactivateRequest{AccountID: f.id(1), PurchaseID: ok.ID, Actor: "test", IdempotencyKey: "k1"}); err != nil {
 			t.Fatal(err)
 		}
 		got := eventsSince(t, db, seen)
 		if len(got) != 1 || got[0].typ != shop.EventPurchaseReactivated {
 			t.Fatalf("events: got %v, want one purchase.reactivated", types(got))
 		}
-		doc, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, 1, ok.ID, nil)
+		doc, _, err := mysql.NewPurchaseService(db).FindPurchaseDocument(ctx, f.id(1), ok.ID, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,17 +251,17 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 
 	t.Run("OtherAccountUntouched", func(t *testing.T) {
 		var n int
-		db.QueryRow("SELECT COUNT(*) FROM webhook_deliveries WHERE account_id = 2 AND endpoint_id = ?", other.ID).Scan(&n)
+		db.QueryRow("SELECT COUNT(*) FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ?", f.id(2), other.ID).Scan(&n)
 		if n != 0 {
 			t.Fatalf("account 2's endpoint got %d deliveries of account 1's changes", n)
 		}
 	})
 
 	t.Run("DisabledEndpointGetsNone", func(t *testing.T) {
-		if err := mysql.NewWebhookService(db).SetWebhookEndpointEnabled(ctx, 1, all.ID, false); err != nil {
+		if err := mysql.NewWebhookService(db).SetWebhookEndpointEnabled(ctx, f.id(1), all.ID, false); err != nil {
 			t.Fatal(err)
 		}
-		if err := mysql.NewWebhookService(db).SetWebhookEndpointEnabled(ctx, 1, reactOnly.ID, false); err != nil {
+		if err := mysql.NewWebhookService(db).SetWebhookEndpointEnabled(ctx, f.id(1), reactOnly.ID, false); err != nil {
 			t.Fatal(err)
 		}
 		f.purchases[0].ShippingTrackingNumber = strp("TRACK-2")
@@ -271,7 +272,7 @@ func TestWebhookEvents_SameTransaction(t *testing.T) {
 	})
 
 	t.Run("SeedWritesNone", func(t *testing.T) {
-		if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 50, Subscribers: 10, Seed: 3, Now: time.Now()}, nil); err != nil {
+		if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 50, Subscribers: 10, Seed: 3, Now: time.Now(), IDBase: f.base}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if got := eventsSince(t, db, seen); len(got) != 0 {
