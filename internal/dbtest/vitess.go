@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	gomysql "github.com/go-sql-driver/mysql"
+
 	"storefront/internal/mysql"
 	"storefront/internal/sqlrows"
 )
@@ -36,19 +38,19 @@ var (
 func vitessDSN(t testing.TB) string {
 	t.Helper()
 	cfg := serverConfig(t)
-	gate := openServer(t, cfg)
-	defer gate.Close()
 	vitessOnce.Do(func() {
+		gate := openServer(t, cfg)
+		defer gate.Close()
 		if vitessTargets, vitessErr = shards(gate); vitessErr != nil {
 			return
 		}
 		for _, target := range vitessTargets {
-			if vitessErr = empty(gate, target); vitessErr != nil {
+			if vitessErr = empty(cfg, target); vitessErr != nil {
 				vitessErr = fmt.Errorf("empty %s: %w", target, vitessErr)
 				return
 			}
 		}
-		vitessTenant, vitessErr = tenantTables(gate)
+		vitessTenant, vitessErr = tenantTables(cfg)
 	})
 	if vitessErr != nil {
 		t.Fatalf("vtgate: %v", vitessErr)
@@ -56,7 +58,7 @@ func vitessDSN(t testing.TB) string {
 	t.Cleanup(func() {
 		gate := openServer(t, cfg)
 		defer gate.Close()
-		if err := countAccounts(gate); err != nil {
+		if err := countAccounts(cfg); err != nil {
 			t.Errorf("vtgate: %v", err)
 		}
 		if err := deleteAccounts(gate); err != nil {
@@ -64,10 +66,10 @@ func vitessDSN(t testing.TB) string {
 		}
 		// What is left on a shard was written outside every account of the test.
 		for _, target := range vitessTargets {
-			left, err := leftRows(gate, target)
+			left, err := leftRows(cfg, target)
 			if err == nil && len(left) > 0 {
 				t.Errorf("vtgate: %s holds rows of no account of the test: %v", target, left)
-				err = empty(gate, target)
+				err = empty(cfg, target)
 			}
 			if err != nil {
 				t.Errorf("vtgate: %s: %v", target, err)
@@ -86,18 +88,12 @@ var (
 
 // countAccounts adds the accounts on each shard, read on the shard itself, to
 // shardAccounts.
-func countAccounts(gate *sql.DB) error {
+func countAccounts(cfg *gomysql.Config) error {
 	for _, target := range tenantShards() {
-		conn, err := gate.Conn(bgctx)
-		if err != nil {
-			return err
-		}
 		var n int
-		if _, err = conn.ExecContext(bgctx, "USE `"+target+"`"); err == nil {
-			err = conn.QueryRowContext(bgctx, "SELECT COUNT(*) FROM accounts").Scan(&n)
-			_, _ = conn.ExecContext(bgctx, "USE `"+tenantKeyspace+"`")
-		}
-		conn.Close()
+		err := onShard(cfg, target, func(conn *sql.Conn) error {
+			return conn.QueryRowContext(bgctx, "SELECT COUNT(*) FROM accounts").Scan(&n)
+		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", target, err)
 		}
@@ -125,34 +121,29 @@ var vitessTenant []string
 
 // tenantTables returns the tables of the tenant keyspace that carry account_id, the
 // tables that reference others first.
-func tenantTables(gate *sql.DB) ([]string, error) {
-	conn, err := gate.Conn(bgctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(bgctx, "USE `"+tenantShards()[0]+"`"); err != nil {
-		return nil, err
-	}
-	defer conn.ExecContext(bgctx, "USE `"+tenantKeyspace+"`")
+func tenantTables(cfg *gomysql.Config) ([]string, error) {
 	// A table's rows go before those of the tables it references.
-	refs, err := sqlrows.Collect(bgctx, conn, func(rows *sql.Rows) ([2]string, error) {
-		var r [2]string
-		return r, rows.Scan(&r[0], &r[1])
-	}, `SELECT c.table_name, COALESCE(k.referenced_table_name, '') FROM information_schema.columns c
-		LEFT JOIN information_schema.key_column_usage k ON k.table_schema = c.table_schema
-			AND k.table_name = c.table_name AND k.referenced_table_name IS NOT NULL
-		WHERE c.table_schema = DATABASE() AND c.column_name = 'account_id'`)
+	var refs [][2]string
+	err := onShard(cfg, tenantShards()[0], func(conn *sql.Conn) (err error) {
+		refs, err = sqlrows.Collect(bgctx, conn, func(rows *sql.Rows) ([2]string, error) {
+			var r [2]string
+			return r, rows.Scan(&r[0], &r[1])
+		}, `SELECT c.table_name, COALESCE(k.referenced_table_name, '') FROM information_schema.columns c
+			LEFT JOIN information_schema.key_column_usage k ON k.table_schema = c.table_schema
+				AND k.table_name = c.table_name AND k.referenced_table_name IS NOT NULL
+			WHERE c.table_schema = DATABASE() AND c.column_name = 'account_id'`)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	// A table of the lookup keyspace (sign-in and passkey state) is there too, but
-	// vtgate routes its name to lookup.
-	if _, err := conn.ExecContext(bgctx, "USE `lookup`"); err != nil {
-		return nil, err
-	}
-	lookup, err := dataTables(conn)
-	if err != nil {
+	// The lookup keyspace's own tables (sign-in and passkey state) are on the shards
+	// too, but their rows live in lookup: deleteAccounts empties them there.
+	var lookup []string
+	if err := onShard(cfg, "lookup", func(conn *sql.Conn) (err error) {
+		lookup, err = dataTables(conn)
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	parents := map[string][]string{}
@@ -231,32 +222,45 @@ func deleteAll(conn *sql.Conn, query string, args ...any) error {
 
 // leftRows names the tables of target that hold rows, but the sequences' and the
 // migrations' record.
-func leftRows(gate *sql.DB, target string) ([]string, error) {
-	conn, err := gate.Conn(bgctx)
+func leftRows(cfg *gomysql.Config, target string) ([]string, error) {
+	var left []string
+	err := onShard(cfg, target, func(conn *sql.Conn) error {
+		tables, err := dataTables(conn)
+		if err != nil {
+			return err
+		}
+		for _, name := range tables {
+			var one int
+			switch err := conn.QueryRowContext(bgctx, "SELECT 1 FROM `"+name+"` LIMIT 1").Scan(&one); err {
+			case nil:
+				left = append(left, name)
+			case sql.ErrNoRows:
+			default:
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return nil
+	})
+	return left, err
+}
+
+// onShard runs fn on a connection of its own to target (`keyspace:shard`, or a
+// keyspace), named as the connection's database: a pooled connection of the gate
+// left pointed at a keyspace would route later unqualified names there.
+func onShard(cfg *gomysql.Config, target string, fn func(conn *sql.Conn) error) error {
+	c := cfg.Clone()
+	c.DBName = target
+	db, err := sql.Open("mysql", c.FormatDSN())
 	if err != nil {
-		return nil, err
+		return err
+	}
+	defer db.Close()
+	conn, err := db.Conn(bgctx)
+	if err != nil {
+		return err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(bgctx, "USE `"+target+"`"); err != nil {
-		return nil, err
-	}
-	defer conn.ExecContext(bgctx, "USE `"+strings.SplitN(target, ":", 2)[0]+"`")
-	tables, err := dataTables(conn)
-	if err != nil {
-		return nil, err
-	}
-	var left []string
-	for _, name := range tables {
-		var one int
-		switch err := conn.QueryRowContext(bgctx, "SELECT 1 FROM `"+name+"` LIMIT 1").Scan(&one); err {
-		case nil:
-			left = append(left, name)
-		case sql.ErrNoRows:
-		default:
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	return left, nil
+	return fn(conn)
 }
 
 // dataTables lists the tables of the shard conn targets but its sequences and the
@@ -278,30 +282,22 @@ func shards(gate *sql.DB) ([]string, error) {
 
 // empty deletes every row of target's tables but its sequences' and the migrations'
 // record, on one connection targeting that shard.
-func empty(gate *sql.DB, target string) error {
-	conn, err := gate.Conn(bgctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(bgctx, "USE `"+target+"`"); err != nil {
-		return err
-	}
-	defer conn.ExecContext(bgctx, "USE `"+strings.SplitN(target, ":", 2)[0]+"`")
-	tables, err := dataTables(conn)
-	if err != nil {
-		return err
-	}
-	if _, err := conn.ExecContext(bgctx, "SET FOREIGN_KEY_CHECKS = 0"); err != nil {
-		return err
-	}
-	for _, name := range tables {
-		if err := deleteAll(conn, fmt.Sprintf("DELETE FROM `%s` LIMIT 5000", name)); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+func empty(cfg *gomysql.Config, target string) error {
+	return onShard(cfg, target, func(conn *sql.Conn) error {
+		tables, err := dataTables(conn)
+		if err != nil {
+			return err
 		}
-	}
-	_, err = conn.ExecContext(bgctx, "SET FOREIGN_KEY_CHECKS = 1")
-	return err
+		if _, err := conn.ExecContext(bgctx, "SET FOREIGN_KEY_CHECKS = 0"); err != nil {
+			return err
+		}
+		for _, name := range tables {
+			if err := deleteAll(conn, fmt.Sprintf("DELETE FROM `%s` LIMIT 5000", name)); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return nil // the connection closes with its session's setting
+	})
 }
 
 var bgctx = context.Background()
