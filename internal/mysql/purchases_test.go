@@ -131,15 +131,9 @@ func (f fixture) document() []byte {
 		Purchases   []pur            `json:"purchases"`
 	}
 	// API user names are unique across accounts: above a base, they carry it.
-	username := func(name string) string {
-		if f.base != 0 {
-			return fmt.Sprintf("%s-%d", name, f.base)
-		}
-		return name
-	}
 	doc.Accounts = []map[string]any{
-		{"id": f.id(1), "name": "One", "api_username": username("one"), "timezone": "UTC"},
-		{"id": f.id(2), "name": "Two", "api_username": username("two"), "timezone": "Asia/Tokyo"},
+		{"id": f.id(1), "name": "One", "api_username": importAPIUsernameAt("one", f.base), "timezone": "UTC"},
+		{"id": f.id(2), "name": "Two", "api_username": importAPIUsernameAt("two", f.base), "timezone": "Asia/Tokyo"},
 	}
 	doc.Storefronts = []map[string]any{
 		{"id": f.id(10), "account_id": f.id(1), "name": "Ten", "download_limit": 5, "download_days": 30, "currency": "USD"},
