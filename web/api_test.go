@@ -58,8 +58,9 @@ type apiEnv struct {
 	// storefronts, products, customers, subscribers and purchases take the ids of a
 	// fresh database's demo layout plus base; id and path name them.
 	base int64
-	// user is the API user name of account 1 (the demo layout's "demo", with the base).
-	user string
+	// user and user2 are the API user names of accounts 1 and 2 (the demo layout's
+	// "demo" and "nordic", with the base).
+	user, user2 string
 	// rw and ro are read_write and read keys of account 1; other is a key of account 2.
 	rw, ro, other string
 	clock         *testClock
@@ -135,8 +136,10 @@ func newAPIOn(t testing.TB, db *mysql.DB, tracer trace.Tracer, rateLimit int, op
 	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 400, Subscribers: 80, Seed: 5, Now: now.Add(-time.Hour), IDBase: e.base}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.QueryRow("SELECT api_username FROM accounts WHERE id = ?", e.id(1)).Scan(&e.user); err != nil {
-		t.Fatal(err)
+	for n, user := range map[int64]*string{1: &e.user, 2: &e.user2} {
+		if err := db.QueryRow("SELECT api_username FROM accounts WHERE id = ?", e.id(n)).Scan(user); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var err error
 	if e.rw, err = mysql.NewAdminService(db).CreateAPIKey(ctx, e.id(1), "tests", shop.ScopeReadWrite); err != nil {
@@ -433,15 +436,11 @@ func TestAPI(t *testing.T) {
 
 	t.Run("Unauthenticated", func(t *testing.T) {
 		e := e.with(t)
-		var nordic string // the API user name of account 2
-		if err := e.db.QueryRow("SELECT api_username FROM accounts WHERE id = ?", e.id(2)).Scan(&nordic); err != nil {
-			t.Fatal(err)
-		}
 		for _, tc := range []struct{ name, path, auth string }{
 			{"NoCredentials", "/api/v2/purchases", ""},
 			{"UnknownPath", "/api/v2/nothing/here", ""},
 			{"WrongKey", "/api/v2/purchases", "Basic " + base64.StdEncoding.EncodeToString([]byte(e.user+":sfk_wrong"))},
-			{"WrongUser", "/api/v2/purchases", "Basic " + base64.StdEncoding.EncodeToString([]byte(nordic+":"+e.rw))},
+			{"WrongUser", "/api/v2/purchases", "Basic " + base64.StdEncoding.EncodeToString([]byte(e.user2+":"+e.rw))},
 			{"BearerWrong", "/api/v2/", "Bearer sfk_nope"},
 			{"OtherScheme", "/api/v2/", "Digest abc"},
 		} {

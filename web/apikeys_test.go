@@ -49,11 +49,7 @@ func TestAPIKeys_Cache(t *testing.T) {
 			t.Fatalf("10 requests within %v: %d database reads of the key, want 1", web.KeyCacheTTL, n)
 		}
 		// The cached key still belongs to its account's API user name only.
-		var nordic string // account 2's API user name
-		if err := e.db.QueryRow("SELECT api_username FROM accounts WHERE id = ?", e.id(2)).Scan(&nordic); err != nil {
-			t.Fatal(err)
-		}
-		if got := status(t, basic(nordic, key)); got != http.StatusUnauthorized {
+		if got := status(t, basic(e.user2, key)); got != http.StatusUnauthorized {
 			t.Fatalf("cached key with another account's user name: got %d, want 401", got)
 		}
 		e.clock.advance(web.KeyCacheTTL)
