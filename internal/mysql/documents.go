@@ -484,8 +484,10 @@ func RebuildDerived(ctx context.Context, sqlDB *sql.DB) error {
 	if err := backfillPrefixes(ctx, sqlDB); err != nil {
 		return err
 	}
-	if _, err := sqlDB.ExecContext(ctx, prefixProductsFill); err != nil {
-		return translate(err)
+	for _, fill := range []string{prefixProductsFill, prefixStatusFill} {
+		if _, err := sqlDB.ExecContext(ctx, fill); err != nil {
+			return translate(err)
+		}
 	}
 	if err := backfillPairs(ctx, sqlDB); err != nil {
 		return err

@@ -151,6 +151,7 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 		value      string
 		storefront int64
 		products   string
+		status     string
 	}
 	// The products of each purchase, in order, as its prefix rows of two and three
 	// characters of e-mail and names hold them.
@@ -170,18 +171,19 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 		return nil, err
 	}
 	want := map[key]row{}
-	err = eachRow(ctx, db.DB, "SELECT account_id, id, created_at, storefront_id, buyer_email, buyer_firstname, buyer_lastname FROM purchases", nil,
+	err = eachRow(ctx, db.DB, "SELECT account_id, id, created_at, storefront_id, status, buyer_email, buyer_firstname, buyer_lastname FROM purchases", nil,
 		func(rows *sql.Rows) error {
 			var account, id, storefront int64
 			var created time.Time
+			var status string
 			var vals [3]sql.NullString
-			if err := rows.Scan(&account, &id, &created, &storefront, &vals[0], &vals[1], &vals[2]); err != nil {
+			if err := rows.Scan(&account, &id, &created, &storefront, &status, &vals[0], &vals[1], &vals[2]); err != nil {
 				return err
 			}
 			for i, v := range vals {
 				runes := []rune(v.String)
 				for n := 1; n <= 3 && n <= len(runes); n++ {
-					r := row{v.String, storefront, ""}
+					r := row{v.String, storefront, "", status}
 					if n >= 2 {
 						r.products = products[id]
 					}
@@ -190,13 +192,13 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 			}
 			// The initials: both names' first characters, when both have one.
 			if first, last := []rune(vals[1].String), []rune(vals[2].String); len(first) > 0 && len(last) > 0 {
-				want[key{account, id, 4, 2, string(first[:1]) + string(last[:1]), created.UTC().Format(time.DateTime)}] = row{"", storefront, ""}
+				want[key{account, id, 4, 2, string(first[:1]) + string(last[:1]), created.UTC().Format(time.DateTime)}] = row{"", storefront, "", status}
 			}
 			// The domain: the e-mail's text after its last "@", up to 63 characters, with
 			// the whole e-mail.
 			if e := vals[0]; e.Valid && strings.Contains(e.String, "@") {
 				domain := []rune(e.String[strings.LastIndex(e.String, "@")+1:])
-				want[key{account, id, 5, 0, string(domain[:min(len(domain), 63)]), created.UTC().Format(time.DateTime)}] = row{e.String, storefront, ""}
+				want[key{account, id, 5, 0, string(domain[:min(len(domain), 63)]), created.UTC().Format(time.DateTime)}] = row{e.String, storefront, "", status}
 			}
 			return nil
 		})
@@ -204,12 +206,12 @@ func prefixMismatches(ctx context.Context, db *DB) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	err = eachRow(ctx, db.DB, "SELECT account_id, purchase_id, field, prefix_len, prefix, created_at, value, storefront_id, COALESCE(products, '') FROM purchase_prefixes", nil,
+	err = eachRow(ctx, db.DB, "SELECT account_id, purchase_id, field, prefix_len, prefix, created_at, value, storefront_id, COALESCE(products, ''), COALESCE(status, '') FROM purchase_prefixes", nil,
 		func(rows *sql.Rows) error {
 			var k key
 			var created time.Time
 			var got row
-			if err := rows.Scan(&k.account, &k.id, &k.field, &k.n, &k.prefix, &created, &got.value, &got.storefront, &got.products); err != nil {
+			if err := rows.Scan(&k.account, &k.id, &k.field, &k.n, &k.prefix, &created, &got.value, &got.storefront, &got.products, &got.status); err != nil {
 				return err
 			}
 			k.when = created.UTC().Format(time.DateTime)
@@ -327,13 +329,25 @@ func (db *DB) BackfillPrefixes(ctx context.Context) error {
 	if err := backfillPrefixes(ctx, db.DB); err != nil {
 		return err
 	}
-	// Then migration 00221's fill of the products the longer prefixes' rows hold.
-	_, err := db.ExecContext(ctx, prefixProductsFill)
-	return err
+	// Then migration 00221's fill of the products the longer prefixes' rows hold, and
+	// 00222's of the status every row holds.
+	for _, fill := range []string{prefixProductsFill, prefixStatusFill} {
+		if _, err := db.ExecContext(ctx, fill); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// BackfillDomains runs migration 00131's backfill of the domains' prefix rows.
-func (db *DB) BackfillDomains(ctx context.Context) error { return backfillDomains(ctx, db.DB) }
+// BackfillDomains runs migration 00131's backfill of the domains' prefix rows, then
+// 00222's fill of the status the rows hold.
+func (db *DB) BackfillDomains(ctx context.Context) error {
+	if err := backfillDomains(ctx, db.DB); err != nil {
+		return err
+	}
+	_, err := db.ExecContext(ctx, prefixStatusFill)
+	return err
+}
 
 // ExportDense runs fn with the export's density rule set to dense (every batch read as
 // ranges of the primary keys) or not (every batch read by its id list).

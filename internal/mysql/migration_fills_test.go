@@ -93,7 +93,7 @@ func TestMigrations_FillsProbeByKey(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []string{"00220_purchase_products_initials.sql", "00221_purchase_prefixes_products.sql", "00151_customer_rollups_fill.sql"} {
+	for _, f := range []string{"00220_purchase_products_initials.sql", "00221_purchase_prefixes_products.sql", "00222_purchase_prefixes_status.sql", "00151_customer_rollups_fill.sql"} {
 		if !explained[f] {
 			t.Errorf("%s was not explained", f)
 		}

@@ -340,9 +340,7 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 			sq.Eq{"x.account_id": f.AccountID}, sq.Eq{"x.field": int(pp.field)}, sq.Eq{"x.prefix_len": pp.length},
 			sq.Eq{"x.prefix": pp.prefix}, pp.check("x"),
 		}
-		if rest.StorefrontID != 0 { // held by the prefix row
-			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
-		}
+		where, rest = prefixRowHeld(where, rest)
 		if rest.ProductID != 0 && pp.field != prefixDomain && pp.length >= productsHeld { // held by the prefix row
 			where, rest.ProductID = append(where, sq.Expr("FIND_IN_SET(?, x.products)", strconv.FormatInt(rest.ProductID, 10))), 0
 		}
@@ -360,9 +358,7 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 			sq.Eq{"x.account_id": f.AccountID}, sq.Eq{"x.field": int(prefixInitials)}, sq.Eq{"x.prefix_len": 2},
 			sq.Eq{"x.prefix": f.FirstPrefix + f.LastPrefix}, sq.Expr("x.prefix LIKE ?", escapeLike(f.FirstPrefix)+escapeLike(f.LastPrefix)),
 		}
-		if rest.StorefrontID != 0 { // held by the prefix row
-			where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
-		}
+		where, rest = prefixRowHeld(where, rest)
 		return leadSelect(f, rest, "purchase_prefixes x", "x", where, cols)
 	}
 	from := "purchases p"
@@ -371,6 +367,20 @@ func planSelect(f shop.PurchaseFilter, path accessPath, cols ...string) planned 
 	}
 	// purchaseConditions probes the product's path for a product.
 	return planned{sq.Select(cols...).From(from).Where(purchaseConditions(f)), "p.created_at", "p.id", f.ProductID != 0}
+}
+
+// prefixRowHeld moves the conditions that a prefix row (alias x) holds beside its key,
+// the storefront and the statuses, from the filter rest to the conditions where: each
+// checked on the entry itself, not on the purchase's row, which the page then reads only
+// when other conditions need it (a join per entry cost as much as the rest of the page).
+func prefixRowHeld(where sq.And, rest shop.PurchaseFilter) (sq.And, shop.PurchaseFilter) {
+	if rest.StorefrontID != 0 {
+		where, rest.StorefrontID = append(where, sq.Eq{"x.storefront_id": rest.StorefrontID}), 0
+	}
+	if len(rest.Statuses) > 0 {
+		where, rest.Statuses = append(where, statusCondition("x.status", rest.Statuses)), nil
+	}
+	return where, rest
 }
 
 // pairRange is the range of purchase_pairs (alias pr) that a pairs' path reads: the

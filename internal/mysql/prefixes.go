@@ -22,6 +22,9 @@ import (
 // purchase_id), with the whole value beside the key. The rows are derived from the
 // purchase's row by the database itself (prefixRowsInsert), so that "a character" and
 // the prefix's bytes are MariaDB's, written in the transaction that writes the row.
+// Beside the key each row holds what a filter with a prefix checks on the entry itself
+// rather than on the purchase's row: the storefront, the status (migration 00222) and,
+// on rows of productsHeld characters or more, the products.
 
 // prefixField numbers the fields that have prefix paths, as stored in
 // purchase_prefixes.field.
@@ -150,7 +153,7 @@ func insertPrefixes(ctx context.Context, q queryer, kinds, ignore string, accoun
 // INSERT … SELECT, a join with a derived table of constants, to the shard with k.field
 // left as a bind variable it never fills, "missing bind var k_field".)
 var prefixTable = derivedRows[prefixRow]{
-	insert: rowsInsert{"INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id, products)", 9, "prefix rows"},
+	insert: rowsInsert{"INSERT INTO purchase_prefixes (account_id, field, prefix_len, prefix, created_at, purchase_id, value, storefront_id, products, status)", 10, "prefix rows"},
 	of:     prefixRows,
 }
 
@@ -162,6 +165,7 @@ type prefixRow struct {
 	at                   time.Time
 	id, storefront       int64
 	products             any // productList, on the rows that hold it (productsHeld)
+	status               shop.PurchaseStatus
 }
 
 // compare orders prefix rows as the table's key does, near enough (the collation's
@@ -181,7 +185,7 @@ func (a prefixRow) compare(b prefixRow) int {
 
 // appendValues appends the row's values, in prefixTable's columns, to args.
 func (r prefixRow) appendValues(args []any, accountID int64) []any {
-	return append(args, accountID, r.field, r.n, r.prefix, r.at, r.id, r.value, r.storefront, r.products)
+	return append(args, accountID, r.field, r.n, r.prefix, r.at, r.id, r.value, r.storefront, r.products, string(r.status))
 }
 
 // prefixRows appends the prefix rows of a purchase to rows, as prefixRowsInsert derives
@@ -189,7 +193,8 @@ func (r prefixRow) appendValues(args []any, accountID int64) []any {
 // 1 to maxPrefixLen that the value has, its first n characters (LEFT counts the
 // characters of utf8mb4: the runes of valid UTF-8) with the whole value; with both
 // names the initials' row, without a value; and with an "@" in the e-mail the domain's
-// row, with the e-mail. A missing value (NULL) has no rows.
+// row, with the e-mail. A missing value (NULL) has no rows. Every row holds the
+// purchase's storefront and status.
 func prefixRows(rows []prefixRow, p *shop.Purchase) []prefixRow {
 	at := p.CreatedAt.UTC()
 	var products any
@@ -203,7 +208,7 @@ func prefixRows(rows []prefixRow, p *shop.Purchase) []prefixRow {
 			cut += size
 			prefix := (*v)[:cut]
 			r := prefixRow{field: int(prefixEmail) + i, n: n, prefix: prefix, value: *v, order: strings.ToLower(prefix),
-				at: at, id: p.ID, storefront: p.StorefrontID}
+				at: at, id: p.ID, storefront: p.StorefrontID, status: p.Status}
 			if n >= productsHeld {
 				if products == nil {
 					products = productList(p)
@@ -215,13 +220,13 @@ func prefixRows(rows []prefixRow, p *shop.Purchase) []prefixRow {
 	}
 	if f, l := firstRune(p.BuyerFirstname), firstRune(p.BuyerLastname); f != "" && l != "" {
 		rows = append(rows, prefixRow{field: int(prefixInitials), n: 2, prefix: f + l, order: strings.ToLower(f + l),
-			at: at, id: p.ID, storefront: p.StorefrontID})
+			at: at, id: p.ID, storefront: p.StorefrontID, status: p.Status})
 	}
 	if e := p.BuyerEmail; e != nil {
 		if i := strings.LastIndexByte(*e, '@'); i >= 0 {
 			d := firstRunes((*e)[i+1:], maxDomainLen)
 			rows = append(rows, prefixRow{field: int(prefixDomain), n: 0, prefix: d, value: *e, order: strings.ToLower(d),
-				at: at, id: p.ID, storefront: p.StorefrontID})
+				at: at, id: p.ID, storefront: p.StorefrontID, status: p.Status})
 		}
 	}
 	return rows
@@ -275,6 +280,38 @@ const prefixProductsFill = `UPDATE purchase_prefixes x SET x.products = (
 	FROM purchase_products pp WHERE pp.account_id = x.account_id AND pp.purchase_id = x.purchase_id
 )
 WHERE x.field IN (1, 2, 3) AND x.prefix_len >= 2`
+
+// prefixStatusFill writes the status column of every prefix row from its purchase's row
+// (migration 00222 is the same statement): after the rows are derived by
+// prefixRowsInsert, which leaves it NULL, as the migrations before the column do. Each
+// row looks up its purchase by its primary key, so the fill is linear in the rows.
+const prefixStatusFill = `UPDATE purchase_prefixes x SET x.status = (
+	SELECT p.status FROM purchases p WHERE p.account_id = x.account_id AND p.id = x.purchase_id
+)`
+
+// setPrefixStatus sets the status held by the prefix rows of one purchase, as its row
+// has it after a change of status (a reactivation): the rows are those prefixRows makes
+// of the purchase's e-mail, names and creation time, updated by the primary key itself
+// (named: planned by statistics that had the table nearly empty, an UPDATE may walk and
+// lock every row of the account), one statement on one table, which Vitess sends to the
+// account's shard.
+func setPrefixStatus(ctx context.Context, q queryer, accountID int64, p *shop.Purchase) error {
+	rows := prefixRows(nil, p)
+	if len(rows) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 2+5*len(rows))
+	args = append(args, string(p.Status), accountID)
+	for _, r := range rows {
+		args = append(args, r.field, r.n, r.prefix, r.at, r.id)
+	}
+	query := "UPDATE purchase_prefixes FORCE INDEX (PRIMARY) SET status = ? WHERE account_id = ? AND " +
+		"(field, prefix_len, prefix, created_at, purchase_id) IN (" + rowPlaceholders(len(rows), 5) + ")"
+	if _, err := q.ExecContext(ctx, query, args...); err != nil {
+		return fmt.Errorf("prefix rows' status: %w", translate(err))
+	}
+	return nil
+}
 
 // firstRunes returns the first n characters of s (all of it when shorter), as LEFT
 // counts them.

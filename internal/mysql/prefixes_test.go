@@ -243,7 +243,7 @@ func TestStorePrefixes_SameRows(t *testing.T) {
 			var s string
 			err := rows.Scan(&s)
 			return s, err
-		}, `SELECT CONCAT_WS('|', account_id, field, prefix_len, HEX(prefix), created_at, purchase_id, HEX(value), storefront_id)
+		}, `SELECT CONCAT_WS('|', account_id, field, prefix_len, HEX(prefix), created_at, purchase_id, HEX(value), storefront_id, status)
 			FROM purchase_prefixes WHERE purchase_id BETWEEN 1001 AND ? ORDER BY 1`, last)
 	}
 	want := read()

@@ -90,6 +90,18 @@ func scanPurchase(rows *sql.Rows) (*shop.Purchase, error) {
 	return &p, nil
 }
 
+// statusCondition is the condition that col holds one of the statuses (at least one).
+func statusCondition(col string, statuses []shop.PurchaseStatus) sq.Eq {
+	if len(statuses) == 1 {
+		return sq.Eq{col: string(statuses[0])}
+	}
+	st := make([]string, len(statuses))
+	for i, s := range statuses {
+		st[i] = string(s)
+	}
+	return sq.Eq{col: st}
+}
+
 // purchaseConditions turns the filters of GET /api/v2/purchases into WHERE conditions
 // on purchases p. Every condition carries the account (docs/API.md#accounts-and-tenancy).
 func purchaseConditions(f shop.PurchaseFilter) sq.And {
@@ -97,14 +109,8 @@ func purchaseConditions(f shop.PurchaseFilter) sq.And {
 	if f.IDs != nil {
 		where = append(where, sq.Eq{"p.id": f.IDs})
 	}
-	if len(f.Statuses) == 1 {
-		where = append(where, sq.Eq{"p.status": string(f.Statuses[0])})
-	} else if len(f.Statuses) > 1 {
-		st := make([]string, len(f.Statuses))
-		for i, s := range f.Statuses {
-			st[i] = string(s)
-		}
-		where = append(where, sq.Eq{"p.status": st})
+	if len(f.Statuses) > 0 {
+		where = append(where, statusCondition("p.status", f.Statuses))
 	}
 	if f.ProductID != 0 {
 		// One primary-key probe of the product's ordered path per purchase.

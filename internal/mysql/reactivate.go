@@ -265,9 +265,15 @@ func (db *DB) reactivateOnce(ctx context.Context, tx *Tx, req shop.ReactivateReq
 	if err != nil {
 		return nil, err
 	}
-	// The stored document follows the rows, in the same transaction.
+	// The stored document follows the rows, in the same transaction, and so does the
+	// status its prefix rows hold.
 	if err := storeDocuments(ctx, tx, req.AccountID, []*shop.Purchase{purchase}); err != nil {
 		return nil, err
+	}
+	if status != purchase.Status {
+		if err := setPrefixStatus(ctx, tx, req.AccountID, purchase); err != nil {
+			return nil, err
+		}
 	}
 	if err := reactivatedEvent(ctx, tx, req.AccountID, purchase, now); err != nil {
 		return nil, err
