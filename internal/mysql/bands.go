@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -257,11 +258,15 @@ func planBands(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, err
 	if len(bands) > maxBandBranches {
 		return plan{path: denseWalk(f), edge: &read}, nil
 	}
-	if probe.Valid && walkBounded(probe.Int64/1000, probe.Int64%1000, pageNeed(f)) {
-		return plan{path: pathTotalBands, bands: bands, edge: &read}, nil
+	var seen, matched int64
+	if probe.Valid {
+		seen, matched = probe.Int64/1000, probe.Int64%1000
+	}
+	if probe.Valid && walkBounded(seen, matched, pageNeed(f)) {
+		return plan{path: pathTotalBands, bands: bands, edge: &read, probe: [2]int64{seen, matched}}, nil
 	}
 	pl, err := planSliver(ctx, q, f, bands)
-	pl.edge = &read
+	pl.edge, pl.probe = &read, [2]int64{seen, matched}
 	return pl, err
 }
 
@@ -303,8 +308,13 @@ type edgeKey struct {
 // the purchases are those the edge was read from, and the edge is exact; at another,
 // every committed write having moved the version (as the answer cache relies on,
 // web/respcache.go), the edge is forgotten and the page read again on a fresh plan.
+//
+// It also remembers, for each comparison's side, own band, status and order, how the
+// last optimistic page that read every band whole enough was made up (bandShare), so
+// that the next one reads each band only about as far as that page needed it.
 type bandEdges struct {
-	c *lru.Cache[edgeKey, bandEdge]
+	c      *lru.Cache[edgeKey, bandEdge]
+	shares *lru.Cache[shareKey, bandShare]
 }
 
 func newBandEdges() *bandEdges {
@@ -312,27 +322,148 @@ func newBandEdges() *bandEdges {
 	if err != nil {
 		panic(err) // only for a size below 1
 	}
-	return &bandEdges{c: c}
+	shares, err := lru.New[shareKey, bandShare](edgeCacheSize)
+	if err != nil {
+		panic(err)
+	}
+	return &bandEdges{c: c, shares: shares}
+}
+
+// shareKey names the comparisons whose pages are made up alike: an account's, on one
+// side of one own band, with one status or none, in one order.
+type shareKey struct {
+	account  int64
+	gt, desc bool
+	own      int
+	status   shop.PurchaseStatus
+}
+
+func shareKeyOf(f shop.PurchaseFilter) shareKey {
+	k := shareKey{account: f.AccountID, gt: f.TotalOp == shop.TotalGt, desc: f.Desc, own: totalBand(f.Total)}
+	if len(f.Statuses) == 1 {
+		k.status = f.Statuses[0]
+	}
+	return k
+}
+
+// bandShare is what the pages of a comparison read of each band: for the bands beyond
+// the own band (bands), the rows of each among the last complete optimistic page's
+// (counts, nil when not known), and of the own band its matches there (own); and the
+// probe of the own band's walk by the last fresh plan (seen entries, matched of them).
+type bandShare struct {
+	bands         []int
+	counts        []int
+	own           int
+	seen, matched int64
+}
+
+// shareSlack is the rows beyond twice a band's share of the last page that the next
+// page reads of it (bandLimits).
+const shareSlack = 10
+
+// minWalk is the shortest walk of the own band an optimistic page takes.
+const minWalk = 32
+
+// limits sets the read limits of an optimistic plan from the share: each band beyond
+// the own band read up to twice its rows in the last page plus shareSlack, and the own
+// band walked about as far as twice its matches there need at the density the probe
+// found, when those are below the page's need and bandWalkProbe. A page read by
+// number (OFFSET) reads every band whole: its rows before the page are not seen.
+func (s bandShare) limits(f shop.PurchaseFilter, pl *plan) {
+	if s.counts == nil || pageOffset(f, perPage(f.PerPage)) > 0 {
+		return
+	}
+	need := pageNeed(f)
+	pl.limits = make([]int, len(pl.bands))
+	for i, b := range pl.bands {
+		j := slices.Index(s.bands, b)
+		if j < 0 {
+			continue
+		}
+		if l := 2*s.counts[j] + shareSlack; l < need {
+			pl.limits[i] = l
+		}
+	}
+	if s.matched > 0 {
+		w := int((int64(2*s.own+shareSlack)*s.seen + s.matched - 1) / s.matched)
+		if w < bandWalkProbe {
+			pl.walk = max(w, minWalk)
+		}
+	}
 }
 
 // plan plans a page of a total comparison alone (bandable): from the account's edge
 // when remembered and the page needs at most bandWalkProbe matches, without a
-// statement; else afresh.
+// statement, each band read as far as the comparison's last pages needed (bandShare);
+// else afresh.
 func (e *bandEdges) plan(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
 	if read, ok := e.c.Get(edgeKey{f.AccountID, f.TotalOp == shop.TotalGt}); ok && pageNeed(f) <= bandWalkProbe {
-		return optimisticPlan(f, read), nil
+		pl := optimisticPlan(f, read)
+		if s, ok := e.shares.Get(shareKeyOf(f)); ok && pl.optimistic {
+			s.limits(f, &pl)
+		}
+		return pl, nil
 	}
 	return e.fresh(ctx, q, f)
 }
 
 // fresh plans a page of a total comparison alone with planBands, remembering the edge
-// it reads.
+// it reads and the probe of the own band's walk.
 func (e *bandEdges) fresh(ctx context.Context, q queryer, f shop.PurchaseFilter) (plan, error) {
 	pl, err := planBands(ctx, q, f)
 	if err == nil && pl.edge != nil {
 		e.c.Add(edgeKey{f.AccountID, f.TotalOp == shop.TotalGt}, *pl.edge)
 	}
+	if err == nil && pl.probe[0] > 0 {
+		k := shareKeyOf(f)
+		s, _ := e.shares.Get(k)
+		s.seen, s.matched = pl.probe[0], pl.probe[1]
+		e.shares.Add(k, s)
+	}
 	return pl, err
+}
+
+// read remembers what an optimistic page read of each band (marks, readDocumentPage):
+// when complete, its rows of each band; when not, that they are not known, so that the
+// next page reads every band whole again.
+func (e *bandEdges) read(f shop.PurchaseFilter, pl plan, marks []int) {
+	k := shareKeyOf(f)
+	s, _ := e.shares.Get(k)
+	if !pl.complete(marks) {
+		s.bands, s.counts = nil, nil
+		e.shares.Add(k, s)
+		return
+	}
+	s.bands, s.counts, s.own = pl.bands, make([]int, len(pl.bands)), markCount(marks, 1)
+	for i := range pl.bands {
+		s.counts[i] = markCount(marks, 2+i)
+	}
+	e.shares.Add(k, s)
+}
+
+// markCount is the number of an optimistic page's rows with mark m.
+func markCount(marks []int, m int) int {
+	if m < len(marks) {
+		return marks[m]
+	}
+	return 0
+}
+
+// complete reports whether an optimistic page's rows (their marks counted) are the
+// page: they do not reach the sentinel of the own band's walk, and hold fewer rows of
+// each band read up to a limit than the limit. (A band's rows in the page are its
+// first ones; with as many as its limit the band's next ones, not read, may belong to
+// the page too.)
+func (pl plan) complete(marks []int) bool {
+	if markCount(marks, 0) > 0 {
+		return false
+	}
+	for i, l := range pl.limits {
+		if l > 0 && markCount(marks, 2+i) >= l {
+			return false
+		}
+	}
+	return true
 }
 
 // seen forgets the edge of a plan whose page was read at another purchases version
@@ -388,9 +519,18 @@ func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error
 		parts []string
 		args  []any
 	)
-	cols := []string{"p.id AS id", "p.created_at AS created_at"}
+	ids := []string{"p.id AS id", "p.created_at AS created_at"}
+	cols := ids
 	if pl.optimistic {
-		cols = append(cols, "1 AS m")
+		cols = append(slices.Clip(ids), "1 AS m")
+	}
+	// bandCols are the columns of the i-th band beyond the own band: on an optimistic
+	// plan its mark is 2+i, so that the page knows how many of its rows each band gave.
+	bandCols := func(i int) []string {
+		if !pl.optimistic {
+			return ids
+		}
+		return append(slices.Clip(ids), strconv.Itoa(2+i)+" AS m")
 	}
 	add := func(sel sq.SelectBuilder) error {
 		query, a, err := sel.ToSql()
@@ -409,8 +549,12 @@ func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error
 	// The bands beyond the own band match wholly: their ranges leave the total alone.
 	beyond := f
 	beyond.Total = ""
-	for _, b := range pl.bands {
-		if err := add(range_(beyond, bandIndex(f), sq.Eq{"p.total_band": b}).Columns(cols...).Limit(offset + limit)); err != nil {
+	for i, b := range pl.bands {
+		n := offset + limit
+		if i < len(pl.limits) && pl.limits[i] > 0 {
+			n = min(n, uint64(pl.limits[i]))
+		}
+		if err := add(range_(beyond, bandIndex(f), sq.Eq{"p.total_band": b}).Columns(bandCols(i)...).Limit(n)); err != nil {
 			return "", nil, err
 		}
 	}
@@ -418,12 +562,15 @@ func bandsListQuery(f shop.PurchaseFilter, n int, pl plan) (string, []any, error
 	var err error
 	switch {
 	case pl.optimistic:
-		walk := range_(beyond, bandIndex(f), own)
-		if err = add(sq.Select(cols...).FromSelect(walk.Columns("p.id", "p.created_at", "p.total").Limit(bandWalkProbe), "p").
+		walk, steps := range_(beyond, bandIndex(f), own), uint64(bandWalkProbe)
+		if pl.walk > 0 {
+			steps = uint64(pl.walk)
+		}
+		if err = add(sq.Select(cols...).FromSelect(walk.Columns("p.id", "p.created_at", "p.total").Limit(steps), "p").
 			Where(sliverCondition(f)).OrderBy(orderBy("p.created_at", "p.id", f.Desc)).Limit(offset + limit)); err != nil {
 			break
 		}
-		err = add(walk.Columns("p.id AS id", "p.created_at AS created_at", "0 AS m").Limit(1).Offset(bandWalkProbe - 1))
+		err = add(walk.Columns("p.id AS id", "p.created_at AS created_at", "0 AS m").Limit(1).Offset(steps - 1))
 	case pl.sortOwn:
 		err = add(range_(f, "purchases_account_total", sliverCondition(f)).Columns(cols...).Limit(offset + limit))
 	default:

@@ -392,3 +392,103 @@ func TestTotalBands_WalkProbe(t *testing.T) {
 		}
 	}
 }
+
+// TestTotalBands_RememberedShares: the pages of a total comparison read after its first
+// ones read each band only about as far as the last page needed it (bandShare), and are
+// still the plain comparison's pages, page after page by cursor in both orders; a page
+// whose remembered shares fall short (a band gave it as many rows as it read) is read
+// again with every band read up to the page's end, in two more statements, and the
+// shares are forgotten until a page is read whole again.
+func TestTotalBands_RememberedShares(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.New(t)
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 3000, Subscribers: 40, Seed: 4}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1) // one session, whose statements Com_select counts
+	svc := mysql.NewPurchaseService(db)
+	for _, desc := range []bool{true, false} {
+		f := shop.PurchaseFilter{AccountID: 1, Total: "300", TotalOp: shop.TotalGt, PerPage: 20, Desc: desc}
+		order := "created_at, id"
+		if desc {
+			order = "created_at DESC, id DESC"
+		}
+		want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND total > 300 ORDER BY "+order)
+		if len(want) < 200 {
+			t.Fatalf("%d purchases above 300: too few for ten pages", len(want))
+		}
+		// page reads the page after the cursor and returns its ids, the statements it
+		// sent and the cursor of the next.
+		page := func(after *shop.Cursor) ([]int64, int, *shop.Cursor) {
+			t.Helper()
+			g := f
+			g.After = after
+			before := selects(t, db)
+			p, err := svc.FindPurchaseDocuments(ctx, g, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var docs []struct {
+				ID int64 `json:"id"`
+			}
+			if err := json.Unmarshal(p.Body, &docs); err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for _, d := range docs {
+				ids = append(ids, d.ID)
+			}
+			return ids, selects(t, db) - before, p.Next
+		}
+		limited := 0
+		for pass := range 2 {
+			var got []int64
+			var after *shop.Cursor
+			for {
+				limits, _, err := db.BandLimits(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, l := range limits {
+					if l > 0 {
+						limited++
+						break
+					}
+				}
+				ids, _, next := page(after)
+				got = append(got, ids...)
+				if next == nil {
+					break
+				}
+				after = next
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("desc %v, pass %d: %d ids, want %d (first %v, want %v)", desc, pass, len(got), len(want), head(got), head(want))
+			}
+		}
+		if limited == 0 {
+			t.Errorf("desc %v: no page read a band up to a limit", desc)
+		}
+		// Shares that fall short, for a page of 100: the page is still the
+		// comparison's, read again.
+		f.PerPage = 100
+		db.UnderstateBandShares(f)
+		limits, walk, err := db.BandLimits(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(limits, func(l int) bool { return l > 0 }) {
+			t.Fatalf("desc %v: understated shares give limits %v and walk %d", desc, limits, walk)
+		}
+		ids, sent, _ := page(nil)
+		if !slices.Equal(ids, want[:100]) {
+			t.Errorf("desc %v: page on understated shares %v, want %v", desc, head(ids), head(want[:100]))
+		}
+		if sent != 3 { // the limited page, the own band's count, the page
+			t.Errorf("desc %v: page on understated shares sent %d statements, want 3", desc, sent)
+		}
+		if limits, walk, _ := db.BandLimits(ctx, f); len(limits) != 0 || walk != 0 {
+			t.Errorf("desc %v: after a page that fell short, limits %v and walk %d, want none", desc, limits, walk)
+		}
+	}
+}

@@ -211,7 +211,7 @@ func findDocumentPage(ctx context.Context, q queryer, edges *bandEdges, f shop.P
 	if err != nil {
 		return nil, err
 	}
-	page, sentinel, err := readDocumentPage(ctx, q, f, pl, buf)
+	page, marks, err := readDocumentPage(ctx, q, f, pl, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -224,14 +224,21 @@ func findDocumentPage(ctx context.Context, q queryer, edges *bandEdges, f shop.P
 		if pl, err = edges.fresh(ctx, q, f); err != nil {
 			return nil, err
 		}
-		page, sentinel, err = readDocumentPage(ctx, q, f, pl, buf)
+		page, marks, err = readDocumentPage(ctx, q, f, pl, buf)
 		if err != nil {
 			return nil, err
 		}
 	}
-	if sentinel {
-		// The page reached the end of the own band's walk (bandsListQuery): count the
-		// band's matches.
+	if !pl.optimistic {
+		return page, nil
+	}
+	if edges != nil {
+		edges.read(f, pl, marks)
+	}
+	if !pl.complete(marks) {
+		// The page reached the end of the own band's walk, or of a band read up to
+		// a limit (bandsListQuery): count the own band's matches, and read every band
+		// up to the page's end.
 		if pl, err = planSliver(ctx, q, f, pl.bands); err != nil {
 			return nil, err
 		}
@@ -240,14 +247,15 @@ func findDocumentPage(ctx context.Context, q queryer, edges *bandEdges, f shop.P
 	return page, err
 }
 
-// readDocumentPage reads a page on the plan (documentPageQuery) into buf; sentinel
-// tells that the rows of an optimistic plan reached its sentinel (bandsListQuery),
-// and the page is not to be answered.
-func readDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, path plan, buf []byte) (_ *shop.DocumentPage, sentinel bool, _ error) {
+// readDocumentPage reads a page on the plan (documentPageQuery) into buf; on an
+// optimistic plan marks counts its rows by their mark (bandsListQuery: 0 the own
+// band's sentinel, 1 the own band's matches, 2+i the i-th band's rows), by which the
+// page is known to be complete (plan.complete) or not to be answered.
+func readDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, path plan, buf []byte) (_ *shop.DocumentPage, marks []int, _ error) {
 	n := perPage(f.PerPage)
 	query, args, err := documentPageQuery(f, n, path)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	page := &shop.DocumentPage{Total: -1}
 	start := len(buf)
@@ -272,9 +280,14 @@ func readDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, pat
 		if !id.Valid {
 			return nil // the one row of an empty page
 		}
-		if m.Valid && m.Int64 == 0 {
-			sentinel = true
-			return nil
+		if m.Valid {
+			for int(m.Int64) >= len(marks) {
+				marks = append(marks, 0)
+			}
+			marks[m.Int64]++
+			if m.Int64 == 0 {
+				return nil // the sentinel: not a row of the page
+			}
 		}
 		e := docEntry{c: shop.Cursor{CreatedAt: at.Time, ID: id.Int64}, missing: doc == nil}
 		if k := len(entries); k > 0 {
@@ -289,15 +302,15 @@ func readDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, pat
 		return nil
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	if rowless { // an empty page of a statement whose ids lead (documentPageQuery)
 		query, args, err := headQuery(f, path)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		if err := q.QueryRowContext(ctx, query, args...).Scan(&page.Version, &page.Total); err != nil {
-			return nil, false, translate(err)
+			return nil, nil, translate(err)
 		}
 	}
 	if len(entries) > n {
@@ -310,10 +323,10 @@ func readDocumentPage(ctx context.Context, q queryer, f shop.PurchaseFilter, pat
 			buf = buf[:entries[n-1].end]
 		}
 		page.Body = append(buf, ']', '\n')[start:]
-		return page, sentinel, nil
+		return page, marks, nil
 	}
 	page.Body, err = assemblePage(ctx, q, f.AccountID, f.Desc, entries[:min(n, len(entries))], buf, start)
-	return page, sentinel, err
+	return page, marks, err
 }
 
 // assemblePage builds a page whose rows came out of order or lacked documents: the

@@ -414,3 +414,21 @@ func (db *DB) WriteRowsInTx(ctx context.Context, head string, cols int, args []a
 
 // StatementRows is statementRows.
 const StatementRows = statementRows
+
+// BandLimits returns the read limits of the plan the API takes for the next page of a
+// total comparison alone: each band's beyond the own band (0: up to the page's end) and
+// the own band's walk (0: bandWalkProbe), from the comparison's remembered shares.
+func (db *DB) BandLimits(ctx context.Context, f shop.PurchaseFilter) (limits []int, walk int, err error) {
+	pl, err := db.bandEdges().plan(ctx, db.DB, f)
+	return pl.limits, pl.walk, err
+}
+
+// UnderstateBandShares has the comparison's remembered shares say that its last page
+// held no row of any band: the next page reads each band up to shareSlack rows and the
+// own band's walk to its shortest.
+func (db *DB) UnderstateBandShares(f shop.PurchaseFilter) {
+	k := shareKeyOf(f)
+	s, _ := db.bandEdges().shares.Get(k)
+	s.counts, s.own = make([]int, len(s.bands)), 0
+	db.bandEdges().shares.Add(k, s)
+}

@@ -82,6 +82,13 @@ type plan struct {
 	edge *bandEdge
 	// union holds the plan of each branch of a union (pathUnion), in order.
 	union []plan
+	// limits, on an optimistic plan, bounds the rows read of each of bands (0: up to
+	// the page's end), and walk the own band's walk (0: bandWalkProbe entries), from
+	// what the comparison's last pages read (bandShare); probe is the fresh plan's
+	// probe of the own band's walk, its entries seen and matched.
+	limits []int
+	walk   int
+	probe  [2]int64
 }
 
 // sortLimit is the most matches of a total comparison that are read and sorted rather
