@@ -208,6 +208,22 @@ func TestTotalBands_DocumentPages(t *testing.T) {
 
 func head(ids []int64) []int64 { return ids[:min(len(ids), 8)] }
 
+// bodyIDs returns the ids of a page's body (a JSON array of purchases), in order.
+func bodyIDs(t *testing.T, body []byte) []int64 {
+	t.Helper()
+	var docs []struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(body, &docs); err != nil {
+		t.Fatalf("body %.80q: %v", body, err)
+	}
+	ids := make([]int64, 0, len(docs))
+	for _, d := range docs {
+		ids = append(ids, d.ID)
+	}
+	return ids
+}
+
 // documentIDs reads every page of the filter from the API's reader
 // (FindPurchaseDocuments), n a page by cursor, and returns the purchases' ids.
 func documentIDs(t *testing.T, svc *mysql.PurchaseService, f shop.PurchaseFilter, n int) []int64 {
@@ -219,15 +235,7 @@ func documentIDs(t *testing.T, svc *mysql.PurchaseService, f shop.PurchaseFilter
 		if err != nil {
 			t.Fatal(err)
 		}
-		var docs []struct {
-			ID int64 `json:"id"`
-		}
-		if err := json.Unmarshal(page.Body, &docs); err != nil {
-			t.Fatalf("body %.80q: %v", page.Body, err)
-		}
-		for _, d := range docs {
-			out = append(out, d.ID)
-		}
+		out = append(out, bodyIDs(t, page.Body)...)
 		if page.Next == nil {
 			return out
 		}
@@ -253,6 +261,19 @@ func statusValue(t *testing.T, db *mysql.DB, show string) int {
 	return n
 }
 
+// countedSession seeds a database with n purchases (40 subscribers, seed 4) and returns
+// it on one session, whose statements Com_select counts (selects), with its purchases'
+// service.
+func countedSession(t *testing.T, n int) (*mysql.DB, *mysql.PurchaseService) {
+	t.Helper()
+	db := dbtest.New(t)
+	if _, err := seed.Run(context.Background(), db.DB, seed.Options{Purchases: n, Subscribers: 40, Seed: 4}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	return db, mysql.NewPurchaseService(db)
+}
+
 // TestTotalBands_RememberedEdge: once a page of a total comparison has read the
 // account's edge band, the next pages are one statement each; a page read at another
 // purchases version than the edge's is read again on the edge as it is now, so that a
@@ -260,12 +281,7 @@ func statusValue(t *testing.T, db *mysql.DB, show string) int {
 // edge read then is remembered for the next pages.
 func TestTotalBands_RememberedEdge(t *testing.T) {
 	ctx := context.Background()
-	db := dbtest.New(t)
-	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 600, Subscribers: 40, Seed: 4}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1) // one session, whose statements Com_select counts
-	svc := mysql.NewPurchaseService(db)
+	db, svc := countedSession(t, 600)
 	f := shop.PurchaseFilter{AccountID: 1, Total: "300", TotalOp: shop.TotalGt, PerPage: 20, Desc: true}
 	read := func(what string, statements int) {
 		t.Helper()
@@ -275,16 +291,7 @@ func TestTotalBands_RememberedEdge(t *testing.T) {
 			t.Fatal(err)
 		}
 		sent := selects(t, db) - before
-		var docs []struct {
-			ID int64 `json:"id"`
-		}
-		if err := json.Unmarshal(page.Body, &docs); err != nil {
-			t.Fatal(err)
-		}
-		var got []int64
-		for _, d := range docs {
-			got = append(got, d.ID)
-		}
+		got := bodyIDs(t, page.Body)
 		want := naiveIDs(t, db, "SELECT id FROM purchases WHERE account_id = 1 AND total > 300 ORDER BY created_at DESC, id DESC LIMIT 20")
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: page %v, want %v", what, head(got), head(want))
@@ -401,12 +408,7 @@ func TestTotalBands_WalkProbe(t *testing.T) {
 // shares are forgotten until a page is read whole again.
 func TestTotalBands_RememberedShares(t *testing.T) {
 	ctx := context.Background()
-	db := dbtest.New(t)
-	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 3000, Subscribers: 40, Seed: 4}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1) // one session, whose statements Com_select counts
-	svc := mysql.NewPurchaseService(db)
+	db, svc := countedSession(t, 3000)
 	for _, desc := range []bool{true, false} {
 		f := shop.PurchaseFilter{AccountID: 1, Total: "300", TotalOp: shop.TotalGt, PerPage: 20, Desc: desc}
 		order := "created_at, id"
@@ -428,17 +430,7 @@ func TestTotalBands_RememberedShares(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var docs []struct {
-				ID int64 `json:"id"`
-			}
-			if err := json.Unmarshal(p.Body, &docs); err != nil {
-				t.Fatal(err)
-			}
-			var ids []int64
-			for _, d := range docs {
-				ids = append(ids, d.ID)
-			}
-			return ids, selects(t, db) - before, p.Next
+			return bodyIDs(t, p.Body), selects(t, db) - before, p.Next
 		}
 		limited := 0
 		for pass := range 2 {
