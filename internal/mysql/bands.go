@@ -348,44 +348,48 @@ func shareKeyOf(f shop.PurchaseFilter) shareKey {
 
 // bandShare is what the pages of a comparison read of each band: for the bands beyond
 // the own band (bands), the rows of each among the last complete optimistic page's
-// (counts, nil when not known), and of the own band its matches there (own); and the
-// probe of the own band's walk by the last fresh plan (seen entries, matched of them).
+// (counts, nil when not known), of the own band its matches there (own), and the rows
+// that page had in all (rows); and the probe of the own band's walk by the last fresh
+// plan (seen entries, matched of them).
 type bandShare struct {
 	bands         []int
 	counts        []int
-	own           int
+	own, rows     int
 	seen, matched int64
 }
 
 // shareSlack is the rows beyond twice a band's share of the last page that the next
-// page reads of it (bandLimits).
+// page reads of it (bandShare.limits).
 const shareSlack = 10
 
 // minWalk is the shortest walk of the own band an optimistic page takes.
 const minWalk = 32
 
-// limits sets the read limits of an optimistic plan from the share: each band beyond
-// the own band read up to twice its rows in the last page plus shareSlack, and the own
-// band walked about as far as twice its matches there need at the density the probe
-// found, when those are below the page's need and bandWalkProbe. A page read by
-// number (OFFSET) reads every band whole: its rows before the page are not seen.
+// limits sets the read limits of an optimistic plan from the share, scaled from the
+// last page's rows to this page's need (pages of 20 and of 100 share one estimate):
+// each band beyond the own band read up to twice its share plus shareSlack, and the
+// own band walked about as far as twice its share of matches plus shareSlack need at
+// the density the probe found, when those are below the page's need and
+// bandWalkProbe. A page read by number (OFFSET) reads every band whole: its rows
+// before the page are not seen.
 func (s bandShare) limits(f shop.PurchaseFilter, pl *plan) {
-	if s.counts == nil || pageOffset(f, perPage(f.PerPage)) > 0 {
+	if s.counts == nil || s.rows == 0 || pageOffset(f, perPage(f.PerPage)) > 0 {
 		return
 	}
 	need := pageNeed(f)
+	share := func(c int) int { return (2*c*need+s.rows-1)/s.rows + shareSlack } // twice c scaled, rounded up
 	pl.limits = make([]int, len(pl.bands))
 	for i, b := range pl.bands {
 		j := slices.Index(s.bands, b)
 		if j < 0 {
 			continue
 		}
-		if l := 2*s.counts[j] + shareSlack; l < need {
+		if l := share(s.counts[j]); l < need {
 			pl.limits[i] = l
 		}
 	}
 	if s.matched > 0 {
-		w := int((int64(2*s.own+shareSlack)*s.seen + s.matched - 1) / s.matched)
+		w := int((int64(share(s.own))*s.seen + s.matched - 1) / s.matched)
 		if w < bandWalkProbe {
 			pl.walk = max(w, minWalk)
 		}
@@ -424,8 +428,9 @@ func (e *bandEdges) fresh(ctx context.Context, q queryer, f shop.PurchaseFilter)
 }
 
 // read remembers what an optimistic page read of each band (marks, readDocumentPage):
-// when complete, its rows of each band; when not, that they are not known, so that the
-// next page reads every band whole again.
+// when complete and full (the list's last page, shorter, is no sample of the list), its
+// rows of each band; when not complete, that they are not known, so that the next page
+// reads every band whole again.
 func (e *bandEdges) read(f shop.PurchaseFilter, pl plan, marks []int) {
 	k := shareKeyOf(f)
 	s, _ := e.shares.Get(k)
@@ -434,10 +439,15 @@ func (e *bandEdges) read(f shop.PurchaseFilter, pl plan, marks []int) {
 		e.shares.Add(k, s)
 		return
 	}
-	s.bands, s.counts, s.own = pl.bands, make([]int, len(pl.bands)), markCount(marks, 1)
+	counts, rows := make([]int, len(pl.bands)), markCount(marks, 1)
 	for i := range pl.bands {
-		s.counts[i] = markCount(marks, 2+i)
+		counts[i] = markCount(marks, 2+i)
+		rows += counts[i]
 	}
+	if rows < pageNeed(f) {
+		return
+	}
+	s.bands, s.counts, s.own, s.rows = pl.bands, counts, markCount(marks, 1), rows
 	e.shares.Add(k, s)
 }
 

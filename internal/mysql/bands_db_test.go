@@ -461,9 +461,16 @@ func TestTotalBands_RememberedShares(t *testing.T) {
 		if limited == 0 {
 			t.Errorf("desc %v: no page read a band up to a limit", desc)
 		}
-		// Shares that fall short, for a page of 100: the page is still the
-		// comparison's, read again.
+		// The shares of pages of 20, scaled to a page of 100: read up to its limits in
+		// one statement.
 		f.PerPage = 100
+		if limits, _, _ := db.BandLimits(ctx, f); !slices.ContainsFunc(limits, func(l int) bool { return l > 0 }) {
+			t.Errorf("desc %v: a page of 100 after pages of 20 has limits %v", desc, limits)
+		}
+		if ids, sent, _ := page(nil); !slices.Equal(ids, want[:100]) || sent != 1 {
+			t.Errorf("desc %v: a page of 100 on the shares of pages of 20: %v in %d statements, want %v in 1", desc, head(ids), sent, head(want[:100]))
+		}
+		// Shares that fall short: the page is still the comparison's, read again.
 		db.UnderstateBandShares(f)
 		limits, walk, err := db.BandLimits(ctx, f)
 		if err != nil {
