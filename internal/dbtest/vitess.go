@@ -179,38 +179,35 @@ func tenantTables(cfg *gomysql.Config) ([]string, error) {
 // e-mails) in step. The lookup keyspace's own tables of sign-in and rate state are
 // emptied.
 func deleteAccounts(gate *sql.DB) error {
-	conn, err := gate.Conn(bgctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	ids, err := sqlrows.Collect(bgctx, conn, sqlrows.Value[int64], "SELECT id FROM accounts")
+	ids, err := sqlrows.Collect(bgctx, gate, sqlrows.Value[int64], "SELECT id FROM accounts")
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
 		for _, table := range vitessTenant {
-			if err := deleteAll(conn, "DELETE FROM `"+table+"` WHERE account_id = ? LIMIT 5000", id); err != nil {
+			if err := deleteAll(gate, "DELETE FROM `"+table+"` WHERE account_id = ? LIMIT 5000", id); err != nil {
 				return fmt.Errorf("%s of account %d: %w", table, id, err)
 			}
 		}
-		if _, err := conn.ExecContext(bgctx, "DELETE FROM accounts WHERE id = ?", id); err != nil {
+		if _, err := gate.ExecContext(bgctx, "DELETE FROM accounts WHERE id = ?", id); err != nil {
 			return fmt.Errorf("account %d: %w", id, err)
 		}
 	}
 	for _, table := range []string{"api_rate_buckets", "sign_in_failures", "webauthn_ceremonies"} {
-		if err := deleteAll(conn, "DELETE FROM lookup.`"+table+"` LIMIT 5000"); err != nil {
+		if err := deleteAll(gate, "DELETE FROM lookup.`"+table+"` LIMIT 5000"); err != nil {
 			return fmt.Errorf("%s: %w", table, err)
 		}
 	}
 	return nil
 }
 
-// deleteAll runs a DELETE … LIMIT until it deletes fewer rows than its limit: vttablet
-// aborts a statement past 10,000 rows.
-func deleteAll(conn *sql.Conn, query string, args ...any) error {
+// deleteAll runs a DELETE … LIMIT on db (the gate's pool, or a connection to one shard)
+// until it deletes fewer rows than its limit: vttablet aborts a statement past 10,000 rows.
+func deleteAll(db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, query string, args ...any) error {
 	for {
-		r, err := conn.ExecContext(bgctx, query, args...)
+		r, err := db.ExecContext(bgctx, query, args...)
 		if err != nil {
 			return err
 		}
