@@ -124,6 +124,41 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 		}
 	})
 
+	// A bare word is also offered as the fields it may stand for, the word replaced and
+	// the negation kept: a status by its name, a keyword, a storefront by a part of its
+	// name, an e-mail domain by its start. A whole number is a purchase id, nothing else.
+	t.Run("BareWordSuggestions", func(t *testing.T) {
+		var sfID int64
+		var sfName, domain string
+		if err := e.db.QueryRow("SELECT id, name FROM storefronts WHERE account_id = ? ORDER BY id LIMIT 1", e.id(1)).Scan(&sfID, &sfName); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.QueryRow(`SELECT SUBSTRING_INDEX(buyer_email, '@', -1) FROM purchases
+			WHERE account_id = ? AND buyer_email LIKE '%_@_%' ORDER BY id LIMIT 1`, e.id(1)).Scan(&domain); err != nil {
+			t.Fatal(err)
+		}
+		part := strings.ToLower(strings.Fields(sfName)[0][1:])
+		for _, tt := range []struct{ q, want string }{
+			{"refu", `data-value="status:RFD "`},
+			{"total>5 -refunded", `data-value="total&gt;5 -status:RFD "`},
+			{"NOT unsh", `data-value="NOT is:unshipped "`},
+			{part, fmt.Sprintf(`data-value="storefront:%d "`, sfID)},
+			{domain, `data-value="domain:` + html.EscapeString(domain) + ` "`},
+			{"domain:" + domain, `data-value="domain:` + html.EscapeString(domain) + ` "`},
+		} {
+			r := u.get("/purchases/suggest?q="+url.QueryEscape(tt.q), true)
+			if r.status != 200 || !strings.Contains(string(r.body), tt.want) {
+				t.Errorf("%q: got %d %.600s, want %s", tt.q, r.status, r.body, tt.want)
+			}
+		}
+		if r := u.get("/purchases/suggest?q=42", true); strings.Contains(string(r.body), `role="option"`) {
+			t.Errorf("a number: got %.300s, want no suggestion", r.body)
+		}
+		if r := u.get("/subscribers/suggest?q="+url.QueryEscape("-past"), true); !strings.Contains(string(r.body), `data-value="-status:PAST_DUE "`) {
+			t.Errorf("subscribers, -past: got %.400s, want -status:PAST_DUE", r.body)
+		}
+	})
+
 	t.Run("Help", func(t *testing.T) {
 		r := u.get("/docs/search", false)
 		if r.status != 200 || !strings.Contains(string(r.body), "query        = blank* , or , blank* ;") {

@@ -24,11 +24,15 @@ type suggester func(field search.Field, prefix, part string, add func(value, lab
 
 // purchaseSuggestions serves GET /purchases/suggest?q=: what the purchases' Search box
 // may go on with. After a field it completes a status, a storefront or product (by
-// name, inserted as its id) or a keyword; it also offers the saved views by name.
+// name, inserted as its id) or a keyword; it also offers the saved views by name. A
+// bare word is also offered as the fields it may stand for: "refunded" as
+// status:RFD, "acme" as the storefront or product of that name, or as the e-mail
+// domain acme.io (a bare word itself finds only e-mails and names that start with it).
 func (s *Server) purchaseSuggestions(c *gin.Context) error {
 	acct := currentAccount(c)
 	ctx := c.Request.Context()
-	values := func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
+	var values suggester
+	values = func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
 		// A record by name or by the start of its id, inserted as its id.
 		named := func(id int64, name, kind string) {
 			if sid := strconv.FormatInt(id, 10); strings.Contains(strings.ToLower(name), part) || strings.HasPrefix(sid, part) {
@@ -50,6 +54,12 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 			keywordSuggestions("ship", []string{"yes", "no"}, prefix, part, add)
 		case search.FieldIs:
 			keywordSuggestions("is", []string{"unshipped", "shipped"}, prefix, part, add)
+		case search.FieldDomain:
+			ds, err := s.Accounts.FindDomains(ctx, acct.ID, part, maxSuggestions)
+			return forEach(ds, err, func(d string) { add(prefix+search.Word(d)+" ", "domain:"+d, "domain") })
+		case bareWord:
+			return bareSuggestions(values, prefix, part, add, search.FieldStatus, search.FieldIs,
+				search.FieldStorefront, search.FieldProduct, search.FieldDomain)
 		}
 		return nil
 	}
@@ -73,18 +83,49 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 }
 
 // subscriberSuggestions serves GET /subscribers/suggest?q=: what the subscribers'
-// Search box may go on with: field names, and subscription statuses after status:.
-// Saved views are the purchases list's alone.
+// Search box may go on with: field names, and subscription statuses after status:
+// or for a bare word that starts one ("past" as status:PAST_DUE). Saved views are the
+// purchases list's alone.
 func (s *Server) subscriberSuggestions(c *gin.Context) error {
-	values := func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
-		if field == search.FieldStatus {
+	var values suggester
+	values = func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
+		switch field {
+		case search.FieldStatus:
 			for _, st := range shop.SubscriptionStatuses {
 				statusSuggestion(string(st), templates.SubscriptionStatusLabel(string(st)), prefix, part, add)
 			}
+		case bareWord:
+			return bareSuggestions(values, prefix, part, add, search.FieldStatus)
 		}
 		return nil
 	}
 	return suggest(c, search.Subscribers, values, nil)
+}
+
+// bareWord is the field a suggester is asked for when the word typed has none.
+const bareWord search.Field = ""
+
+// bareSuggestions offers a bare word (part, lower case) as the value of each of the
+// fields, in turn, with values: the suggestion replaces the word with field:value, and
+// its label names the field. A whole number is a purchase's or subscriber's id, which
+// the bare word finds already: it is offered as nothing else.
+func bareSuggestions(values suggester, prefix, part string, add func(value, label, kind string), fields ...search.Field) error {
+	if _, err := strconv.ParseUint(part, 10, 64); err == nil {
+		return nil
+	}
+	for _, f := range fields {
+		name := string(f) + ":"
+		labelled := func(value, label, kind string) {
+			if !strings.HasPrefix(label, name) {
+				label = name + label
+			}
+			add(value, label, kind)
+		}
+		if err := values(f, prefix+name, part, labelled); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // statusSuggestion offers a status whose code or label starts with part.
@@ -105,9 +146,9 @@ func keywordSuggestions(field string, words []string, prefix, part string, add f
 
 // suggest answers a Search box's suggestions for the text typed so far (q), as a
 // listbox fragment. The word being typed (after the last blank or parenthesis) is
-// completed: a field name of the list's kind; after a field, what values names; or,
-// as the first word, a saved view by name (views, nil for none), which replaces the
-// query with the view's.
+// completed: a field name of the list's kind; after a field, what values names; as the
+// first word, a saved view by name (views, nil for none), which replaces the query with
+// the view's; and a bare word as what values names for bareWord.
 func suggest(c *gin.Context, kind search.Kind, values suggester, views func(word string, add func(value, label, kind string)) error) error {
 	text := c.Query("q")
 	head, word := text, ""
@@ -127,7 +168,7 @@ func suggest(c *gin.Context, kind search.Kind, values suggester, views func(word
 		}
 	}
 	lower := strings.ToLower(word)
-	if field, rest, ok := strings.Cut(word, ":"); ok {
+	if field, rest, ok := strings.Cut(word, ":"); ok && field != "" {
 		// A value after a field: complete the item after the last comma.
 		done, part := "", rest
 		if i := strings.LastIndex(rest, ","); i >= 0 {
@@ -147,6 +188,9 @@ func suggest(c *gin.Context, kind search.Kind, values suggester, views func(word
 			if err := views(lower, add); err != nil {
 				return err
 			}
+		}
+		if err := values(bareWord, head+neg, lower, add); err != nil {
+			return err
 		}
 	}
 	return render(c, templates.SearchSuggestions(opts))

@@ -145,6 +145,22 @@ func TestTenancy(t *testing.T) {
 			for _, q := range []string{"product:", "storefront:", "s"} {
 				noAccount1(t, mustStatus(t, owner2.get("/purchases/suggest?q="+url.QueryEscape(q), true), 200))
 			}
+			// The e-mail domains offered are those of account 2's purchases.
+			offered := 0
+			for _, q := range []string{"domain:", "a", "g"} {
+				r := mustStatus(t, owner2.get("/purchases/suggest?q="+url.QueryEscape(q), true), 200)
+				for _, m := range regexp.MustCompile(`data-value="domain:([^" ]+) "`).FindAllStringSubmatch(string(r.body), -1) {
+					offered++
+					var n int
+					if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = ? AND buyer_email LIKE BINARY ?",
+						e.id(2), "%@"+m[1]).Scan(&n); err != nil || n == 0 {
+						t.Errorf("%q: account 2 is offered domain %q, which none of its purchases has (%v)", q, m[1], err)
+					}
+				}
+			}
+			if offered == 0 {
+				t.Error("account 2 was offered no domain: the check reads nothing")
+			}
 		},
 		"GET /subscribers/suggest": func(t *testing.T) {
 			for _, q := range []string{"status:", "s"} {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"storefront/internal/search"
 	"storefront/internal/seed"
 	"storefront/internal/shop"
+	"storefront/internal/sqlrows"
 )
 
 // prefixValues are buyer names and e-mails chosen where a prefix path could answer
@@ -557,5 +559,70 @@ func TestDomainPath_Match(t *testing.T) {
 	}
 	if matched < 40 {
 		t.Errorf("the domains matched %d purchases in all; the test data do not exercise the path", matched)
+	}
+}
+
+// TestFindDomains imports the e-mails above and checks the domains the search box
+// offers for a prefix against the e-mails themselves: the domains whose first 63
+// characters (what a domain row holds) start with the prefix as LIKE reads it, one of
+// each set that the collation holds equal, in its order, each whole, up to the limit.
+func TestFindDomains(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	importFile(t, db, importFixturePath)
+	importDomainEmails(t, db)
+	emails, err := sqlrows.Collect(ctx, db, sqlrows.Value[string], "SELECT buyer_email FROM purchases WHERE account_id = 1 AND buyer_email IS NOT NULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var domains []string
+	for _, e := range emails {
+		if i := strings.LastIndexByte(e, '@'); i >= 0 && i+1 < len(e) {
+			domains = append(domains, e[i+1:])
+		}
+	}
+	// held is what a domain row holds of d; key its weight, as ORDER BY and "=" compare
+	// it (trailing blanks aside).
+	held := func(d string) string {
+		if r := []rune(d); len(r) > 63 {
+			return string(r[:63])
+		}
+		return d
+	}
+	key := func(d string) string { return string(search.WeightString(strings.TrimRight(held(d), " "))) }
+	accounts := mysql.NewAccountService(db)
+	checked := 0
+	for _, prefix := range []string{"", "a", "AC", "acme", "acme.io", "acme.io.", "ac_", "ac%", `ac\`, "acé", "ÁCX", "李", "😀", "x", "zz",
+		strings.Repeat("a", 60), strings.Repeat("A", 61) + ".e", strings.Repeat("a", 64)} {
+		groups := map[string][]string{}
+		for _, d := range domains {
+			if search.HasPrefixFold(held(d), prefix) {
+				groups[key(d)] = append(groups[key(d)], d)
+			}
+		}
+		keys := slices.Sorted(maps.Keys(groups))
+		for _, limit := range []int{3, 100} {
+			got, err := accounts.FindDomains(ctx, 1, prefix, limit)
+			if err != nil {
+				t.Fatalf("%q: %v", prefix, err)
+			}
+			want := keys[:min(limit, len(keys))]
+			if len(got) != len(want) {
+				t.Errorf("%q, limit %d: got %q, want one of each of %q", prefix, limit, got, want)
+				continue
+			}
+			for i, d := range got {
+				if !slices.Contains(groups[want[i]], d) {
+					t.Errorf("%q, limit %d: domain %d is %q, want one of %q", prefix, limit, i, d, groups[want[i]])
+				}
+			}
+			checked += len(got)
+		}
+	}
+	if checked < 30 {
+		t.Errorf("%d domains offered in all: the test data do not exercise the suggestions", checked)
+	}
+	if got, err := accounts.FindDomains(ctx, 2, "", 8); err != nil || len(got) != 0 {
+		t.Errorf("another account's domains: got %q, %v, want none", got, err)
 	}
 }

@@ -95,6 +95,17 @@ func writeValue(b *strings.Builder, v Value, op Op, first bool) {
 	}
 }
 
+// Word returns text as a query writes it for a field's value: as it is when it reads
+// back as one word of itself, else quoted.
+func Word(text string) string {
+	if !needsQuote(text) {
+		return text
+	}
+	var b strings.Builder
+	writeQuoted(&b, text)
+	return b.String()
+}
+
 // needsQuote reports whether text would not read back as one word of itself.
 func needsQuote(s string) bool {
 	if s == "" || strings.Contains(s, "..") {

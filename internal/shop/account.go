@@ -63,6 +63,10 @@ type AccountService interface {
 	FindStorefronts(ctx context.Context, accountID int64) ([]*Storefront, error)
 	// FindProducts returns the products of the account's storefronts, by name.
 	FindProducts(ctx context.Context, accountID int64) ([]Product, error)
+	// FindDomains returns up to limit e-mail domains of the account's purchases that
+	// start with prefix, as a search's domain: compares (docs/SEARCH.md#text), in the
+	// collation's order, each once.
+	FindDomains(ctx context.Context, accountID int64, prefix string, limit int) ([]string, error)
 }
 
 // APIKey is an authenticated API key with what the request needs to know of its account.
