@@ -124,6 +124,13 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 		}
 		res.Export, res.API = s.purchaseViewAsAPI(acct, pushed, now, loc)
 		res.Bulk = bulkBar(c, pushed, res.Count)
+		if len(res.Rows) == 0 && combined && before == "" && q.Get("cursor") == "" && q.Get("page") == "" {
+			alts, err := alternatives(box.Query, s.purchaseValues(c), pushed)
+			if err != nil {
+				return err
+			}
+			res.Alternatives = alts
+		}
 		return nil
 	}, show)
 }

@@ -157,6 +157,34 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 		if r := u.get("/subscribers/suggest?q="+url.QueryEscape("-past"), true); !strings.Contains(string(r.body), `data-value="-status:PAST_DUE "`) {
 			t.Errorf("subscribers, -past: got %.400s, want -status:PAST_DUE", r.body)
 		}
+
+		// A search that finds nothing offers its last bare word as those fields, as
+		// links to the list with the query so changed; one that finds something, or
+		// whose last word has a field, offers none.
+		var n int
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = ? AND buyer_email LIKE ?", e.id(1), "%@"+domain).Scan(&n); err != nil || n == 0 {
+			t.Fatalf("purchases of %s: %d, %v", domain, n, err)
+		}
+		for _, tt := range []struct {
+			q    string
+			want string
+		}{
+			{domain, "/purchases?q=" + url.QueryEscape("domain:"+domain)},
+			{"status:RFD " + domain, "/purchases?q=" + url.QueryEscape("status:RFD domain:"+domain)},
+			{"refun", "/purchases?q=" + url.QueryEscape("status:RFD")},
+		} {
+			for _, fragment := range []bool{false, true} {
+				body := string(u.get("/purchases?q="+url.QueryEscape(tt.q), fragment).body)
+				if !strings.Contains(body, "No purchases match") || !strings.Contains(body, `id="alternatives"`) || !strings.Contains(body, `href="`+html.EscapeString(tt.want)+`"`) {
+					t.Errorf("%q (fragment %v): no link to %s in %.300s", tt.q, fragment, tt.want, body[max(0, strings.Index(body, "No purchases")):])
+				}
+			}
+		}
+		for _, q := range []string{"domain:" + domain, "status:RFD", "status:ACT zz9zz"} {
+			if body := string(u.get("/purchases?q="+url.QueryEscape(q), false).body); strings.Contains(body, `id="alternatives"`) {
+				t.Errorf("%q: alternatives offered", q)
+			}
+		}
 	})
 
 	t.Run("Help", func(t *testing.T) {

@@ -23,12 +23,36 @@ const subscriberSuggestURL = "/subscribers/suggest"
 type suggester func(field search.Field, prefix, part string, add func(value, label, kind string)) error
 
 // purchaseSuggestions serves GET /purchases/suggest?q=: what the purchases' Search box
-// may go on with. After a field it completes a status, a storefront or product (by
-// name, inserted as its id) or a keyword; it also offers the saved views by name. A
-// bare word is also offered as the fields it may stand for: "refunded" as
-// status:RFD, "acme" as the storefront or product of that name, or as the e-mail
-// domain acme.io (a bare word itself finds only e-mails and names that start with it).
+// may go on with (purchaseValues), and the saved views by name.
 func (s *Server) purchaseSuggestions(c *gin.Context) error {
+	acct := currentAccount(c)
+	ctx := c.Request.Context()
+	views := func(word string, add func(value, label, kind string)) error {
+		views, err := s.Views.FindSavedViews(ctx, acct.ID, currentUser(c).ID)
+		if err != nil {
+			return err
+		}
+		for _, v := range views {
+			if !strings.Contains(strings.ToLower(v.Name), word) {
+				continue
+			}
+			vq, _ := url.ParseQuery(purchaseViewQuery(v.Query))
+			if q := vq.Get("q"); q != "" {
+				add(q, "Saved view · "+v.Name, "view")
+			}
+		}
+		return nil
+	}
+	return suggest(c, search.Purchases, s.purchaseValues(c), views)
+}
+
+// purchaseValues suggests the values of the purchases' fields: after a field it
+// completes a status, a storefront or product (by name, inserted as its id), a keyword
+// or an e-mail domain. A bare word is also offered as the fields it may stand for:
+// "refunded" as status:RFD, "acme" as the storefront or product of that name, or as
+// the e-mail domain acme.io (a bare word itself finds only e-mails and names that start
+// with it).
+func (s *Server) purchaseValues(c *gin.Context) suggester {
 	acct := currentAccount(c)
 	ctx := c.Request.Context()
 	var values suggester
@@ -63,23 +87,7 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 		}
 		return nil
 	}
-	views := func(word string, add func(value, label, kind string)) error {
-		views, err := s.Views.FindSavedViews(ctx, acct.ID, currentUser(c).ID)
-		if err != nil {
-			return err
-		}
-		for _, v := range views {
-			if !strings.Contains(strings.ToLower(v.Name), word) {
-				continue
-			}
-			vq, _ := url.ParseQuery(purchaseViewQuery(v.Query))
-			if q := vq.Get("q"); q != "" {
-				add(q, "Saved view · "+v.Name, "view")
-			}
-		}
-		return nil
-	}
-	return suggest(c, search.Purchases, values, views)
+	return values
 }
 
 // subscriberSuggestions serves GET /subscribers/suggest?q=: what the subscribers'
@@ -145,12 +153,21 @@ func keywordSuggestions(field string, words []string, prefix, part string, add f
 }
 
 // suggest answers a Search box's suggestions for the text typed so far (q), as a
-// listbox fragment. The word being typed (after the last blank or parenthesis) is
-// completed: a field name of the list's kind; after a field, what values names; as the
-// first word, a saved view by name (views, nil for none), which replaces the query with
-// the view's; and a bare word as what values names for bareWord.
+// listbox fragment.
 func suggest(c *gin.Context, kind search.Kind, values suggester, views func(word string, add func(value, label, kind string)) error) error {
-	text := c.Query("q")
+	opts, err := suggestions(c.Query("q"), kind, values, views)
+	if err != nil {
+		return err
+	}
+	return render(c, templates.SearchSuggestions(opts))
+}
+
+// suggestions lists what the text typed so far may go on with: the word being typed
+// (after the last blank or parenthesis) is completed as a field name of the list's
+// kind; after a field, as what values names; as the first word, as a saved view by
+// name (views, nil for none), which replaces the query with the view's; and a bare word
+// as what values names for bareWord. Each suggestion's Value is the whole new text.
+func suggestions(text string, kind search.Kind, values suggester, views func(word string, add func(value, label, kind string)) error) ([]templates.Suggestion, error) {
 	head, word := text, ""
 	if i := strings.LastIndexAny(text, " \t("); i >= 0 {
 		head, word = text[:i+1], text[i+1:]
@@ -176,7 +193,7 @@ func suggest(c *gin.Context, kind search.Kind, values suggester, views func(word
 		}
 		prefix := head + neg + strings.ToLower(field) + ":" + done
 		if err := values(search.Field(strings.ToLower(field)), prefix, strings.ToLower(part), add); err != nil {
-			return err
+			return nil, err
 		}
 	} else if word != "" && !strings.ContainsAny(word, "<>\"") {
 		for _, f := range search.Fields(kind) {
@@ -186,14 +203,39 @@ func suggest(c *gin.Context, kind search.Kind, values suggester, views func(word
 		}
 		if neg == "" && head == "" && views != nil {
 			if err := views(lower, add); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if err := values(bareWord, head+neg, lower, add); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return render(c, templates.SearchSuggestions(opts))
+	return opts, nil
+}
+
+// alternatives are the searches to offer when query found nothing: the query with its
+// last bare word read as a field it may stand for ("acme" as domain:acme.io), each as
+// the page's address with that query (at most four). A query whose last word is a field
+// or a value after one has none.
+func alternatives(query string, values suggester, page url.Values) ([]templates.Alternative, error) {
+	if word := query[strings.LastIndexAny(query, " \t(")+1:]; word == "" || strings.ContainsAny(word, ":<>\"") {
+		return nil, nil
+	}
+	opts, err := suggestions(query, search.Purchases, values, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []templates.Alternative
+	for _, o := range opts {
+		if o.Kind == "field" || len(out) == 4 {
+			continue
+		}
+		alt := strings.TrimSpace(o.Value)
+		v := cloneValues(page)
+		v.Set("q", alt)
+		out = append(out, templates.Alternative{Label: o.Label, Query: alt, URL: cleanURL("/purchases", v)})
+	}
+	return out, nil
 }
 
 // forEach calls fn for each of the records that a read returned, or returns err, the
