@@ -38,7 +38,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	}
 	// The box and the fields are one query: a q that cannot be read is shown at the
 	// box, a field that cannot be read at its field, as the filters always were.
-	box := templates.SearchBox{Action: "/purchases", Suggest: "/purchases/suggest", Label: "Search purchases",
+	box := templates.SearchBox{Action: "/purchases", Suggest: "/purchases/suggest", Label: "Search purchases", Example: "status:act total>50 -ship:yes",
 		Note: "Fields, OR, -negation and dates as the filters read them; the fields below show what they can.", Query: q.Get("q"), Order: strings.ToLower(q.Get("order"))}
 	if box.Order == "desc" {
 		box.Order = ""

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"storefront/internal/search"
 )
 
 // getFrom asks for a fragment as htmx does when the form with the given id changed.
@@ -193,6 +195,26 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 			t.Errorf("got %d, want the grammar", r.status)
 		}
 	})
+}
+
+// TestDashboard_SearchExamples reads the example query in each list's Search box as
+// that list's search does: an example of another list's fields would be an error there.
+func TestDashboard_SearchExamples(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(e.id(1), "viewer")
+	for _, tt := range []struct {
+		path string
+		kind search.Kind
+	}{{"/purchases", search.Purchases}, {e.path("/storefronts/%d/subscribers", 1), search.Subscribers}, {"/subscribers/all", search.Subscribers}} {
+		m := regexp.MustCompile(`id="f-q"[^>]* placeholder="e\.g\. ([^"]+)"`).FindStringSubmatch(string(u.get(tt.path, false).body))
+		if m == nil {
+			t.Errorf("%s: no example in the Search box", tt.path)
+			continue
+		}
+		if _, err := search.Parse(tt.kind, html.UnescapeString(m[1])); err != nil {
+			t.Errorf("%s: the example %q does not read: %v", tt.path, html.UnescapeString(m[1]), err)
+		}
+	}
 }
 
 func TestDashboard_SubscribersPageSearch(t *testing.T) {

@@ -92,7 +92,8 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 	trimFields(q)
 	fields := subscriberBoxFields(now, loc)
 	box := templates.SearchBox{Action: listURL, Suggest: subscriberSuggestURL, Label: "Search subscribers", Query: q.Get("q"),
-		Note: "Fields, OR, -negation and dates as the fields read them; the fields below show what they can."}
+		Example: "status:active,trial started>=-30days",
+		Note:    "Fields, OR, -negation and dates as the fields read them; the fields below show what they can."}
 	// A field that cannot be read is shown at its field, a q that cannot be read at the
 	// box; else the fields and the box become one query, which alone selects the rows.
 	var locked map[string]bool
