@@ -30,6 +30,10 @@
 //
 //	go run ./bench -only observe [-db NAME -purchases N]
 //
+// The Search box's domain suggestions, straight on the bench database (bench/suggest.go):
+//
+//	go run ./bench -only suggest
+//
 // The list page and one purchase through a vtgate beside MariaDB directly (bench/vitess.go):
 //
 //	bash scripts/vitess.sh go run ./bench -only vitess [-vitess-db NAME] [-vitess-purchases 10000]
@@ -109,7 +113,7 @@ func main() {
 	flag.Int64Var(&o.bufferPool, "buffer-pool", 4<<30, "bytes: raise the server's InnoDB buffer pool to at least this (SET GLOBAL) before measuring, as a server holding a million purchases is configured; 0 leaves it as it is")
 	flag.Int64Var(&o.redoLog, "redo-log", 1<<30, "bytes: raise the server's InnoDB redo log to at least this (SET GLOBAL); 0 leaves it as it is")
 	flag.BoolVar(&o.keep, "keep", false, "leave the server running at the end (for pprof or a look)")
-	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep), export (the CSV exports), webhooks (delivery rate and latency), rates (the import and seed rates), observe (metrics on, tracing off and on; not part of all) or vitess (list and GET through a vtgate beside MariaDB directly, under scripts/vitess.sh; not part of all); all when empty")
+	flag.StringVar(&o.only, "only", "", "run only one part: table (the one table), sweep (the shape sweep), export (the CSV exports), webhooks (delivery rate and latency), rates (the import and seed rates), observe (metrics on, tracing off and on; not part of all), suggest (the Search box's domain suggestions, on the database; not part of all) or vitess (list and GET through a vtgate beside MariaDB directly, under scripts/vitess.sh; not part of all); all when empty")
 	flag.StringVar(&o.vitessDB, "vitess-db", "storefront_bench_vitess", "database on the MariaDB server that -only vitess (re)creates for its direct side")
 	flag.IntVar(&o.vitessN, "vitess-purchases", 10000, "purchases -only vitess seeds on each side")
 	flag.StringVar(&o.importDir, "import-dir", "", "keep the import files in this directory and reuse them when present (written afresh each run when empty)")
@@ -120,15 +124,15 @@ func main() {
 	flag.IntVar(&o.hookRate, "hook-rate", 100, "reactivations a second while commit-to-delivery latency is measured")
 	flag.Parse()
 	switch o.only {
-	case "", "table", "sweep", "export", "webhooks", "rates", "observe", "vitess":
+	case "", "table", "sweep", "export", "webhooks", "rates", "observe", "suggest", "vitess":
 	default:
-		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep, export, webhooks, rates, observe or vitess")
+		fmt.Fprintln(os.Stderr, "bench: -only must be table, sweep, export, webhooks, rates, observe, suggest or vitess")
 		os.Exit(2)
 	}
 	if o.scratch == "" {
 		o.scratch = o.db
 	}
-	if o.only == "sweep" || o.only == "export" || o.only == "observe" {
+	if o.only == "sweep" || o.only == "export" || o.only == "observe" || o.only == "suggest" {
 		o.rates = false
 	}
 	o.cases = regexp.MustCompile(cases)
@@ -257,6 +261,14 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	rep.benchPurchases = o.purchases
+	if o.only == "suggest" {
+		rows, err := benchSuggest(ctx, o)
+		if err != nil {
+			return err
+		}
+		printSuggest(os.Stdout, rows)
+		return nil
+	}
 
 	if o.rates || o.only == "rates" {
 		if o.importN > 0 {
