@@ -169,7 +169,28 @@ func (s *Server) fillPurchaseResults(c *gin.Context, res *templates.PurchaseResu
 	first, last := ps[0], ps[len(ps)-1]
 	res.OlderURL, res.NewerURL = pageLinks("/purchases", q, filter.KindPurchase, cursorAt(first.CreatedAt, first.ID), cursorAt(last.CreatedAt, last.ID),
 		page.Next != nil, f.After != nil || f.Page > 1, backwards)
+	res.Customer = oneCustomer(res)
 	return nil
+}
+
+// oneCustomer is the buyer's address and customer page when every purchase of the
+// list is on this page and all of them are that address's (as the customer page
+// gathers them); nil otherwise.
+func oneCustomer(res *templates.PurchaseResults) *templates.CustomerLink {
+	if res.OlderURL != "" || res.NewerURL != "" || len(res.Rows) == 0 {
+		return nil
+	}
+	one := res.Rows[0]
+	for _, r := range res.Rows {
+		if r.CustomerURL == "" || r.CustomerURL != one.CustomerURL {
+			return nil
+		}
+	}
+	lead := "All of these purchases are from "
+	if len(res.Rows) == 1 {
+		lead = "This purchase is from "
+	}
+	return &templates.CustomerLink{Lead: lead, Email: one.Email, URL: one.CustomerURL}
 }
 
 // storefrontNames maps the account's storefront ids to names.

@@ -355,3 +355,64 @@ func TestDashboard_PurchasesPageSearchKeepsUnreadFields(t *testing.T) {
 		})
 	}
 }
+
+// TestDashboard_PurchasesOneCustomer: a list whose purchases are all one address's, on
+// one page, links to that customer's page; a list of several buyers does not.
+func TestDashboard_PurchasesOneCustomer(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(e.id(1), "viewer")
+	// An address of a few purchases that no other address starts with (a bare word
+	// finds the addresses that start with it).
+	var email string
+	var n int
+	rows, err := e.db.Query(`SELECT buyer_email, COUNT(*) FROM purchases WHERE account_id = ? AND buyer_email LIKE '%_@_%'
+		GROUP BY buyer_email HAVING COUNT(*) BETWEEN 2 AND 20 ORDER BY buyer_email`, e.id(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type candidate struct {
+		email string
+		n     int
+	}
+	var cands []candidate
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.email, &c.n); err != nil {
+			t.Fatal(err)
+		}
+		cands = append(cands, c)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cands {
+		var starting int
+		if err := e.db.QueryRow(`SELECT COUNT(*) FROM purchases WHERE account_id = ? AND buyer_email LIKE ?`, e.id(1),
+			strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(c.email)+"%").Scan(&starting); err != nil {
+			t.Fatal(err)
+		}
+		if starting == c.n {
+			email, n = c.email, c.n
+			break
+		}
+	}
+	if email == "" {
+		t.Fatalf("no address of 2 to 20 purchases in %d candidates", len(cands))
+	}
+	body := string(u.get("/purchases?q="+url.QueryEscape(email), false).body)
+	if !strings.Contains(body, fmt.Sprintf(`<span class="font-semibold text-slate-900">%d</span> purchases`, n)) {
+		t.Fatalf("%s: the list does not hold its %d purchases", email, n)
+	}
+	link := regexp.MustCompile(`(?s)id="one-customer".*?href="([^"]+)"`).FindStringSubmatch(body)
+	if link == nil || link[1] != html.EscapeString("/customers/"+url.PathEscape(email)) {
+		t.Fatalf("%s: got %v, want a link to its customer page", email, link)
+	}
+	if r := u.get(html.UnescapeString(link[1]), false); r.status != 200 || !strings.Contains(string(r.body), html.EscapeString(email)) {
+		t.Errorf("the customer page of %s: got %d", email, r.status)
+	}
+	for _, q := range []string{"", "status:ACT"} {
+		if body := string(u.get("/purchases?q="+url.QueryEscape(q), false).body); strings.Contains(body, `id="one-customer"`) {
+			t.Errorf("%q: several buyers' purchases link to one customer's page", q)
+		}
+	}
+}
