@@ -518,7 +518,20 @@ func setBySearch(locked bool) templ.Component {
 
 // SearchHelp is the page of the search language: docs/SEARCH.md as it stands in the
 // repository.
-func SearchHelp(c Chrome, text string) templ.Component {
+// searchExamples are the help page's first examples: what a person types, and what it
+// finds.
+var searchExamples = [][2]string{
+	{"jane", "purchases whose e-mail, first or last name starts with jane"},
+	{"4711", "purchase #4711 (and e-mails or names starting with 4711)"},
+	{"domain:acme.io -status:RFD", "purchases by anyone at acme.io that were not refunded"},
+	{`created>="last monday" status:PND,ERR`, "pending or failed purchases since last Monday"},
+	{"is:unshipped total>100", "purchases over 100 with goods still to ship"},
+	{`name:"van der" OR email:zoe`, "either of the two"},
+}
+
+// SearchHelp is the search language's page: a few examples, then docs/SEARCH.md
+// rendered (page, trusted HTML made from the repository's own document).
+func SearchHelp(c Chrome, page string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -551,20 +564,51 @@ func SearchHelp(c Chrome, text string) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<h1 class=\"mb-4 text-2xl font-semibold tracking-tight\">Search help</h1><p class=\"mb-4 text-sm text-slate-600\">The language of the search box above the purchases and subscribers lists, and of the API's <code>q</code>.</p><pre class=\"overflow-x-auto whitespace-pre-wrap rounded-xl border border-slate-200 bg-white p-4 text-sm leading-relaxed shadow-sm\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<h1 class=\"mb-4 text-2xl font-semibold tracking-tight\">Search help</h1><p class=\"mb-4 text-sm text-slate-600\">The language of the search box above the purchases and subscribers lists, and of the API's <code>q</code>. As you type, the box suggests fields and values, and reads a plain word as the fields it may stand for.</p><section aria-labelledby=\"examples-title\" class=\"mb-6 rounded-xl border border-slate-200 bg-white p-4 shadow-sm\"><h2 id=\"examples-title\" class=\"mb-2 text-base font-semibold\">Examples</h2><dl class=\"grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var25 string
-			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(text)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/search.templ`, Line: 137, Col: 139}
+			for _, ex := range searchExamples {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<dt><code class=\"rounded bg-slate-100 px-1.5 py-0.5 font-mono text-slate-900\">")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var25 string
+				templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(ex[0])
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/search.templ`, Line: 154, Col: 90}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "</code></dt><dd class=\"text-slate-600\">")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var26 string
+				templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(ex[1])
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/search.templ`, Line: 155, Col: 39}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "</dd>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "</dl></section><article class=\"api-docs rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</pre>")
+			templ_7745c5c3_Err = templ.Raw(page).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "</article>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

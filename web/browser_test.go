@@ -896,6 +896,7 @@ func TestBrowser_Dashboard(t *testing.T) {
 				{"account", "/account"},
 				{"password", "/account/password"},
 				{"api-docs", "/docs/api"},
+				{"search-help", "/docs/search"},
 				{"webhooks", "/webhooks"},
 				{"webhook", hooks},
 			} {

@@ -189,10 +189,32 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 		}
 	})
 
+	// The help is docs/SEARCH.md as HTML: headings with the ids its contents link to,
+	// tables, the grammar as code; no link out of the page; and examples that read.
 	t.Run("Help", func(t *testing.T) {
 		r := u.get("/docs/search", false)
-		if r.status != 200 || !strings.Contains(string(r.body), "query        = blank* , or , blank* ;") {
+		body := string(r.body)
+		if r.status != 200 || !strings.Contains(body, "query        = blank* , or , blank* ;") {
 			t.Errorf("got %d, want the grammar", r.status)
+		}
+		for _, want := range []string{`<h2 id="grammar">Grammar</h2>`, `<a href="#grammar">Grammar</a>`, `<th>Field (purchases)</th>`, `<pre><code class="language-ebnf">`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the help has no %s", want)
+			}
+		}
+		for _, unwanted := range []string{"## Grammar", "| Field (purchases) |", `href="../`, ` style=`} {
+			if strings.Contains(body, unwanted) {
+				t.Errorf("the help shows %q: not rendered", unwanted)
+			}
+		}
+		examples := regexp.MustCompile(`<dt><code[^>]*>([^<]+)</code></dt>`).FindAllStringSubmatch(body, -1)
+		if len(examples) < 4 {
+			t.Fatalf("%d examples, want at least 4", len(examples))
+		}
+		for _, m := range examples {
+			if _, err := search.Parse(search.Purchases, html.UnescapeString(m[1])); err != nil {
+				t.Errorf("the example %q does not read: %v", html.UnescapeString(m[1]), err)
+			}
 		}
 	})
 }
