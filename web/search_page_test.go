@@ -140,6 +140,15 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 			t.Fatal(err)
 		}
 		part := strings.ToLower(strings.Fields(sfName)[0][1:])
+		// A product's name typed in two words: the run of both is read as the name.
+		var productID int64
+		var productName string
+		if err := e.db.QueryRow("SELECT id, name FROM products WHERE account_id = ? AND name LIKE '% %' ORDER BY id LIMIT 1", e.id(1)).Scan(&productID, &productName); err != nil {
+			t.Fatal(err)
+		}
+		words := strings.Fields(productName)
+		second := []rune(words[1])
+		twoWords := strings.ToLower(words[0] + " " + string(second[:min(3, len(second))]))
 		for _, tt := range []struct{ q, want string }{
 			{"refu", `data-value="status:RFD "`},
 			{"total>5 -refunded", `data-value="total&gt;5 -status:RFD "`},
@@ -147,6 +156,9 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 			{part, fmt.Sprintf(`data-value="storefront:%d "`, sfID)},
 			{domain, `data-value="domain:` + html.EscapeString(domain) + ` "`},
 			{"domain:" + domain, `data-value="domain:` + html.EscapeString(domain) + ` "`},
+			{"status:RFD " + twoWords, fmt.Sprintf(`data-value="status:RFD product:%d "`, productID)},
+			{"NOT " + twoWords, fmt.Sprintf(`data-value="NOT product:%d "`, productID)},
+			{"(-" + twoWords, fmt.Sprintf(`data-value="(-product:%d "`, productID)},
 		} {
 			r := u.get("/purchases/suggest?q="+url.QueryEscape(tt.q), true)
 			if r.status != 200 || !strings.Contains(string(r.body), tt.want) {

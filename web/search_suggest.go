@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -206,11 +207,53 @@ func suggestions(text string, kind search.Kind, values suggester, views func(wor
 				return nil, err
 			}
 		}
-		if err := values(bareWord, head+neg, lower, add); err != nil {
-			return nil, err
+		// The bare words that end the text, the longest run first (a storefront's or
+		// product's name may be typed in several words): the longest run that stands
+		// for something is offered, and the shorter ones within it are not.
+		for _, t := range bareRuns(text, maxBareRun) {
+			n := len(opts)
+			if err := values(bareWord, t.head+t.neg, strings.ToLower(t.words), add); err != nil {
+				return nil, err
+			}
+			if len(opts) > n {
+				break
+			}
 		}
 	}
 	return opts, nil
+}
+
+// maxBareRun is the most bare words a suggestion reads together.
+const maxBareRun = 3
+
+// bareRun is a run of bare words at the end of a query's text: what stands before it,
+// the negation of its first word ("-" or ""), and its words as typed.
+type bareRun struct{ head, neg, words string }
+
+// bareRuns lists the runs of bare words that end text, longest first, of at most max
+// words: the last word alone, then it with the word before, and so on, while each is a
+// bare word (no field, comparison, quote or parenthesis; not OR or NOT). A run starts
+// after a blank or an opening parenthesis; a negated word ("-pixel") starts one.
+func bareRuns(text string, max int) []bareRun {
+	var out []bareRun
+	for end := len(text); len(out) < max; {
+		i := strings.LastIndexAny(text[:end], " \t(")
+		w := text[i+1 : end]
+		if w == "" || w == "OR" || w == "NOT" || strings.ContainsAny(w, ":<>\"()") {
+			break
+		}
+		neg := ""
+		if strings.HasPrefix(w, "-") {
+			neg = "-"
+		}
+		out = append(out, bareRun{head: text[:i+1], neg: neg, words: text[i+1+len(neg):]})
+		if neg != "" || i < 0 || text[i] == '(' {
+			break
+		}
+		end = i
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // alternatives are the searches to offer when query found nothing: the query with its
