@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 
@@ -56,6 +57,9 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 func (s *Server) purchaseValues(c *gin.Context) suggester {
 	acct := currentAccount(c)
 	ctx := c.Request.Context()
+	// Read once a request, however many runs of bare words ask.
+	storefronts := sync.OnceValues(func() ([]*shop.Storefront, error) { return s.Accounts.FindStorefronts(ctx, acct.ID) })
+	products := sync.OnceValues(func() ([]shop.Product, error) { return s.Accounts.FindProducts(ctx, acct.ID) })
 	var values suggester
 	values = func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
 		// A record by name or by the start of its id, inserted as its id.
@@ -70,10 +74,10 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 				statusSuggestion(string(st), st.Label(), prefix, part, add)
 			}
 		case search.FieldStorefront:
-			sfs, err := s.Accounts.FindStorefronts(ctx, acct.ID)
+			sfs, err := storefronts()
 			return forEach(sfs, err, func(sf *shop.Storefront) { named(sf.ID, sf.Name, "storefront") })
 		case search.FieldProduct:
-			ps, err := s.Accounts.FindProducts(ctx, acct.ID)
+			ps, err := products()
 			return forEach(ps, err, func(p shop.Product) { named(p.ID, p.Name, "product") })
 		case search.FieldShip:
 			keywordSuggestions("ship", []string{"yes", "no"}, prefix, part, add)
