@@ -84,6 +84,10 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 		case search.FieldIs:
 			keywordSuggestions("is", []string{"unshipped", "shipped"}, prefix, part, add)
 		case search.FieldDomain:
+			// A run of several bare words is a name, never a domain: no statement for it.
+			if strings.ContainsAny(part, " \t") {
+				return nil
+			}
 			ds, err := s.Accounts.FindDomains(ctx, acct.ID, part, maxSuggestions)
 			return forEach(ds, err, func(d string) { add(prefix+search.Word(d)+" ", "domain:"+d, "domain") })
 		case bareWord:
