@@ -65,12 +65,13 @@ func benchSuggest(ctx context.Context, o options) ([]suggestRow, error) {
 		return nil, fmt.Errorf("account %d has no domain rows", account)
 	}
 	common, rare := domains[0], domains[len(domains)-1]
+	first := func(s string, n int) string { r := []rune(s); return string(r[:min(n, len(r))]) }
 	out := []suggestRow{
 		{name: "the commonest domain, whole", prefix: common.name},
 		{name: "the rarest domain, whole", prefix: rare.name},
-		{name: "the commonest domain's first 3 characters", prefix: string([]rune(common.name)[:min(3, len([]rune(common.name)))])},
-		{name: "the rarest domain's first 3 characters", prefix: string([]rune(rare.name)[:min(3, len([]rune(rare.name)))])},
-		{name: "the commonest domain's first letter", prefix: string([]rune(common.name)[:1])},
+		{name: "the commonest domain's first 3 characters", prefix: first(common.name, 3)},
+		{name: "the rarest domain's first 3 characters", prefix: first(rare.name, 3)},
+		{name: "the commonest domain's first letter", prefix: first(common.name, 1)},
 		{name: "none: the first 8 domains", prefix: ""},
 		{name: "a prefix no domain has", prefix: "zzq"},
 	}
