@@ -38,3 +38,28 @@ func FormatCount(n int64) string {
 	}
 	return b.String()
 }
+
+// countNoun is the noun that follows a count as FormatCount writes it: one for "1",
+// else many ("0 purchases", "1 purchase", "10,000+ purchases").
+func countNoun(count, one, many string) string {
+	if count == "1" {
+		return one
+	}
+	return many
+}
+
+// orderText names the order a list is in.
+func orderText(oldest bool) string {
+	if oldest {
+		return "oldest first"
+	}
+	return "newest first"
+}
+
+// pageWord names the rows a paging link leads to: "Newer" rows or "Older" ones.
+func pageWord(newer bool) string {
+	if newer {
+		return "Newer"
+	}
+	return "Older"
+}

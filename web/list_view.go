@@ -88,13 +88,13 @@ func paramLabel(list, param string) string {
 	return ""
 }
 
-// pageLinks builds the Older and Newer links of a dashboard list shown newest first:
-// the same query with a cursor after the page's last row, or a "before" cursor ahead of
-// its first row. A link that does not apply is "". next says the store has rows past the
-// page in the order it read; walked that the page was reached by a link; backwards that
-// it was read oldest first after a before link (and more newer rows exist when the page
-// was full).
-func pageLinks(path string, q url.Values, kind byte, first, last shop.Cursor, next, walked, backwards bool) (older, newer string) {
+// pageLinks builds the next and previous links of a dashboard list (Older and Newer
+// when it is shown newest first, desc): the same query with a cursor after the page's
+// last row, in the list's order, or a "before" cursor ahead of its first row. A link
+// that does not apply is "". next says the store has rows past the page in the order it
+// read; walked that the page was reached by a link; backwards that it was read in the
+// other order after a before link (and more rows ahead exist when the page was full).
+func pageLinks(path string, q url.Values, kind byte, first, last shop.Cursor, desc, next, walked, backwards bool) (older, newer string) {
 	hasOlder, hasNewer := next, walked
 	if backwards {
 		hasOlder, hasNewer = true, next
@@ -107,7 +107,7 @@ func pageLinks(path string, q url.Values, kind byte, first, last shop.Cursor, ne
 	}
 	if hasOlder {
 		v := cloneValues(base)
-		v.Set("cursor", filter.EncodeCursor(last, kind, true))
+		v.Set("cursor", filter.EncodeCursor(last, kind, desc))
 		older = cleanURL(path, v)
 	}
 	if hasNewer {

@@ -152,7 +152,8 @@ func (s *Server) fillPurchaseResults(c *gin.Context, res *templates.PurchaseResu
 	if err != nil {
 		return err
 	}
-	res.Count = templates.FormatCount(n)
+	// A page walked back (backwards) was read in the other order and turned round.
+	res.Count, res.Oldest = templates.FormatCount(n), f.Desc == backwards
 	if capped {
 		res.Count += "+"
 	}
@@ -168,7 +169,7 @@ func (s *Server) fillPurchaseResults(c *gin.Context, res *templates.PurchaseResu
 	}
 	first, last := ps[0], ps[len(ps)-1]
 	res.OlderURL, res.NewerURL = pageLinks("/purchases", q, filter.KindPurchase, cursorAt(first.CreatedAt, first.ID), cursorAt(last.CreatedAt, last.ID),
-		page.Next != nil, f.After != nil || f.Page > 1, backwards)
+		!res.Oldest, page.Next != nil, f.After != nil || f.Page > 1, backwards)
 	res.Customer = oneCustomer(res)
 	return nil
 }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"html"
 	"net/url"
 	"regexp"
 	"strings"
@@ -216,4 +217,51 @@ func TestDashboard_PurchasesPage(t *testing.T) {
 			t.Fatal("the escaped name is not shown")
 		}
 	})
+}
+
+// The count says what is listed, in the order it is listed: "1 purchase", and "oldest
+// first" for order=asc, on the first page and on a page walked back to ("← Newer").
+func TestDashboard_PurchasesCountSentence(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(e.id(1), "viewer")
+	count := regexp.MustCompile(`id="result-count"><span[^>]*>([^<]+)</span>\s*([^<]*)</p>`)
+	sentence := func(path string) (string, string) {
+		t.Helper()
+		r := u.get(path, false)
+		m := count.FindStringSubmatch(string(r.body))
+		if r.status != 200 || m == nil {
+			t.Fatalf("%s: got %d and no count", path, r.status)
+		}
+		return m[1] + " " + strings.TrimSpace(m[2]), string(r.body)
+	}
+	if got, _ := sentence("/purchases?q=" + url.QueryEscape(fmt.Sprintf("id:%d", e.id(42)))); got != "1 purchase, newest first" {
+		t.Errorf("one purchase: got %q", got)
+	}
+	var n int
+	var oldest int64
+	if err := e.db.QueryRow("SELECT COUNT(*), MIN(id) FROM purchases WHERE account_id = ? AND status = 'ACT'", e.id(1)).Scan(&n, &oldest); err != nil || n < 60 {
+		t.Fatalf("active purchases: %d, %v", n, err)
+	}
+	got, body := sentence("/purchases?status=ACT&order=asc")
+	if want := fmt.Sprintf("%d purchases, oldest first", n); got != want {
+		t.Errorf("order=asc: got %q, want %q", got, want)
+	}
+	if ids := rowIDs(body); len(ids) == 0 || ids[0] != fmt.Sprint(oldest) {
+		t.Errorf("order=asc: first rows %v, want %d first", ids, oldest)
+	}
+	next := regexp.MustCompile(`href="([^"]+)" [^>]*rel="next"`).FindStringSubmatch(body)
+	if next == nil {
+		t.Fatal("order=asc: no next page")
+	}
+	_, body = sentence(html.UnescapeString(next[1]))
+	prev := regexp.MustCompile(`href="([^"]+)" [^>]*rel="prev"`).FindStringSubmatch(body)
+	if prev == nil {
+		t.Fatal("order=asc, page 2: no link back")
+	}
+	if got, body := sentence(html.UnescapeString(prev[1])); got != fmt.Sprintf("%d purchases, oldest first", n) || rowIDs(body)[0] != fmt.Sprint(oldest) {
+		t.Errorf("order=asc, walked back: got %q, first row %v", got, rowIDs(body)[:1])
+	}
+	if got, _ := sentence("/purchases?status=ACT"); got != fmt.Sprintf("%d purchases, newest first", n) {
+		t.Errorf("newest first: got %q", got)
+	}
 }

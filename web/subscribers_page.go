@@ -206,7 +206,7 @@ func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.Subscriber
 	}
 	first, last := subs[0], subs[len(subs)-1]
 	res.OlderURL, res.NewerURL = pageLinks(listURL, q, filter.KindSubscriber, cursorAt(first.CreatedAt, first.ID), cursorAt(last.CreatedAt, last.ID),
-		page.Next != nil, f.After != nil, backwards)
+		true, page.Next != nil, f.After != nil, backwards)
 	return nil
 }
 

@@ -111,7 +111,7 @@ func TestView_PurchaseResults(t *testing.T) {
 	q := url.Values{"status": {"PND"}, "cursor": {"x"}}
 	res := templates.PurchaseResults{ClearURL: "/purchases", Count: "1", Rows: []templates.PurchaseRow{purchaseRow(p, map[int64]string{1: "Type Foundry"}, viewZone)}}
 	c := cursorAt(p.CreatedAt, p.ID)
-	res.OlderURL, res.NewerURL = pageLinks("/purchases", q, 'P', c, c, true, true, false)
+	res.OlderURL, res.NewerURL = pageLinks("/purchases", q, 'P', c, c, true, true, true, false)
 	golden(t, "purchase_results", templates.PurchaseResultsFragment(res))
 }
 
