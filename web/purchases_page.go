@@ -117,6 +117,14 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	if ferr == nil {
 		backwards, ferr = filter.PurchasesBefore(&f, before)
 	}
+	if box.Error != "" {
+		// A query the language refuses may read as one it takes: "last week, not refunded".
+		alts, err := alternatives(box.Query, s.purchaseValues(c), pushed)
+		if err != nil {
+			return err
+		}
+		res.Alternatives = alts
+	}
 	return answerList(c, "purchases", ferr, &res.Error, func() error {
 		f.PerPage = dashboardPageSize
 		if err := s.fillPurchaseResults(c, &res, f, pushed, backwards); err != nil {

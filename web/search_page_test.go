@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"storefront/internal/search"
 )
@@ -165,6 +166,38 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 				t.Errorf("%q: got %d %.600s, want %s", tt.q, r.status, r.body, tt.want)
 			}
 		}
+		// A date typed bare, in the account's zone: a whole day as that day, an
+		// instant as the time since it, or as the word before it says; the label says
+		// when. A letter (a military time zone to strtotime) and a month's name are no
+		// date. "not" before a word negates it.
+		var zone string
+		if err := e.db.QueryRow("SELECT timezone FROM accounts WHERE id = ?", e.id(1)).Scan(&zone); err != nil {
+			t.Fatal(err)
+		}
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		today := e.clock.now().In(loc)
+		yesterday := time.Date(today.Year(), today.Month(), today.Day()-1, 0, 0, 0, 0, loc).Format("Mon 2 Jan 2006")
+		for _, tt := range []struct{ path, q, value, label string }{
+			{"/purchases/suggest", "yesterday", "created:yesterday ", "created:yesterday · " + yesterday},
+			{"/purchases/suggest", "status:RFD since yesterday", "status:RFD created>=yesterday ", "created>=yesterday · since " + yesterday},
+			{"/purchases/suggest", "2 weeks ago", `created>="2 weeks ago" `, `created>="2 weeks ago" · since ` + today.AddDate(0, 0, -14).Format("Mon 2 Jan 2006 15:04 MST")},
+			{"/purchases/suggest", "before 2024-11-01", "created<2024-11-01 ", "created<2024-11-01 · before Fri 1 Nov 2024"},
+			{"/purchases/suggest", "total>5 not refunded", "total>5 -status:RFD ", "status:RFD · Refunded"},
+			{"/subscribers/suggest", "until 2024-11-01", "started<=2024-11-01 ", "started<=2024-11-01 · through Fri 1 Nov 2024"},
+		} {
+			body := string(u.get(tt.path+"?q="+url.QueryEscape(tt.q), true).body)
+			if !strings.Contains(body, `data-value="`+html.EscapeString(tt.value)+`"`) || !strings.Contains(body, html.EscapeString(tt.label)) {
+				t.Errorf("%s %q: got %.600s, want %s labelled %s", tt.path, tt.q, body, tt.value, tt.label)
+			}
+		}
+		for _, q := range []string{"a", "z", "may", "2026"} {
+			if body := string(u.get("/purchases/suggest?q="+url.QueryEscape(q), true).body); strings.Contains(body, "created") {
+				t.Errorf("%q: got %.600s, want no date", q, body)
+			}
+		}
 		if r := u.get("/purchases/suggest?q=42", true); strings.Contains(string(r.body), `role="option"`) {
 			t.Errorf("a number: got %.300s, want no suggestion", r.body)
 		}
@@ -193,6 +226,38 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 					t.Errorf("%q (fragment %v): no link to %s in %.300s", tt.q, fragment, tt.want, body[max(0, strings.Index(body, "No purchases")):])
 				}
 			}
+		}
+		// The whole query read as a person may have meant it: the domain, a date and
+		// "not refunded" at once, filler words and a sentence's comma left out. Its
+		// link finds what the words meant; a query the language refuses offers it too.
+		var kept int
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = ? AND buyer_email LIKE ? AND status <> 'RFD' AND created_at >= '2000-01-01'",
+			e.id(1), "%@"+domain).Scan(&kept); err != nil || kept == 0 {
+			t.Fatalf("purchases of %s not refunded: %d, %v", domain, kept, err)
+		}
+		whole := "/purchases?q=" + url.QueryEscape("domain:"+domain+" created>=2000-01-01 -status:RFD")
+		for _, tt := range []struct {
+			q    string
+			code int
+			lead string
+		}{
+			{"the " + domain + " order since 2000-01-01 not refunded", 200, "No purchases match"},
+			{"the " + domain + " order since 2000-01-01, not refunded", 400, "is a list without a field"},
+		} {
+			for _, fragment := range []bool{false, true} {
+				r := u.get("/purchases?q="+url.QueryEscape(tt.q), fragment)
+				body := string(r.body)
+				code := tt.code
+				if fragment {
+					code = 200 // htmx swaps only a 2xx answer in
+				}
+				if r.status != code || !strings.Contains(body, tt.lead) || !strings.Contains(body, `href="`+html.EscapeString(whole)+`"`) {
+					t.Errorf("%q (fragment %v): got %d, no link to %s in %.400s", tt.q, fragment, r.status, whole, body[max(0, strings.Index(body, tt.lead)-200):])
+				}
+			}
+		}
+		if body := string(u.get(whole, false).body); !strings.Contains(body, fmt.Sprintf(`<span class="font-semibold text-slate-900">%d</span>`, kept)) {
+			t.Errorf("%s: want %d purchases listed", whole, kept)
 		}
 		for _, q := range []string{"domain:" + domain, "status:RFD", "status:ACT zz9zz"} {
 			if body := string(u.get("/purchases?q="+url.QueryEscape(q), false).body); strings.Contains(body, `id="alternatives"`) {

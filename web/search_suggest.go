@@ -53,13 +53,14 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 // or an e-mail domain. A bare word is also offered as the fields it may stand for:
 // "refunded" as status:RFD, "acme" as the storefront or product of that name, or as
 // the e-mail domain acme.io (a bare word itself finds only e-mails and names that start
-// with it).
+// with it), and a run of them that is a date as created ("since last monday").
 func (s *Server) purchaseValues(c *gin.Context) suggester {
 	acct := currentAccount(c)
 	ctx := c.Request.Context()
 	// Read once a request, however many runs of bare words ask.
 	storefronts := sync.OnceValues(func() ([]*shop.Storefront, error) { return s.Accounts.FindStorefronts(ctx, acct.ID) })
 	products := sync.OnceValues(func() ([]shop.Product, error) { return s.Accounts.FindProducts(ctx, acct.ID) })
+	now, loc := s.now(), s.zone(c)
 	var values suggester
 	values = func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
 		// A record by name or by the start of its id, inserted as its id.
@@ -91,8 +92,11 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 			ds, err := s.Accounts.FindDomains(ctx, acct.ID, part, maxSuggestions)
 			return forEach(ds, err, func(d string) { add(prefix+search.Word(d)+" ", "domain:"+d, "domain") })
 		case bareWord:
-			return bareSuggestions(values, prefix, part, add, search.FieldStatus, search.FieldIs,
-				search.FieldStorefront, search.FieldProduct, search.FieldDomain)
+			if err := bareSuggestions(values, prefix, part, add, search.FieldStatus, search.FieldIs,
+				search.FieldStorefront, search.FieldProduct, search.FieldDomain); err != nil {
+				return err
+			}
+			dateSuggestion(search.FieldCreated, now, loc, prefix, part, add)
 		}
 		return nil
 	}
@@ -101,9 +105,10 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 
 // subscriberSuggestions serves GET /subscribers/suggest?q=: what the subscribers'
 // Search box may go on with: field names, and subscription statuses after status:
-// or for a bare word that starts one ("past" as status:PAST_DUE). Saved views are the
-// purchases list's alone.
+// or for a bare word that starts one ("past" as status:PAST_DUE), and a date typed
+// bare as started. Saved views are the purchases list's alone.
 func (s *Server) subscriberSuggestions(c *gin.Context) error {
+	now, loc := s.now(), s.zone(c)
 	var values suggester
 	values = func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
 		switch field {
@@ -112,7 +117,10 @@ func (s *Server) subscriberSuggestions(c *gin.Context) error {
 				statusSuggestion(string(st), templates.SubscriptionStatusLabel(string(st)), prefix, part, add)
 			}
 		case bareWord:
-			return bareSuggestions(values, prefix, part, add, search.FieldStatus)
+			if err := bareSuggestions(values, prefix, part, add, search.FieldStatus); err != nil {
+				return err
+			}
+			dateSuggestion(search.FieldStarted, now, loc, prefix, part, add)
 		}
 		return nil
 	}
@@ -231,8 +239,9 @@ func suggestions(text string, kind search.Kind, values suggester, views func(wor
 	return opts, nil
 }
 
-// maxBareRun is the most bare words a suggestion reads together.
-const maxBareRun = 3
+// maxBareRun is the most bare words a suggestion reads together: a product's name, or
+// a date ("since first day of last month").
+const maxBareRun = 6
 
 // bareRun is a run of bare words at the end of a query's text: what stands before it,
 // the negation of its first word ("-" or ""), and its words as typed.
@@ -241,13 +250,22 @@ type bareRun struct{ head, neg, words string }
 // bareRuns lists the runs of bare words that end text, longest first, of at most max
 // words: the last word alone, then it with the word before, and so on, while each is a
 // bare word (no field, comparison, quote or parenthesis; not OR or NOT). A run starts
-// after a blank or an opening parenthesis; a negated word ("-pixel") starts one.
+// after a blank or an opening parenthesis; a negated word ("-pixel") starts one, and a
+// "not" in any letter case before a run negates it ("not refunded" is read as
+// -refunded: the language's NOT is upper case, a person's often is not).
 func bareRuns(text string, max int) []bareRun {
 	var out []bareRun
 	for end := len(text); len(out) < max; {
 		i := strings.LastIndexAny(text[:end], " \t(")
 		w := text[i+1 : end]
 		if w == "" || w == "OR" || w == "NOT" || strings.ContainsAny(w, ":<>\"()") {
+			break
+		}
+		if strings.EqualFold(w, "not") && len(out) > 0 {
+			// "not refunded": the run after it, negated.
+			if r := &out[len(out)-1]; r.neg == "" {
+				r.head, r.neg = text[:i+1], "-"
+			}
 			break
 		}
 		neg := ""
@@ -264,27 +282,48 @@ func bareRuns(text string, max int) []bareRun {
 	return out
 }
 
-// alternatives are the searches to offer when query found nothing: the query with its
-// last bare word read as a field it may stand for ("acme" as domain:acme.io), each as
-// the page's address with that query (at most four). A query whose last word is a field
-// or a value after one has none.
+// alternatives are the searches to offer when query found nothing, each as the page's
+// address with that query (at most four): first the whole query read as a person may
+// have meant it (reading: "acme last week not refunded" as domain:acme.io
+// created>="last week" -status:RFD), then the query with only its last bare word read
+// as each field it may stand for ("acme" as domain:acme.io; after a whole reading, only
+// the readings it did not take). A query whose last word is a field or a value after
+// one has only the first. Each offered query reads: a query
+// the language refused ("last week, not refunded") may be offered one that it takes.
 func alternatives(query string, values suggester, page url.Values) ([]templates.Alternative, error) {
+	var out []templates.Alternative
+	offer := func(label, q string) {
+		if _, err := search.Parse(search.Purchases, q); err != nil || q == "" {
+			return // only a query the language reads
+		}
+		if len(out) < 4 && !slices.ContainsFunc(out, func(a templates.Alternative) bool { return a.Query == q }) {
+			v := cloneValues(page)
+			v.Set("q", q)
+			out = append(out, templates.Alternative{Label: label, Query: q, URL: cleanURL("/purchases", v)})
+		}
+	}
+	whole, err := reading(query, values)
+	if err != nil {
+		return nil, err
+	}
+	offer(whole, whole)
 	if word := query[strings.LastIndexAny(query, " \t(")+1:]; word == "" || strings.ContainsAny(word, ":<>\"") {
-		return nil, nil
+		return out, nil
 	}
 	opts, err := suggestions(query, search.Purchases, values, nil)
 	if err != nil {
 		return nil, err
 	}
-	var out []templates.Alternative
+	first := true
 	for _, o := range opts {
-		if o.Kind == "field" || len(out) == 4 {
+		if o.Kind == "field" {
 			continue
 		}
-		alt := strings.TrimSpace(o.Value)
-		v := cloneValues(page)
-		v.Set("q", alt)
-		out = append(out, templates.Alternative{Label: o.Label, Query: alt, URL: cleanURL("/purchases", v)})
+		// The whole query's reading ends with the last run's first reading already.
+		if !first || whole == "" {
+			offer(o.Label, strings.TrimSpace(o.Value))
+		}
+		first = false
 	}
 	return out, nil
 }
