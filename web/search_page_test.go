@@ -259,6 +259,26 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 		if body := string(u.get(whole, false).body); !strings.Contains(body, fmt.Sprintf(`<span class="font-semibold text-slate-900">%d</span>`, kept)) {
 			t.Errorf("%s: want %d purchases listed", whole, kept)
 		}
+		// A From line pasted whole reads as its address, in the box as it is pasted and
+		// on the page the language refuses it on; the link lists that buyer's purchases.
+		var addr string
+		var theirs int
+		if err := e.db.QueryRow(`SELECT buyer_email, COUNT(*) FROM purchases WHERE account_id = ? AND buyer_email REGEXP '^[a-z0-9._]+@[a-z0-9.]+$'
+			GROUP BY buyer_email ORDER BY MIN(id) LIMIT 1`, e.id(1)).Scan(&addr, &theirs); err != nil {
+			t.Fatal(err)
+		}
+		from := `"Ann O'Neil" <` + addr + ">"
+		if body := string(u.get("/purchases/suggest?q="+url.QueryEscape(from), true).body); !strings.Contains(body, `data-value="email:`+html.EscapeString(addr)+` "`) {
+			t.Errorf("pasted %q: got %.400s, want email:%s", from, body, addr)
+		}
+		r := u.get("/purchases?q="+url.QueryEscape(from), false)
+		link := "/purchases?q=" + url.QueryEscape("email:"+addr)
+		if r.status != 400 || !strings.Contains(string(r.body), `href="`+html.EscapeString(link)+`"`) {
+			t.Errorf("pasted %q: got %d, no link to %s", from, r.status, link)
+		}
+		if body := string(u.get(link, false).body); !strings.Contains(body, fmt.Sprintf(`<span class="font-semibold text-slate-900">%d</span>`, theirs)) {
+			t.Errorf("%s: want %d purchases listed", link, theirs)
+		}
 		for _, q := range []string{"domain:" + domain, "status:RFD", "status:ACT zz9zz"} {
 			if body := string(u.get("/purchases?q="+url.QueryEscape(q), false).body); strings.Contains(body, `id="alternatives"`) {
 				t.Errorf("%q: alternatives offered", q)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,6 +78,29 @@ func dateMeaning(op search.Op, sp search.Span, loc *time.Location) string {
 	return when(sp.From)
 }
 
+// pastedAddress is an e-mail address as a mail program copies it: in angle brackets
+// after a name ("Ann Lee" <ann@acme.io>), or a mailto: link.
+var pastedAddress = regexp.MustCompile(`(?i)<([^<>\s@]+@[^<>\s@]+)>|\bmailto:([^\s<>?@]+@[^\s<>?@,;]+)`)
+
+// pastedAddresses reads a From or To line pasted whole as the search for its addresses:
+// "Jürgen Anderson" <jurgen@acme.io> as email:jurgen@acme.io, several as any of them
+// (email:a,b; one of those that differ only in letter case, as the search does). ""
+// when text holds no address so written. The names beside them are
+// left out: the address is who wrote in.
+func pastedAddresses(text string) string {
+	var addrs []string
+	for _, m := range pastedAddress.FindAllStringSubmatch(text, maxSuggestions) {
+		a := search.Word(m[1] + m[2])
+		if !slices.ContainsFunc(addrs, func(b string) bool { return strings.EqualFold(a, b) }) && !strings.HasPrefix(a, `"`) {
+			addrs = append(addrs, a)
+		}
+	}
+	if len(addrs) == 0 {
+		return ""
+	}
+	return "email:" + strings.Join(addrs, ",")
+}
+
 // maxReadWords is the most words of a query that reading reads: each run of them may
 // cost a statement (an e-mail domain's).
 const maxReadWords = 12
@@ -95,6 +119,9 @@ var fillerWords = map[string]bool{"the": true, "a": true, "an": true, "of": true
 // leaves nothing, or the query has quotes, parentheses or OR, or more than
 // maxReadWords words: it reads the text word by word.
 func reading(query string, values suggester) (string, error) {
+	if q := pastedAddresses(query); q != "" {
+		return q, nil
+	}
 	words := strings.Fields(query)
 	if len(words) > maxReadWords || strings.ContainsAny(query, "\"()") || slices.Contains(words, "OR") {
 		return "", nil

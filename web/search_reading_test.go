@@ -124,3 +124,26 @@ func TestBareRunsNot(t *testing.T) {
 		}
 	}
 }
+
+func TestPastedAddresses(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{`"Jürgen Anderson" <jurgen_anderson@acme.io>`, "email:jurgen_anderson@acme.io"},
+		{`Jürgen Anderson <jurgen_anderson@acme.io>`, "email:jurgen_anderson@acme.io"},
+		{`<ann@acme.io>, Bo <bo@b.co>, <ANN@acme.io>, <ann@acme.io>`, "email:ann@acme.io,bo@b.co"},
+		{`mailto:ann@acme.io?subject=Refund`, "email:ann@acme.io"},
+		{`MAILTO:ann@acme.io,`, "email:ann@acme.io"},
+		{`ann@acme.io`, ""},
+		{`total>5 <ann`, ""},
+		{`<a@b@c>`, ""},
+		{`status:ACT`, ""},
+	} {
+		if got := pastedAddresses(tt.text); got != tt.want {
+			t.Errorf("pastedAddresses(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		if tt.want != "" {
+			if _, err := search.Parse(search.Purchases, tt.want); err != nil {
+				t.Errorf("%q does not read: %v", tt.want, err)
+			}
+		}
+	}
+}

@@ -201,6 +201,11 @@ func suggestions(text string, kind search.Kind, values suggester, views func(wor
 			opts = append(opts, templates.Suggestion{Value: value, Label: label, Kind: kind})
 		}
 	}
+	if q := pastedAddresses(text); q != "" {
+		// A From line pasted whole: who wrote in.
+		add(q+" ", q+" · the address pasted", "email")
+		return opts, nil
+	}
 	lower := strings.ToLower(word)
 	if field, rest, ok := strings.Cut(word, ":"); ok && field != "" {
 		// A value after a field: complete the item after the last comma.
