@@ -4,11 +4,13 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
+	"storefront/internal/search"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -117,7 +119,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	if ferr == nil {
 		backwards, ferr = filter.PurchasesBefore(&f, before)
 	}
-	if box.Error != "" {
+	if box.Error != "" && utf8.ValidString(box.Query) && utf8.RuneCountInString(box.Query) <= search.MaxLen {
 		// A query the language refuses may read as one it takes: "last week, not refunded".
 		alts, err := alternatives(box.Query, s.purchaseValues(c), pushed)
 		if err != nil {
