@@ -121,7 +121,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	}
 	if box.Error != "" && utf8.ValidString(box.Query) && utf8.RuneCountInString(box.Query) <= search.MaxLen {
 		// A query the language refuses may read as one it takes: "last week, not refunded".
-		alts, err := alternatives(box.Query, s.purchaseValues(c), pushed)
+		alts, err := alternatives(search.Purchases, "/purchases", box.Query, s.purchaseValues(c), pushed)
 		if err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 		res.Export, res.API = s.purchaseViewAsAPI(acct, pushed, now, loc)
 		res.Bulk = bulkBar(c, pushed, res.Count)
 		if len(res.Rows) == 0 && combined && before == "" && q.Get("cursor") == "" && q.Get("page") == "" {
-			alts, err := alternatives(box.Query, s.purchaseValues(c), pushed)
+			alts, err := alternatives(search.Purchases, "/purchases", box.Query, s.purchaseValues(c), pushed)
 			if err != nil {
 				return err
 			}

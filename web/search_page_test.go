@@ -535,3 +535,36 @@ func TestDashboard_PurchasesOneCustomer(t *testing.T) {
 		}
 	}
 }
+
+// The subscribers lists offer what a search's words may have meant, as the purchases
+// list does: when it finds nothing, and when the language refuses it (a From line).
+func TestDashboard_SubscribersAlternatives(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(e.id(1), "viewer")
+	for _, tt := range []struct {
+		q    string
+		code int
+		want string
+	}{
+		{"not canceled", 200, "-status:CANCELED"},
+		{"past due since 2000-01-01", 200, "status:PAST_DUE started>=2000-01-01"},
+		{`"Ann Lee" <ann@example.com>`, 400, "email:ann@example.com"},
+	} {
+		r := u.get("/subscribers/all?q="+url.QueryEscape(tt.q), false)
+		link := "/subscribers/all?q=" + url.QueryEscape(tt.want)
+		if r.status != tt.code || !strings.Contains(string(r.body), `id="alternatives"`) || !strings.Contains(string(r.body), `href="`+html.EscapeString(link)+`"`) {
+			t.Errorf("%q: got %d, no link to %s", tt.q, r.status, link)
+		}
+	}
+	var n int
+	if err := e.db.QueryRow(`SELECT COUNT(*) FROM subscribers s JOIN storefronts f ON f.id = s.storefront_id AND f.account_id = ?
+		LEFT JOIN subscriptions b ON b.subscriber_id = s.id WHERE b.status IS NULL OR b.status <> 'CANCELED'`, e.id(1)).Scan(&n); err != nil || n == 0 {
+		t.Fatalf("subscribers not canceled: %d, %v", n, err)
+	}
+	if body := string(u.get("/subscribers/all?q="+url.QueryEscape("-status:CANCELED"), false).body); !strings.Contains(body, fmt.Sprintf(`<span class="font-semibold text-slate-900">%d</span>`, n)) {
+		t.Errorf("-status:CANCELED: want %d subscribers listed", n)
+	}
+	if body := string(u.get("/subscribers/all?q="+url.QueryEscape("-status:CANCELED"), false).body); strings.Contains(body, `id="alternatives"`) {
+		t.Error("a search that found subscribers offers alternatives")
+	}
+}

@@ -104,10 +104,16 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 }
 
 // subscriberSuggestions serves GET /subscribers/suggest?q=: what the subscribers'
-// Search box may go on with: field names, and subscription statuses after status:
-// or for a bare word that starts one ("past" as status:PAST_DUE), and a date typed
-// bare as started. Saved views are the purchases list's alone.
+// Search box may go on with (subscriberValues). Saved views are the purchases list's
+// alone.
 func (s *Server) subscriberSuggestions(c *gin.Context) error {
+	return suggest(c, search.Subscribers, s.subscriberValues(c), nil)
+}
+
+// subscriberValues suggests the values of the subscribers' fields: subscription
+// statuses after status: or for a bare word that starts one ("past" as
+// status:PAST_DUE), and a date typed bare as started.
+func (s *Server) subscriberValues(c *gin.Context) suggester {
 	now, loc := s.now(), s.zone(c)
 	var values suggester
 	values = func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
@@ -124,7 +130,7 @@ func (s *Server) subscriberSuggestions(c *gin.Context) error {
 		}
 		return nil
 	}
-	return suggest(c, search.Subscribers, values, nil)
+	return values
 }
 
 // bareWord is the field a suggester is asked for when the word typed has none.
@@ -287,24 +293,24 @@ func bareRuns(text string, max int) []bareRun {
 	return out
 }
 
-// alternatives are the searches to offer when query found nothing, each as the page's
-// address with that query (at most four): first the whole query read as a person may
-// have meant it (reading: "acme last week not refunded" as domain:acme.io
-// created>="last week" -status:RFD), then the query with only its last bare word read
-// as each field it may stand for ("acme" as domain:acme.io; after a whole reading, only
-// the readings it did not take). A query whose last word is a field or a value after
-// one has only the first. Each offered query reads: a query
-// the language refused ("last week, not refunded") may be offered one that it takes.
-func alternatives(query string, values suggester, page url.Values) ([]templates.Alternative, error) {
+// alternatives are the searches of a list (kind, at path) to offer when query found
+// nothing, each as the page's address with that query (at most four): first the whole
+// query read as a person may have meant it (reading: "acme last week not refunded" as
+// domain:acme.io created>="last week" -status:RFD), then the query with only its last
+// bare word read as each field it may stand for ("acme" as domain:acme.io; after a
+// whole reading, only the readings it did not take). A query whose last word is a field
+// or a value after one has only the first. Each offered query reads: a query the
+// language refused ("last week, not refunded") may be offered one that it takes.
+func alternatives(kind search.Kind, path, query string, values suggester, page url.Values) ([]templates.Alternative, error) {
 	var out []templates.Alternative
 	offer := func(label, q string) {
-		if _, err := search.Parse(search.Purchases, q); err != nil || q == "" {
+		if _, err := search.Parse(kind, q); err != nil || q == "" {
 			return // only a query the language reads
 		}
 		if len(out) < 4 && !slices.ContainsFunc(out, func(a templates.Alternative) bool { return a.Query == q }) {
 			v := cloneValues(page)
 			v.Set("q", q)
-			out = append(out, templates.Alternative{Label: label, Query: q, URL: cleanURL("/purchases", v)})
+			out = append(out, templates.Alternative{Label: label, Query: q, URL: cleanURL(path, v)})
 		}
 	}
 	whole, err := reading(query, values)
@@ -315,7 +321,7 @@ func alternatives(query string, values suggester, page url.Values) ([]templates.
 	if word := query[strings.LastIndexAny(query, " \t(")+1:]; word == "" || strings.ContainsAny(word, ":<>\"") {
 		return out, nil
 	}
-	opts, err := suggestions(query, search.Purchases, values, nil)
+	opts, err := suggestions(query, kind, values, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
@@ -163,10 +164,30 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 	if box.Error == "" && searchError(serr) {
 		box.Error = shop.ErrorMessage(serr)
 	}
+	// A search that is refused, or finds nothing, offers what its words may have
+	// meant, as the purchases list does.
+	offer := func() error {
+		if !utf8.ValidString(box.Query) || utf8.RuneCountInString(box.Query) > search.MaxLen || pushed.Get("cursor") != "" || pushed.Get("before") != "" {
+			return nil
+		}
+		alts, err := alternatives(search.Subscribers, listURL, box.Query, s.subscriberValues(c), pushed)
+		res.Alternatives = alts
+		return err
+	}
+	if box.Error != "" {
+		if err := offer(); err != nil {
+			return err
+		}
+	}
 	return answerList(c, "subscribers", serr, &res.Error, func() error {
 		f.PerPage = dashboardPageSize
 		if err := s.fillSubscriberResults(c, &res, listURL, sfs, f, backwards, pushed); err != nil {
 			return err
+		}
+		if len(res.Rows) == 0 && box.Query != "" {
+			if err := offer(); err != nil {
+				return err
+			}
 		}
 		if sf == nil {
 			return nil // the CSV export and the API's lists are a storefront's
