@@ -259,6 +259,20 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 		if body := string(u.get(whole, false).body); !strings.Contains(body, fmt.Sprintf(`<span class="font-semibold text-slate-900">%d</span>`, kept)) {
 			t.Errorf("%s: want %d purchases listed", whole, kept)
 		}
+		// A clause the language refuses for its value links to the value meant: a
+		// status by its name, a storefront by part of its name, a customer by e-mail.
+		for _, tt := range []struct{ q, want string }{
+			{"status:refunded", "status:RFD"},
+			{"storefront:" + part, fmt.Sprintf("storefront:%d", sfID)},
+			{"-customer:someone@" + domain, "-email:someone@" + domain},
+		} {
+			r := u.get("/purchases?q="+url.QueryEscape(tt.q), false)
+			link := "/purchases?q=" + url.QueryEscape(tt.want)
+			if r.status != 400 || !strings.Contains(string(r.body), `href="`+html.EscapeString(link)+`"`) {
+				t.Errorf("%q: got %d, no link to %s", tt.q, r.status, link)
+			}
+		}
+
 		// A From line pasted whole reads as its address, in the box as it is pasted and
 		// on the page the language refuses it on; the link lists that buyer's purchases.
 		var addr string

@@ -78,6 +78,38 @@ func dateMeaning(op search.Op, sp search.Span, loc *time.Location) string {
 	return when(sp.From)
 }
 
+// fixClause reads a clause the language refuses for its value as the value a person
+// meant, when one stands for it: status:refunded as status:RFD, storefront:pixel as the
+// storefront whose name holds "pixel" (storefront:2), customer:ann@acme.io as
+// email:ann@acme.io. Any other word comes back as it is.
+func fixClause(kind search.Kind, w string, values suggester) (string, error) {
+	neg := ""
+	if strings.HasPrefix(w, "-") {
+		neg = "-"
+	}
+	field, value, ok := strings.Cut(w[len(neg):], ":")
+	if !ok || value == "" || strings.Contains(value, ",") {
+		return w, nil
+	}
+	if _, err := search.Parse(kind, w); err == nil {
+		return w, nil
+	}
+	f := search.Field(strings.ToLower(field))
+	if kind == search.Purchases && (f == search.FieldCustomer || f == search.FieldSubscriber) && strings.Contains(value, "@") {
+		return neg + string(search.FieldEmail) + ":" + value, nil
+	}
+	fixed := ""
+	err := values(f, neg+string(f)+":", strings.ToLower(value), func(v, _, _ string) {
+		if fixed == "" {
+			fixed = strings.TrimSpace(v)
+		}
+	})
+	if fixed == "" {
+		fixed = w
+	}
+	return fixed, err
+}
+
 // pastedAddress is an e-mail address as a mail program copies it: in angle brackets
 // after a name ("Ann Lee" <ann@acme.io>), or a mailto: link.
 var pastedAddress = regexp.MustCompile(`(?i)<([^<>\s@]+@[^<>\s@]+)>|\bmailto:([^\s<>?@]+@[^\s<>?@,;]+)`)
@@ -114,11 +146,12 @@ var fillerWords = map[string]bool{"the": true, "a": true, "an": true, "of": true
 // end: the longest run of bare words that stands for a field (up to maxBareRun words)
 // becomes its first suggestion; a word that stands for nothing stays, as a person's
 // name does; filler words and a comma that ends a word, as in a sentence, are left
-// out. "the acme order since last monday, not refunded" reads as
+// out, and a clause whose value the language refuses is read as the value meant
+// (fixClause). "the acme order since last monday, not refunded" reads as
 // `domain:acme.io created>="last monday" -status:RFD`. "" when that changes nothing,
 // leaves nothing, or the query has quotes, parentheses or OR, or more than
 // maxReadWords words: it reads the text word by word.
-func reading(query string, values suggester) (string, error) {
+func reading(kind search.Kind, query string, values suggester) (string, error) {
 	if q := pastedAddresses(query); q != "" {
 		return q, nil
 	}
@@ -133,6 +166,10 @@ func reading(query string, values suggester) (string, error) {
 			if w == "" || fillerWords[strings.ToLower(w)] {
 				continue
 			}
+		} else if fixed, err := fixClause(kind, w, values); err != nil {
+			return "", err
+		} else {
+			w = fixed
 		}
 		kept = append(kept, w)
 	}

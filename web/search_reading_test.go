@@ -12,6 +12,9 @@ import (
 // domain, "refunded" as a status, "pixel grotesk" as a product, and dates as created.
 func wordValues(now time.Time, loc *time.Location) suggester {
 	return func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
+		if field == search.FieldStatus && strings.HasPrefix("refunded", part) {
+			add(prefix+"RFD ", "RFD · Refunded", "status")
+		}
 		if field != bareWord {
 			return nil
 		}
@@ -50,8 +53,16 @@ func TestReading(t *testing.T) {
 		{"acme OR refunded", ""},
 		{"(acme refunded)", ""},
 		{strings.Repeat("x ", maxReadWords) + "acme", ""},
+		// A clause refused for its value, read as the value meant.
+		{"status:refunded acme", "status:RFD domain:acme.io"},
+		{"-status:Refu", "-status:RFD"},
+		{"customer:ann@acme.io", "email:ann@acme.io"},
+		{"-subscriber:ann@acme.io yesterday", "-email:ann@acme.io created:yesterday"},
+		{"status:nope", ""},
+		{"status:RFD,nope", ""},
+		{"customer:42 acme", "customer:42 domain:acme.io"},
 	} {
-		got, err := reading(tt.q, values)
+		got, err := reading(search.Purchases, tt.q, values)
 		if err != nil || got != tt.want {
 			t.Errorf("reading(%q) = %q, %v; want %q", tt.q, got, err, tt.want)
 		}

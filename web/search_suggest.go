@@ -313,7 +313,7 @@ func alternatives(kind search.Kind, path, query string, values suggester, page u
 			out = append(out, templates.Alternative{Label: label, Query: q, URL: cleanURL(path, v)})
 		}
 	}
-	whole, err := reading(query, values)
+	whole, err := reading(kind, query, values)
 	if err != nil {
 		return nil, err
 	}
