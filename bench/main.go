@@ -487,6 +487,11 @@ func measureTable(ctx context.Context, o options, rep *report, client *http.Clie
 			{"(none)", ""},
 			{"status=RFD", "status=RFD"},
 			{"customer_email=jo + storefront_id=1", "customer_email=jo&storefront_id=1"},
+			// Searches that find nothing, which the page then reads for what their words
+			// may have meant: a support fragment (one domain statement), and twelve words
+			// that stand for nothing (a domain statement each, the most it reads).
+			{"q found nothing, read whole: a domain, a date, not refunded", "q=" + url.QueryEscape("the hooli order since last monday not refunded")},
+			{"q found nothing, 12 words that stand for nothing", "q=" + url.QueryEscape("zq1 zq2 zq3 zq4 zq5 zq6 zq7 zq8 zq9 zq10 zq11 zq12")},
 		}
 		for _, fr := range frags {
 			logf("dashboard fragment %s", fr.name)
