@@ -904,6 +904,12 @@ func TestBrowser_Dashboard(t *testing.T) {
 					t.Fatalf("%s: got %d, want 200", p.path, st)
 				}
 				owner.screenshot(t, p.name, v)
+				if p.name == "search-help" {
+					// The rules numbered in the document are numbered on the page.
+					if got := eval[string](t, owner, `[...new Set([...document.querySelectorAll('.api-docs ol')].map(o => getComputedStyle(o).listStyleType))].join()`); got != "decimal" {
+						t.Errorf("search help: numbered lists styled %q, want decimal", got)
+					}
+				}
 				if p.name == "subscribers" {
 					// The first visible link: phones get cards, wider screens the table.
 					link := chromedp.JSPath(`[...document.querySelectorAll('main a[href]')].find(a => a.offsetParent !== null && /^\/storefronts\/\d+\/subscribers\/\d+$/.test(a.getAttribute('href')))`)
