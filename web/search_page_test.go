@@ -198,6 +198,16 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 				t.Errorf("%q: got %.600s, want no date", q, body)
 			}
 		}
+		// The whole text read, first, when every word of it stands for something; not
+		// when a word stands for nothing (a name, or a word still being typed).
+		fragment := "the " + domain + " order since 2000-01-01 not refunded"
+		if body := string(u.get("/purchases/suggest?q="+url.QueryEscape(fragment), true).body); !strings.Contains(body, `data-value="`+html.EscapeString("domain:"+domain+" created>=2000-01-01 -status:RFD ")+`"`) ||
+			!strings.Contains(body, "the whole search, read") {
+			t.Errorf("%q: got %.600s, want the whole search read", fragment, body)
+		}
+		if body := string(u.get("/purchases/suggest?q="+url.QueryEscape("zz9q "+domain+" not refunded"), true).body); strings.Contains(body, "the whole search, read") {
+			t.Errorf("a word that stands for nothing: got %.600s, want no whole reading", body)
+		}
 		if r := u.get("/purchases/suggest?q=42", true); strings.Contains(string(r.body), `role="option"`) {
 			t.Errorf("a number: got %.300s, want no suggestion", r.body)
 		}

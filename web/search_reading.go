@@ -152,12 +152,19 @@ var fillerWords = map[string]bool{"the": true, "a": true, "an": true, "of": true
 // leaves nothing, or the query has quotes, parentheses or OR, or more than
 // maxReadWords words: it reads the text word by word.
 func reading(kind search.Kind, query string, values suggester) (string, error) {
+	out, _, err := readWords(kind, query, values)
+	return out, err
+}
+
+// readWords is reading, and how many bare words its answer keeps: words that stood
+// for nothing.
+func readWords(kind search.Kind, query string, values suggester) (out string, bare int, err error) {
 	if q := pastedAddresses(query); q != "" {
-		return q, nil
+		return q, 0, nil
 	}
 	words := strings.Fields(query)
 	if len(words) > maxReadWords || strings.ContainsAny(query, "\"()") || slices.Contains(words, "OR") {
-		return "", nil
+		return "", 0, nil
 	}
 	kept := words[:0:0]
 	for _, w := range words {
@@ -167,7 +174,7 @@ func reading(kind search.Kind, query string, values suggester) (string, error) {
 				continue
 			}
 		} else if fixed, err := fixClause(kind, w, values); err != nil {
-			return "", err
+			return "", 0, err
 		} else {
 			w = fixed
 		}
@@ -186,7 +193,7 @@ func reading(kind search.Kind, query string, values suggester) (string, error) {
 					found = strings.TrimSpace(value)
 				}
 			}); err != nil {
-				return "", err
+				return "", 0, err
 			}
 			if found != "" {
 				rest = r.head
@@ -196,14 +203,17 @@ func reading(kind search.Kind, query string, values suggester) (string, error) {
 		if found == "" {
 			i := strings.LastIndexAny(text, " ")
 			found, rest = text[i+1:], text[:i+1]
+			if !strings.ContainsAny(found, ":<>") && found != "NOT" {
+				bare++
+			}
 		}
 		read = append(read, found)
 		text = strings.TrimRight(rest, " ")
 	}
 	slices.Reverse(read)
-	out := strings.Join(read, " ")
+	out = strings.Join(read, " ")
 	if out == "" || out == strings.Join(words, " ") {
-		return "", nil
+		return "", 0, nil
 	}
-	return out, nil
+	return out, bare, nil
 }

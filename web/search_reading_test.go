@@ -62,7 +62,16 @@ func TestReading(t *testing.T) {
 		{"status:RFD,nope", ""},
 		{"customer:42 acme", "customer:42 domain:acme.io"},
 	} {
-		got, err := reading(search.Purchases, tt.q, values)
+		got, bare, err := readWords(search.Purchases, tt.q, values)
+		want := 0 // the words that stand for nothing: names, an id
+		for _, w := range strings.Fields(tt.q) {
+			if w == "jurgen" || w == "hina" || w == "42" {
+				want++
+			}
+		}
+		if got != "" && bare != want {
+			t.Errorf("readWords(%q): %d bare words, want %d", tt.q, bare, want)
+		}
 		if err != nil || got != tt.want {
 			t.Errorf("reading(%q) = %q, %v; want %q", tt.q, got, err, tt.want)
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -178,9 +179,26 @@ func keywordSuggestions(field string, words []string, prefix, part string, add f
 // suggest answers a Search box's suggestions for the text typed so far (q), as a
 // listbox fragment.
 func suggest(c *gin.Context, kind search.Kind, values suggester, views func(word string, add func(value, label, kind string)) error) error {
-	opts, err := suggestions(c.Query("q"), kind, values, views)
+	text := c.Query("q")
+	opts, err := suggestions(text, kind, values, views)
 	if err != nil {
 		return err
+	}
+	// The whole text read as meant, first, when every word of it stood for something
+	// and it says more than the suggestions of its last word: "acme last week not
+	// refunded" as domain:acme.io created>="last week" -status:RFD. (A word that stood
+	// for nothing may be a name, or one still being typed: the page that finds nothing
+	// offers such readings.)
+	if utf8.ValidString(text) && utf8.RuneCountInString(text) <= search.MaxLen {
+		whole, bare, err := readWords(kind, text, values)
+		if err != nil {
+			return err
+		}
+		_, perr := search.Parse(kind, whole)
+		if whole != "" && bare == 0 && perr == nil && !slices.ContainsFunc(opts, func(o templates.Suggestion) bool { return strings.TrimSpace(o.Value) == whole }) {
+			opts = slices.Insert(opts, 0, templates.Suggestion{Value: whole + " ", Label: whole + " · the whole search, read", Kind: "reading"})
+			opts = opts[:min(len(opts), maxSuggestions)]
+		}
 	}
 	return render(c, templates.SearchSuggestions(opts))
 }
