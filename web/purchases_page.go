@@ -4,13 +4,11 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
 	"storefront/internal/filter"
-	"storefront/internal/search"
 	"storefront/internal/shop"
 	"storefront/templates"
 )
@@ -119,9 +117,9 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 	if ferr == nil {
 		backwards, ferr = filter.PurchasesBefore(&f, before)
 	}
-	if box.Error != "" && utf8.ValidString(box.Query) && utf8.RuneCountInString(box.Query) <= search.MaxLen {
+	if box.Error != "" && readable(box.Query) {
 		// A query the language refuses may read as one it takes: "last week, not refunded".
-		alts, err := alternatives(search.Purchases, "/purchases", box.Query, s.purchaseValues(c), pushed)
+		alts, err := s.purchaseAlternatives(c, box.Query, pushed)
 		if err != nil {
 			return err
 		}
@@ -135,7 +133,7 @@ func (s *Server) purchasesPage(c *gin.Context) error {
 		res.Export, res.API = s.purchaseViewAsAPI(acct, pushed, now, loc)
 		res.Bulk = bulkBar(c, pushed, res.Count)
 		if len(res.Rows) == 0 && combined && before == "" && q.Get("cursor") == "" && q.Get("page") == "" {
-			alts, err := alternatives(search.Purchases, "/purchases", box.Query, s.purchaseValues(c), pushed)
+			alts, err := s.purchaseAlternatives(c, box.Query, pushed)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"storefront/internal/search"
 )
@@ -131,6 +132,13 @@ func pastedAddresses(text string) string {
 		return ""
 	}
 	return "email:" + strings.Join(addrs, ",")
+}
+
+// readable reports whether a query's text may be read at all: valid UTF-8 within the
+// language's length. A longer or broken one is refused before any statement is sent
+// for it.
+func readable(query string) bool {
+	return utf8.ValidString(query) && utf8.RuneCountInString(query) <= search.MaxLen
 }
 
 // maxReadWords is the most words of a query that reading reads: each run of them may

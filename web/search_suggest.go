@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -189,7 +188,7 @@ func suggest(c *gin.Context, kind search.Kind, values suggester, views func(word
 	// refunded" as domain:acme.io created>="last week" -status:RFD. (A word that stood
 	// for nothing may be a name, or one still being typed: the page that finds nothing
 	// offers such readings.)
-	if utf8.ValidString(text) && utf8.RuneCountInString(text) <= search.MaxLen {
+	if readable(text) {
 		whole, bare, err := readWords(kind, text, values)
 		if err != nil {
 			return err
@@ -309,6 +308,12 @@ func bareRuns(text string, max int) []bareRun {
 	}
 	slices.Reverse(out)
 	return out
+}
+
+// purchaseAlternatives are the purchases list's alternatives of query, with the
+// filters and order of page.
+func (s *Server) purchaseAlternatives(c *gin.Context, query string, page url.Values) ([]templates.Alternative, error) {
+	return alternatives(search.Purchases, "/purchases", query, s.purchaseValues(c), page)
 }
 
 // alternatives are the searches of a list (kind, at path) to offer when query found

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
@@ -167,7 +166,7 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 	// A search that is refused, or finds nothing, offers what its words may have
 	// meant, as the purchases list does.
 	offer := func() error {
-		if !utf8.ValidString(box.Query) || utf8.RuneCountInString(box.Query) > search.MaxLen || pushed.Get("cursor") != "" || pushed.Get("before") != "" {
+		if !readable(box.Query) || pushed.Get("cursor") != "" || pushed.Get("before") != "" {
 			return nil
 		}
 		alts, err := alternatives(search.Subscribers, listURL, box.Query, s.subscriberValues(c), pushed)
