@@ -60,6 +60,9 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 	// Read once a request, however many runs of bare words ask.
 	storefronts := sync.OnceValues(func() ([]*shop.Storefront, error) { return s.Accounts.FindStorefronts(ctx, acct.ID) })
 	products := sync.OnceValues(func() ([]shop.Product, error) { return s.Accounts.FindProducts(ctx, acct.ID) })
+	// A word's domains, read once a request: the whole text's reading and the last
+	// word's suggestions ask for the same word.
+	domains := map[string][]string{}
 	now, loc := s.now(), s.zone(c)
 	var values suggester
 	values = func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
@@ -89,8 +92,15 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 			if strings.ContainsAny(part, " \t") {
 				return nil
 			}
-			ds, err := s.Accounts.FindDomains(ctx, acct.ID, part, maxSuggestions)
-			return forEach(ds, err, func(d string) { add(prefix+search.Word(d)+" ", "domain:"+d, "domain") })
+			ds, ok := domains[part]
+			if !ok {
+				var err error
+				if ds, err = s.Accounts.FindDomains(ctx, acct.ID, part, maxSuggestions); err != nil {
+					return err
+				}
+				domains[part] = ds
+			}
+			return forEach(ds, nil, func(d string) { add(prefix+search.Word(d)+" ", "domain:"+d, "domain") })
 		case bareWord:
 			if err := bareSuggestions(values, prefix, part, add, search.FieldStatus, search.FieldIs,
 				search.FieldStorefront, search.FieldProduct, search.FieldDomain); err != nil {
