@@ -40,6 +40,23 @@ func TestAPI_Search(t *testing.T) {
 	}
 	email := *full[17].BuyerEmail
 	domain := email[strings.LastIndexByte(email, '@')+1:]
+	// A payment reference and a product key of purchases past the first, for ref: and key:.
+	var ref, key string
+	for _, p := range full[20:] {
+		for _, tr := range p.Transactions {
+			if ref == "" && tr.Reference != nil && *tr.Reference != "" {
+				ref = *tr.Reference
+			}
+		}
+		for _, li := range p.LineItems {
+			if key == "" && len(li.ProductKeys) > 0 {
+				key = li.ProductKeys[0]
+			}
+		}
+	}
+	if ref == "" || key == "" {
+		t.Fatalf("the demo data hold no payment reference (%q) or product key (%q)", ref, key)
+	}
 
 	t.Run("ListAndExportAgree", func(t *testing.T) {
 		e := e.with(t)
@@ -51,6 +68,10 @@ func TestAPI_Search(t *testing.T) {
 			"(status:act OR ship:yes) -total:10..100 created:*..yesterday",
 			e.path("NOT (status:ERR OR status:CAN) storefront:%d,%d", 1, 2),
 			strconv.FormatInt(full[3].ID, 10),
+			"#" + strconv.FormatInt(full[4].ID, 10),
+			"ref:" + strings.ToUpper(ref),
+			`key:"` + strings.ToLower(key) + `" OR #` + strconv.FormatInt(full[5].ID, 10),
+			"-ref:" + ref + " -key:" + key + " status:act",
 		} {
 			parsed, err := search.Parse(search.Purchases, q)
 			if err != nil {
@@ -65,6 +86,9 @@ func TestAPI_Search(t *testing.T) {
 				if res.MatchPurchase(p) {
 					want = append(want, p.ID)
 				}
+			}
+			if len(want) == 0 && strings.ContainsAny(q[:1], "rk#") {
+				t.Errorf("%s: the language's meaning finds nothing; this test needs a purchase it names", q)
 			}
 			for _, order := range []string{"asc", "desc"} {
 				w := slices.Clone(want)
@@ -116,6 +140,7 @@ func TestAPI_Search(t *testing.T) {
 			"created:2026-01-01,2026-02-01", "-created>=-30days", e.path("id:%d..%d", 1, 50), e.path("-id:%d..%d", 1, 50), e.path("id:%d,%d,%d", 1, 2, 3),
 			strconv.FormatInt(full[5].ID, 10), "an", "-ship:yes", "status:act -status:act", "(status:act OR status:rfd) total>5",
 			"total>50 created>=-300days -ship:yes", "total<5 -status:RFD", e.path("email:a status:act,pnd product:%d OR domain:", 1) + domain,
+			"ref:" + ref, "-ref:" + ref, `key:"` + key + `"`, `-key:"` + key + `" status:act`, "ref:" + ref + ",nothing-0 an", "#" + strconv.FormatInt(full[6].ID, 10),
 		} {
 			parsed, err := search.Parse(search.Purchases, q)
 			if err != nil {

@@ -33,7 +33,7 @@ func TestSearch_Errors(t *testing.T) {
 	e := newAPI(t, 0)
 	u := e.signIn(e.id(1), "viewer")
 	cases := searchErrors
-	cases = append(cases, struct{ name, purchases, subscribers, msg string }{"SubscriberFieldOnPurchases", "status:act username:ann@example.com", "", `unknown field "username" at 12: username is a subscriber field, not a purchase field; purchase fields are id, status, product, storefront, customer, subscriber, email, first, last, name, domain, currency, total, created, ship, is`},
+	cases = append(cases, struct{ name, purchases, subscribers, msg string }{"SubscriberFieldOnPurchases", "status:act username:ann@example.com", "", `unknown field "username" at 12: username is a subscriber field, not a purchase field; purchase fields are id, status, product, storefront, customer, subscriber, email, first, last, name, domain, currency, total, created, ship, is, ref, key`},
 		struct{ name, purchases, subscribers, msg string }{"PurchaseFieldOnSubscribers", "", "status:active domain:acme.io", `unknown field "domain" at 15: domain is a purchase field, not a subscriber field; subscriber fields are id, status, email, username, started, ended, active`})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

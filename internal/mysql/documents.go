@@ -199,10 +199,11 @@ func before(a, b shop.Cursor, desc bool) bool {
 }
 
 func findDocumentPage(ctx context.Context, q queryer, edges *bandEdges, f shop.PurchaseFilter, buf []byte) (*shop.DocumentPage, error) {
-	var (
-		pl  plan
-		err error
-	)
+	f, err := lookUpNamed(ctx, q, f)
+	if err != nil {
+		return nil, err
+	}
+	var pl plan
 	if edges != nil && bandable(f) {
 		pl, err = edges.plan(ctx, q, f)
 	} else {

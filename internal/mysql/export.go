@@ -48,6 +48,10 @@ func exportPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter, line
 		batch = shop.ExportBatch
 	}
 	f.Page, f.After, f.IncludeCount, f.PerPage = 0, nil, false, 0
+	f, err := lookUpNamed(ctx, q, f)
+	if err != nil {
+		return err
+	}
 	path, err := planPurchases(ctx, q, f)
 	if err != nil {
 		return err

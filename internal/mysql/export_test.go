@@ -432,3 +432,11 @@ func (db *DB) UnderstateBandShares(f shop.PurchaseFilter) {
 	s.counts, s.own = make([]int, len(s.bands)), 0
 	db.bandEdges().shares.Add(k, s)
 }
+
+// MaxNamed sets how many purchases one text of ref: or key: may name, until the
+// returned function puts it back.
+func MaxNamed(n int) (restore func()) {
+	was := maxNamed
+	maxNamed = n
+	return func() { maxNamed = was }
+}

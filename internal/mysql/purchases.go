@@ -176,6 +176,10 @@ func (s *PurchaseService) FindPurchases(ctx context.Context, f shop.PurchaseFilt
 func (db *DB) findPurchases(ctx context.Context, q queryer, f shop.PurchaseFilter) (*shop.PurchasePage, error) {
 	n := perPage(f.PerPage)
 	page := &shop.PurchasePage{Total: -1}
+	f, err := lookUpNamed(ctx, q, f)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := pageIDs(ctx, q, f, n, &page.Total)
 	if err != nil {
 		return nil, err
@@ -285,6 +289,9 @@ type Statement struct {
 // statement, then the count of the own band, then the page on the counted plan.
 func PurchasePageStatements(ctx context.Context, db *sql.DB, f shop.PurchaseFilter) (plan []Statement, list, page Statement, err error) {
 	n := perPage(f.PerPage)
+	if f, err = lookUpNamed(ctx, db, f); err != nil {
+		return nil, list, page, err
+	}
 	path, err := planPurchases(ctx, db, f)
 	if err != nil {
 		return nil, list, page, err
@@ -410,6 +417,10 @@ func collectionQueries(accountIDs, ids []int64) []Statement {
 // purchases for the filter: one line per table with the index it uses.
 func (s *PurchaseService) ExplainPurchases(ctx context.Context, f shop.PurchaseFilter) ([]map[string]string, error) {
 	db := s.db
+	f, err := lookUpNamed(ctx, db.DB, f)
+	if err != nil {
+		return nil, err
+	}
 	path, err := planPurchases(ctx, db.DB, f)
 	if err != nil {
 		return nil, err
@@ -546,6 +557,10 @@ func appendToPurchases[T any](ctx context.Context, q queryer, stmt Statement, by
 // that stays cheap on large data ("10,000+"). capped is true when there are more.
 func (s *PurchaseService) CountPurchases(ctx context.Context, f shop.PurchaseFilter, limit int64) (n int64, capped bool, err error) {
 	db := s.db
+	f, err = lookUpNamed(ctx, db.DB, f)
+	if err != nil {
+		return 0, false, err
+	}
 	path, err := planPurchases(ctx, db.DB, f)
 	if err != nil {
 		return 0, false, err

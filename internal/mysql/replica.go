@@ -329,6 +329,15 @@ func (r *ReadRouter) CountPurchases(ctx context.Context, f shop.PurchaseFilter, 
 	return n, capped, err
 }
 
+// FindPurchasesNamed implements shop.PurchaseService.
+func (r *ReadRouter) FindPurchasesNamed(ctx context.Context, accountID int64, by shop.NamedBy, value string, limit int) (found []shop.NamedPurchase, err error) {
+	err = r.read(ctx, accountID, func(db *DB) error {
+		found, err = NewPurchaseService(db).FindPurchasesNamed(ctx, accountID, by, value, limit)
+		return err
+	})
+	return found, err
+}
+
 // FindPurchaseTimeline is the purchase page's timeline (activity with the state of the
 // purchase's e-mails).
 func (r *ReadRouter) FindPurchaseTimeline(ctx context.Context, accountID, purchaseID int64) (a []shop.TimelineEntry, err error) {

@@ -76,6 +76,19 @@ func searchDB(t *testing.T) *mysql.DB {
 			t.Fatal(err)
 		}
 	}
+	// References and keys that "=" takes for the same text, or not (a trailing blank
+	// counts for the search), and one reference on several purchases.
+	txs := naiveIDs(t, db, "SELECT id FROM transactions WHERE account_id = 1 ORDER BY id")
+	for i, ref := range []string{"straße-77", "STRASSE-77", "ref-9 ", "Ref-9", "shared-5", "shared-5", "shared-5", "e\u0301-1", "é-1"} {
+		if _, err := db.Exec("UPDATE transactions SET reference = ? WHERE account_id = 1 AND id = ?", ref, txs[i*11+2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, key := range []string{"KEY-ß-1", "key-ss-1", "KEY-7 ", "key-7"} {
+		if _, err := db.Exec("UPDATE product_keys SET key_value = ? WHERE account_id = 1 AND purchase_id = ? ORDER BY line_item_id, position LIMIT 1", key, ids[i*13+4]); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := mysql.RebuildDerived(ctx, db.DB); err != nil {
 		t.Fatal(err)
 	}
@@ -343,8 +356,54 @@ func purchaseGen(r *rand.Rand, loc *time.Location, ps []*shop.Purchase) *queryGe
 		func() string { return "total" + g.compared(func() string { return string(p().Total) }) },
 		func() string { return "created" + g.compared(func() string { return g.date(p().CreatedAt.Time) }) },
 		func() string { return g.pick([]string{"ship:yes", "ship:no", "is:unshipped", "is:shipped"}) },
+		func() string { return "#" + id() },
+		func() string { return "ref:" + g.list(func() string { return word(g.named(p, references)) }) },
+		func() string { return "key:" + g.list(func() string { return word(g.named(p, productKeys)) }) },
 	}
 	return g
+}
+
+// references and productKeys are the texts of a purchase that ref: and key: compare.
+func references(p *shop.Purchase) (out []string) {
+	for _, t := range p.Transactions {
+		if t.Reference != nil {
+			out = append(out, *t.Reference)
+		}
+	}
+	return out
+}
+
+func productKeys(p *shop.Purchase) (out []string) {
+	for _, li := range p.LineItems {
+		out = append(out, li.ProductKeys...)
+	}
+	return out
+}
+
+// named writes a text of a random purchase that ref: or key: compares (of, tried on a
+// few purchases), in a random letter case or with a blank after it (which "=" would
+// pass over and the search does not), or now and then a text no purchase has.
+func (g *queryGen) named(p func() *shop.Purchase, of func(*shop.Purchase) []string) string {
+	if g.r.IntN(4) == 0 { // searchDB's texts that "=" and the search compare apart, or alike
+		return g.pick([]string{"strasse-77", "STRAßE-77", "ref-9", "REF-9 ", "shared-5", "e\u0301-1", "É-1", "key-SS-1", "KEY-ß-1", "key-7 ", "KEY-7"})
+	}
+	for range 20 {
+		if ts := of(p()); len(ts) > 0 && g.r.IntN(8) != 0 {
+			t := g.pick(ts)
+			switch g.r.IntN(4) {
+			case 0:
+				t = strings.ToLower(t)
+			case 1:
+				t = strings.ToUpper(t)
+			case 2:
+				if g.r.IntN(3) == 0 {
+					t += " "
+				}
+			}
+			return t
+		}
+	}
+	return "no-such-text-0"
 }
 
 // pagedIDs pages through a list to its end, asking page for each page from its
@@ -387,7 +446,7 @@ func TestSearch_PurchasesMeaning(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(7, 24))
 	gen := purchaseGen(r, loc, all)
-	queries, refused, unions, empty := 0, 0, 0, 0
+	queries, refused, unions, empty, named := 0, 0, 0, 0, 0
 	for i := 0; queries < 1000; i++ {
 		text := gen.query()
 		q, err := search.Parse(search.Purchases, text)
@@ -490,10 +549,13 @@ func TestSearch_PurchasesMeaning(t *testing.T) {
 		if t.Failed() && i > 50 {
 			t.FailNow()
 		}
+		if n := len(want); n > 0 && n <= 5 && (strings.Contains(text, "ref:") || strings.Contains(text, "key:")) {
+			named++ // most likely the purchases a reference or key names
+		}
 	}
-	t.Logf("%d queries (%d unions, %d matching nothing), %d refused by the parser, over %d purchases", queries, unions, empty, refused, len(all))
-	if unions < queries/4 || empty > queries/2 {
-		t.Errorf("the generator made %d unions and %d empty answers of %d queries: not what this test needs", unions, empty, queries)
+	t.Logf("%d queries (%d unions, %d matching nothing, %d with ref: or key: that found 1 to 5), %d refused by the parser, over %d purchases", queries, unions, empty, named, refused, len(all))
+	if unions < queries/4 || empty > queries/2 || named < 10 {
+		t.Errorf("the generator made %d unions, %d empty answers and %d ref:/key: answers of %d queries: not what this test needs", unions, empty, named, queries)
 	}
 }
 
@@ -616,5 +678,46 @@ func TestSearch_SubscribersMeaning(t *testing.T) {
 	t.Logf("%d queries (%d unions, %d matching nothing) over %d subscribers", queries, unions, empty, len(all))
 	if unions < queries/4 || empty > queries/2 {
 		t.Errorf("the generator made %d unions and %d empty answers of %d queries: not what this test needs", unions, empty, queries)
+	}
+}
+
+// TestSearch_NamedTooMany checks that a reference on more purchases than one text of
+// ref: may name is a 400 of the search that names it, on every read of the list, and
+// that as many as it may name are found.
+func TestSearch_NamedTooMany(t *testing.T) {
+	ctx := context.Background()
+	db := searchDB(t)
+	svc := mysql.NewPurchaseService(db)
+	defer mysql.MaxNamed(2)()
+	filter := func(q string) shop.PurchaseFilter {
+		parsed, err := search.Parse(search.Purchases, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := parsed.Resolve(searchNow, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := res.ApplyPurchases(shop.PurchaseFilter{AccountID: 1, PerPage: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f := filter("status:act OR -ref:shared-5")
+	reads := map[string]error{}
+	_, reads["FindPurchases"] = svc.FindPurchases(ctx, f)
+	_, reads["FindPurchaseDocuments"] = svc.FindPurchaseDocuments(ctx, f, nil)
+	_, _, reads["CountPurchases"] = svc.CountPurchases(ctx, f, 5)
+	reads["ExportPurchases"] = svc.ExportPurchases(ctx, f, shop.ExportLineItems, func([]*shop.Purchase) error { return nil })
+	for name, err := range reads {
+		if shop.ErrorCode(err) != shop.EInvalid || shop.ErrorParam(err) != "q" ||
+			shop.ErrorMessage(err) != `The payment reference "shared-5" is on more than 2 purchases: search them by another field, such as product.` {
+			t.Errorf("%s: %v (code %q, param %q); want the search's error", name, err, shop.ErrorCode(err), shop.ErrorParam(err))
+		}
+	}
+	page, err := svc.FindPurchases(ctx, filter("ref:STRASSE-77"))
+	if err != nil || len(page.Purchases) != 2 {
+		t.Fatalf("ref:STRASSE-77, on two purchases (straße-77 is the same text): %v, %v", page, err)
 	}
 }

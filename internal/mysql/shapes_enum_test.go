@@ -392,6 +392,18 @@ func shapeQuery(kind search.Kind, q string, at time.Time) (*search.Resolved, err
 	return x.Resolve(at, time.UTC)
 }
 
+// sampleNamed makes a filter's ref: and key: conditions conditions on ids, as the
+// store does once it has looked them up (lookUpNamed): the first sample names two
+// purchases, the second none.
+func sampleNamed(f shop.PurchaseFilter) (shop.PurchaseFilter, error) {
+	return namedAsIDs(f, func(c shop.Cond) ([]int64, error) {
+		if c.Texts[0] == shapeSamples[search.TypeExact][1] {
+			return []int64{}, nil
+		}
+		return []int64{5, 9}, nil
+	})
+}
+
 // residual returns a clause's conditions as a filter's Where holds them.
 func residual(kind search.Kind, c string, at time.Time) ([]shop.Cond, error) {
 	r, err := shapeQuery(kind, c, at)
@@ -426,7 +438,11 @@ func enumeratePurchaseShapes(accountID int64, at time.Time) (*shapeSet, error) {
 		if err != nil {
 			return base, err
 		}
-		return r.ApplyPurchases(base)
+		f, err := r.ApplyPurchases(base)
+		if err != nil {
+			return f, err
+		}
+		return sampleNamed(f)
 	}
 
 	// The bases: no filter, then the first clause, or pair of clauses, whose plans
@@ -490,6 +506,9 @@ func enumeratePurchaseShapes(accountID int64, at time.Time) (*shapeSet, error) {
 			}
 			r := b.f
 			r.Where = append(slices.Clone(r.Where), conds...)
+			if r, err = sampleNamed(r); err != nil {
+				return nil, err
+			}
 			s.purchases(label(b.q+" with residual "+c, v), page(r, v))
 			if bi == 0 {
 				u, err := filter("(" + c + ") OR email:zz")
@@ -669,6 +688,14 @@ func (db *DB) SendStatementShapes(ctx context.Context, accountID, storefrontID i
 			if _, err := exportRows(ctx, q, accountID, batch, lines); err != nil {
 				return rep, err
 			}
+		}
+	}
+	// The search's ref: and key: are looked up before the plan (lookUpNamed): one
+	// statement each, whatever the query; what they become is a condition on ids.
+	for _, by := range []shop.NamedBy{shop.NamedByReference, shop.NamedByProductKey} {
+		q.origin = fmt.Sprintf("enumerated purchasesNamed, by %d", by)
+		if _, err := purchasesNamed(ctx, q, accountID, by, "ch_0", maxNamed+1); err != nil {
+			return rep, err
 		}
 	}
 	for text := range q.seen {

@@ -135,6 +135,10 @@ func (c Cond) purchase(p *shop.Purchase) bool {
 		return c.time(p.CreatedAt.Time)
 	case FieldShip, FieldIs:
 		return (p.TangiblesToShip != nil && *p.TangiblesToShip > 0) == c.Ship
+	case FieldRef:
+		return slices.ContainsFunc(p.Transactions, func(t shop.Transaction) bool { return t.Reference != nil && c.equal(*t.Reference) })
+	case FieldKey:
+		return slices.ContainsFunc(p.LineItems, func(li shop.LineItem) bool { return slices.ContainsFunc(li.ProductKeys, c.equal) })
 	}
 	return false
 }

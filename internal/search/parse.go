@@ -351,7 +351,7 @@ func (p *parser) text(v Value) (Node, error) {
 		return nil, errorf("the text %q at %d is longer than %d characters", clip(v.Text), v.Pos, MaxTextLen)
 	}
 	t := &Text{Pos: v.Pos, Value: v}
-	if id, ok := parseID(v.Text); ok {
+	if id, ok := parseID(strings.TrimPrefix(v.Text, "#")); ok {
 		t.ID = id
 	}
 	return t, nil

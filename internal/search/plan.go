@@ -143,7 +143,8 @@ const MaxPaths = 4 * MaxBranches
 // query. Each conjunction fills base's empty filter fields where a condition fits one
 // (so that it runs on the planner's ordered paths) and carries the rest in Where. A
 // conjunction that fills none of the fields that lead an ordered path of their own
-// (ids, customer, subscriber, an exact total, product, a prefix, a domain) but holds a
+// (ids, customer, subscriber, an exact total, product, a prefix, a domain, and ref: or
+// key:, which the store looks up into ids) but holds a
 // condition of alternatives that each do (name: first or last; a bare word: e-mail,
 // first or last, or its id; a list of prefixes or domains) is split into one filter
 // per alternative, that condition's fewest first, while the query keeps at most
@@ -205,6 +206,12 @@ func splitOn(f shop.PurchaseFilter, cj Conjunction, rest []int) (int, []Cond) {
 		(f.Total != "" && (f.TotalOp == shop.TotalEq || f.TotalOp == "")) ||
 		f.EmailPrefix != "" || f.FirstPrefix != "" || f.LastPrefix != "" || f.Domain != "" {
 		return 0, nil
+	}
+	for _, i := range rest {
+		// ref: and key: become the filter's ids once the store has looked them up.
+		if c := cj[i]; !c.Not && (c.Field == FieldRef || c.Field == FieldKey) {
+			return 0, nil
+		}
 	}
 	best, bestAlts := 0, []Cond(nil)
 	for _, i := range rest {

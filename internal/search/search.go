@@ -70,6 +70,8 @@ const (
 	FieldCreated    Field = "created"
 	FieldShip       Field = "ship"
 	FieldIs         Field = "is"
+	FieldRef        Field = "ref"
+	FieldKey        Field = "key"
 	FieldUsername   Field = "username"
 	FieldStarted    Field = "started"
 	FieldEnded      Field = "ended"
@@ -83,7 +85,7 @@ type Type int
 // Value types.
 const (
 	TypeText     Type = iota + 1 // "starts with", ignoring case and accents
-	TypeExact                    // equal, ignoring case and accents (username)
+	TypeExact                    // equal, ignoring case and accents (username, ref, key)
 	TypeDomain                   // equal to the part of an e-mail after its last "@"
 	TypeID                       // the record's own id: also compared and ranged
 	TypeRef                      // the id of a linked record: equality only
@@ -139,6 +141,7 @@ var purchaseFields = []FieldSpec{
 	{FieldEmail, TypeText}, {FieldFirst, TypeText}, {FieldLast, TypeText}, {FieldName, TypeText},
 	{FieldDomain, TypeDomain}, {FieldCurrency, TypeCurrency}, {FieldTotal, TypeMoney},
 	{FieldCreated, TypeDate}, {FieldShip, TypeShip}, {FieldIs, TypeIs},
+	{FieldRef, TypeExact}, {FieldKey, TypeExact},
 }
 
 var subscriberFields = []FieldSpec{
@@ -211,11 +214,13 @@ type Clause struct {
 }
 
 // Text is a bare word or quoted string: a prefix of the e-mail, first or last name of a
-// purchase (the user name of a subscriber), or the record's id when it is a whole number.
+// purchase (the user name of a subscriber), or the record's id when it is a whole number
+// (also written with a "#" before it, as the dashboard shows ids).
 type Text struct {
 	Pos   int
 	Value Value
-	// ID is the record id the text names when it is one ([1-9][0-9]*), else 0.
+	// ID is the record id the text names when it is one ([1-9][0-9]*, or "#" and one),
+	// else 0.
 	ID int64
 }
 

@@ -297,7 +297,29 @@ type PurchaseService interface {
 	// for ExportProducts); other collections are empty. It stops at the first error of
 	// fn or of the database, and when ctx ends.
 	ExportPurchases(ctx context.Context, f PurchaseFilter, lines ExportLines, fn func([]*Purchase) error) error
+	// FindPurchasesNamed returns up to limit of the account's purchases, in id order,
+	// that have a row whose text equals value: a payment transaction's reference
+	// (NamedByReference) or a product key (NamedByProductKey), compared as MariaDB's
+	// "=" compares in utf8mb4_unicode_ci, trailing blanks counting (the search's ref:
+	// and key:, docs/SEARCH.md).
+	FindPurchasesNamed(ctx context.Context, accountID int64, by NamedBy, value string, limit int) ([]NamedPurchase, error)
 }
+
+// NamedPurchase is a purchase that FindPurchasesNamed found, with the text as its row
+// holds it (its letter case may differ from the value asked for).
+type NamedPurchase struct {
+	ID   int64
+	Text string
+}
+
+// NamedBy says which of a purchase's rows FindPurchasesNamed compares.
+type NamedBy int
+
+// The texts that name a purchase.
+const (
+	NamedByReference  NamedBy = iota + 1 // a payment transaction's reference
+	NamedByProductKey                    // a product key of a line item
+)
 
 // ReactivateRequest asks to reactivate a purchase (docs/API.md#reactivation).
 type ReactivateRequest struct {

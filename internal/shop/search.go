@@ -9,7 +9,8 @@ type CondField string
 // The fields of search conditions. Purchases: CondText (e-mail, first or last name
 // prefix, or the id), CondID, CondStatus, CondProduct, CondStorefront, CondCustomer,
 // CondSubscriber, CondEmail, CondFirst, CondLast, CondName, CondDomain, CondCurrency,
-// CondTotal, CondCreated, CondShip. Subscribers: CondText (user name prefix, or the
+// CondTotal, CondCreated, CondShip, CondRef and CondKey (a payment transaction's
+// reference, a product key: exact texts the store looks up into ids first). Subscribers: CondText (user name prefix, or the
 // id), CondID, CondStatus (the subscription's), CondEmail (user name prefix),
 // CondUsername, CondStarted, CondEnded, CondActive (of the service term, ServiceTerm).
 const (
@@ -29,6 +30,8 @@ const (
 	CondTotal      CondField = "total"
 	CondCreated    CondField = "created"
 	CondShip       CondField = "ship"
+	CondRef        CondField = "ref"
+	CondKey        CondField = "key"
 	CondUsername   CondField = "username"
 	CondStarted    CondField = "started"
 	CondEnded      CondField = "ended"
@@ -39,7 +42,7 @@ const (
 // (docs/SEARCH.md#for-the-planner): it holds when the record's field matches any of
 // its values, or, when Not is set, exactly when it does not (a record without a value
 // for the field does not match, so its negation does). Which values are set depends
-// on the field: Texts for text fields (prefixes; exact for username and domain,
+// on the field: Texts for text fields (prefixes; exact for username, domain, ref and key,
 // upper-case codes for currency), IDs for ids, Statuses, Money for totals, Times for
 // dates, Ship for ship. A CondText condition matches any of its Texts as a prefix or
 // any of its IDs.
