@@ -27,19 +27,22 @@ func answer(c *gin.Context, v view) error {
 
 // answerList answers a dashboard list: a parameter problem (perr) is shown above the
 // results, labelled as list's form labels the parameter (in *msg, which show renders);
-// else fill loads the results and show renders them.
+// else fill loads the results and show renders them. A parameter problem that only
+// loading finds (a search's ref: on too many purchases) is shown the same way.
 func answerList(c *gin.Context, list string, perr error, msg *string, fill func() error, show view) error {
-	if perr != nil {
-		if shop.ErrorCode(perr) == shop.EInternal {
+	if perr == nil {
+		if perr = fill(); perr == nil {
+			return answer(c, show)
+		}
+		if shop.ErrorCode(perr) != shop.EInvalid {
 			return perr
 		}
-		*msg = paramLabel(list, shop.ErrorParam(perr)) + shop.ErrorMessage(perr)
-		return &formError{perr, show}
 	}
-	if err := fill(); err != nil {
-		return err
+	if shop.ErrorCode(perr) == shop.EInternal {
+		return perr
 	}
-	return answer(c, show)
+	*msg = paramLabel(list, shop.ErrorParam(perr)) + shop.ErrorMessage(perr)
+	return &formError{perr, show}
 }
 
 // render answers 200 with a component: a page, or the fragment an htmx request asks for.

@@ -308,6 +308,45 @@ func TestDashboard_PurchasesPageSearch(t *testing.T) {
 				t.Errorf("%q: alternatives offered", q)
 			}
 		}
+
+		// A payment reference or a product key pasted whole (here in lower case) is
+		// offered as ref: or key:, as its row holds it, in the box and on the empty list
+		// it finds; the link lists its purchase. "#" and an id finds the purchase.
+		for _, tt := range []struct{ field, query string }{
+			{"ref", `SELECT reference, purchase_id FROM transactions WHERE account_id = ? AND reference REGEXP '^[A-Za-z_]+[0-9a-z]{6,}$' ORDER BY id LIMIT 1`},
+			{"key", `SELECT key_value, purchase_id FROM product_keys WHERE account_id = ? AND key_value REGEXP '^[A-Z0-9-]{8,}$' ORDER BY purchase_id, line_item_id LIMIT 1`},
+		} {
+			var text string
+			var id int64
+			if err := e.db.QueryRow(tt.query, e.id(1)).Scan(&text, &id); err != nil {
+				t.Fatalf("a %s of the demo data: %v", tt.field, err)
+			}
+			pasted := strings.ToLower(text)
+			if pasted == text {
+				pasted = strings.ToUpper(text)
+			}
+			value := tt.field + ":" + text
+			body := string(u.get("/purchases/suggest?q="+url.QueryEscape(pasted), true).body)
+			if !strings.Contains(body, `data-value="`+html.EscapeString(value)+` "`) || !strings.Contains(body, fmt.Sprintf(" of purchase #%d", id)) {
+				t.Errorf("pasted %q: got %.500s, want %s, of purchase #%d", pasted, body, value, id)
+			}
+			link := "/purchases?q=" + url.QueryEscape(value)
+			for _, fragment := range []bool{false, true} {
+				body := string(u.get("/purchases?q="+url.QueryEscape(pasted), fragment).body)
+				if !strings.Contains(body, "No purchases match") || !strings.Contains(body, `href="`+html.EscapeString(link)+`"`) {
+					t.Errorf("%q (fragment %v): no link to %s", pasted, fragment, link)
+				}
+			}
+			for _, q := range []string{value, fmt.Sprintf("#%d", id)} {
+				body := string(u.get("/purchases?q="+url.QueryEscape(q), false).body)
+				if !strings.Contains(body, `<span class="font-semibold text-slate-900">1</span>`) || !strings.Contains(body, fmt.Sprintf(`href="/purchases/%d"`, id)) {
+					t.Errorf("%s: want purchase %d listed alone", q, id)
+				}
+			}
+		}
+		if body := string(u.get("/purchases/suggest?q="+url.QueryEscape("abcdefgh"), true).body); strings.Contains(body, "ref:") || strings.Contains(body, "key:") {
+			t.Errorf("a word without a digit: got %.300s, want no ref: or key:", body)
+		}
 	})
 
 	// The help is docs/SEARCH.md as HTML: headings with the ids its contents link to,

@@ -53,7 +53,8 @@ func (s *Server) purchaseSuggestions(c *gin.Context) error {
 // or an e-mail domain. A bare word is also offered as the fields it may stand for:
 // "refunded" as status:RFD, "acme" as the storefront or product of that name, or as
 // the e-mail domain acme.io (a bare word itself finds only e-mails and names that start
-// with it), and a run of them that is a date as created ("since last monday").
+// with it), a payment reference or product key pasted whole as ref: or key:, and a run
+// of them that is a date as created ("since last monday").
 func (s *Server) purchaseValues(c *gin.Context) suggester {
 	acct := currentAccount(c)
 	ctx := c.Request.Context()
@@ -101,9 +102,25 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 				domains[part] = ds
 			}
 			return forEach(ds, nil, func(d string) { add(prefix+search.Word(d)+" ", "domain:"+d, "domain") })
+		case search.FieldRef, search.FieldKey:
+			if !maybeIdentifier(part) {
+				return nil
+			}
+			by := map[search.Field]shop.NamedBy{search.FieldRef: shop.NamedByReference, search.FieldKey: shop.NamedByProductKey}[field]
+			found, err := s.Purchases.FindPurchasesNamed(ctx, acct.ID, by, part, 2)
+			if err != nil || len(found) == 0 {
+				return err
+			}
+			whose := "purchase #" + strconv.FormatInt(found[0].ID, 10)
+			if len(found) > 1 {
+				whose = "purchases #" + strconv.FormatInt(found[0].ID, 10) + " and more"
+			}
+			// As the row holds it: the word typed is read in lower case.
+			text := found[0].Text
+			add(prefix+search.Word(text)+" ", string(field)+":"+text+" · "+namedLabel[field]+" of "+whose, string(field))
 		case bareWord:
 			if err := bareSuggestions(values, prefix, part, add, search.FieldStatus, search.FieldIs,
-				search.FieldStorefront, search.FieldProduct, search.FieldDomain); err != nil {
+				search.FieldStorefront, search.FieldProduct, search.FieldDomain, search.FieldRef, search.FieldKey); err != nil {
 				return err
 			}
 			dateSuggestion(search.FieldCreated, now, loc, prefix, part, add)
