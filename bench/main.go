@@ -483,6 +483,15 @@ func measureTable(ctx context.Context, o options, rep *report, client *http.Clie
 			return err
 		}
 		h := http.Header{"Hx-Request": {"true"}, "Cookie": {cookie}, "Hx-Current-Url": {base + "/purchases"}}
+		var n int64
+		var ref string // a payment reference half-way through the table
+		if err := bdb.QueryRowContext(ctx, "SELECT COUNT(*) FROM transactions WHERE account_id = 1").Scan(&n); err != nil {
+			return err
+		}
+		if err := bdb.QueryRowContext(ctx, `SELECT reference FROM transactions WHERE account_id = 1 AND reference IS NOT NULL
+			ORDER BY id LIMIT 1 OFFSET ?`, n/2).Scan(&ref); err != nil {
+			return err
+		}
 		frags := []struct{ name, query string }{
 			{"(none)", ""},
 			{"status=RFD", "status=RFD"},
@@ -492,6 +501,10 @@ func measureTable(ctx context.Context, o options, rep *report, client *http.Clie
 			// that stand for nothing (a domain statement each, the most it reads).
 			{"q found nothing, read whole: a domain, a date, not refunded", "q=" + url.QueryEscape("the hooli order since last monday not refunded")},
 			{"q found nothing, 12 words that stand for nothing", "q=" + url.QueryEscape("zq1 zq2 zq3 zq4 zq5 zq6 zq7 zq8 zq9 zq10 zq11 zq12")},
+			// A payment reference pasted bare (found nothing, then looked up as ref: and
+			// key:, and as a domain), and the same as ref:, which finds its purchase.
+			{"q found nothing, a payment reference pasted bare", "q=" + url.QueryEscape(ref)},
+			{"q ref: (one purchase)", "q=" + url.QueryEscape("ref:"+ref)},
 		}
 		for _, fr := range frags {
 			logf("dashboard fragment %s", fr.name)

@@ -258,6 +258,23 @@ func sweepValues(ctx context.Context, db *sql.DB, account int64) ([]sweepValue, 
 	}
 	add("q last 400 days, total ~10 % range", "q", "created>=-400days total:"+trimDecimal(total45)+".."+trimDecimal(total55))
 	add("q bare word (first-name prefix ~1 %)", "q", search.String(&search.Text{Value: search.Value{Text: onePct["customer_first_name"]}}))
+	// A payment reference and a product key of a purchase half-way through the table
+	// (looked up into ids first, then the ids path): alone, negated (all but one), with a
+	// status, and the two in a union.
+	var ref, key string
+	if err := one(fmt.Sprintf(`SELECT t.reference FROM transactions t WHERE t.account_id = ? AND t.reference IS NOT NULL
+		ORDER BY t.id LIMIT 1 OFFSET %d`, n/2), &ref); err != nil {
+		return nil, 0, err
+	}
+	if err := one(fmt.Sprintf(`SELECT k.key_value FROM product_keys k WHERE k.account_id = ?
+		ORDER BY k.purchase_id, k.line_item_id, k.position LIMIT 1 OFFSET %d`, n/2), &key); err != nil {
+		return nil, 0, err
+	}
+	add("q ref: (one purchase)", "q", search.String(clause(search.FieldRef, ref)))
+	add("q key: (one purchase)", "q", search.String(clause(search.FieldKey, key)))
+	add("q -ref: (all but one)", "q", search.String(&search.Not{X: clause(search.FieldRef, ref)}))
+	add("q ref: status:ACT", "q", search.String(&search.And{Terms: []search.Node{clause(search.FieldRef, ref), clause(search.FieldStatus, "ACT")}}))
+	add("q ref: OR key:", "q", search.String(&search.Or{Terms: []search.Node{clause(search.FieldRef, ref), clause(search.FieldKey, key)}}))
 
 	// Two filters that would each be read from a different path alone.
 	combos, err := comboValues(ctx, db, account, n, picks)
