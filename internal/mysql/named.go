@@ -56,8 +56,8 @@ func lookUpNamed(ctx context.Context, q queryer, f shop.PurchaseFilter) (shop.Pu
 // namedAsIDs returns the filter with its ref: and key: conditions, in Where and in
 // each branch of Any, made conditions on the ids of the purchases they name (ids):
 // the first that holds (not negated) of a filter without ids becomes its ids, the ids
-// path; every other a condition on ids, negated as it was. No purchase named makes an
-// empty set of ids: the condition holds for none, its negation for all.
+// path; every other a condition on ids, negated as it was. No purchase named makes the
+// id 0: the condition holds for none, its negation for all.
 func namedAsIDs(f shop.PurchaseFilter, ids func(shop.Cond) ([]int64, error)) (shop.PurchaseFilter, error) {
 	var err error
 	look := func(b shop.PurchaseFilter) shop.PurchaseFilter {
@@ -70,6 +70,12 @@ func namedAsIDs(f shop.PurchaseFilter, ids func(shop.Cond) ([]int64, error)) (sh
 			var found []int64
 			if found, err = ids(c); err != nil {
 				break
+			}
+			if len(found) == 0 {
+				// Id 0, which no purchase has (ids start at 1): the statement keeps the
+				// shape of an id's, routed by the account under Vitess, where a literal
+				// FALSE beside the account leaves the planner nothing to route by.
+				found = []int64{0}
 			}
 			if !c.Not && b.IDs == nil {
 				b.IDs = found
