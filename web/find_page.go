@@ -1,0 +1,191 @@
+package web
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/gin-gonic/gin"
+
+	"storefront/internal/filter"
+	"storefront/internal/search"
+	"storefront/internal/shop"
+	"storefront/templates"
+)
+
+// maxFindCount is how far the Find page counts a list before it says "1,000+".
+const maxFindCount = 1000
+
+// findPage serves GET /find?q=: the header's Find box, for the fragment support starts
+// from when it does not know yet whether it is a purchase, a customer or a subscriber.
+// It shows what the text names exactly (a purchase by its id, "#42" or "42", by a
+// payment reference or a product key; a customer by an address, or by the address of a
+// From line pasted whole), then the purchases and subscribers lists that read it as
+// their search, with how many each holds. Blanks around the text are left out, as a
+// person pasting it means.
+func (s *Server) findPage(c *gin.Context) error {
+	text := strings.TrimSpace(c.Query("q"))
+	v := templates.FindView{Chrome: s.chrome(c, "Find", ""), Query: text}
+	switch {
+	case text == "":
+		v.Message = "Type or paste what you were given: a purchase number, an e-mail address or a From line, a payment reference, a product key, a name."
+	case !readable(text):
+		v.Message = "This text cannot be searched: it is not valid UTF-8, or longer than " + strconv.Itoa(search.MaxLen) + " characters."
+	default:
+		var err error
+		if v.Hits, err = s.findHits(c, text); err != nil {
+			return err
+		}
+		if v.Lists, err = s.findLists(c, text); err != nil {
+			return err
+		}
+	}
+	return render(c, templates.Find(v))
+}
+
+// findHits returns the records the text names exactly.
+func (s *Server) findHits(c *gin.Context, text string) ([]templates.FindHit, error) {
+	ctx := c.Request.Context()
+	acct := currentAccount(c)
+	var hits []templates.FindHit
+	purchase := func(id int64, how string) error {
+		p, err := s.Purchases.FindPurchaseByID(ctx, acct.ID, id)
+		if shop.ErrorCode(err) == shop.ENotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		detail := []string{string(p.Total) + " " + p.Currency, p.Status.Label()}
+		if p.BuyerEmail != nil {
+			detail = append([]string{*p.BuyerEmail}, detail...)
+		}
+		if how != "" {
+			detail = append([]string{how}, detail...)
+		}
+		hits = append(hits, templates.FindHit{Kind: "Purchase", Title: "#" + strconv.FormatInt(id, 10),
+			Detail: strings.Join(detail, " · "), URL: "/purchases/" + strconv.FormatInt(id, 10)})
+		return nil
+	}
+	if id, err := filter.ParseID("q", strings.TrimPrefix(text, "#")); err == nil {
+		if err := purchase(id, ""); err != nil {
+			return nil, err
+		}
+	}
+	if maybeIdentifier(strings.ToLower(text)) {
+		for _, by := range []struct {
+			by   shop.NamedBy
+			what string
+		}{{shop.NamedByReference, "payment reference"}, {shop.NamedByProductKey, "product key"}} {
+			found, err := s.Purchases.FindPurchasesNamed(ctx, acct.ID, by.by, text, maxSuggestions)
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range found {
+				if err := purchase(n.ID, by.what+" "+n.Text); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for _, addr := range findAddresses(text) {
+		if s.Customers == nil {
+			break
+		}
+		sum, err := s.Customers.FindCustomer(ctx, acct.ID, addr)
+		if shop.ErrorCode(err) == shop.ENotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		detail := findCount(sum.Purchases, false, "purchase", "purchases")
+		if len(sum.Names) > 0 {
+			detail = sum.Names[0] + " · " + detail
+		}
+		hits = append(hits, templates.FindHit{Kind: "Customer", Title: sum.Email, Detail: detail, URL: customerURL(sum.Email)})
+	}
+	return hits, nil
+}
+
+// findAddresses returns the e-mail addresses the text is, or holds as a From line or a
+// mailto: link pasted whole.
+func findAddresses(text string) []string {
+	if q := pastedAddresses(text); q != "" {
+		var out []string
+		for _, a := range strings.Split(strings.TrimPrefix(q, "email:"), ",") {
+			out = append(out, strings.Trim(a, `"`))
+		}
+		return out
+	}
+	if strings.Count(text, "@") == 1 && !strings.ContainsFunc(text, unicode.IsSpace) {
+		return []string{text}
+	}
+	return nil
+}
+
+// findLists returns the purchases and subscribers lists with the text as their
+// search, and how many each holds; a list whose language refuses the text links to it
+// all the same, where the list shows why and what it may mean.
+func (s *Server) findLists(c *gin.Context, text string) ([]templates.FindList, error) {
+	ctx := c.Request.Context()
+	acct := currentAccount(c)
+	now, loc := s.now(), s.zone(c)
+	q := url.Values{"q": {text}}
+	// A From line the language refuses is read as its address, as the lists offer it.
+	if _, err := search.Parse(search.Purchases, text); err != nil {
+		if addrs := pastedAddresses(text); addrs != "" {
+			q.Set("q", addrs)
+		}
+	}
+	read := ""
+	if q.Get("q") != text {
+		read = "read as " + q.Get("q")
+	}
+	purchases := templates.FindList{Label: "purchases", URL: "/purchases?" + q.Encode(), Note: read}
+	if f, err := filter.Purchases(q, acct.ID, now, loc); err != nil {
+		if shop.ErrorCode(err) == shop.EInternal {
+			return nil, err
+		}
+		purchases.Note = shop.ErrorMessage(err)
+	} else {
+		n, capped, err := s.Purchases.CountPurchases(ctx, f, maxFindCount)
+		switch {
+		case shop.ErrorCode(err) == shop.EInvalid:
+			purchases.Note = shop.ErrorMessage(err)
+		case err != nil:
+			return nil, err
+		default:
+			purchases.Count = findCount(n, capped, "purchase", "purchases")
+		}
+	}
+	subscribers := templates.FindList{Label: "subscribers", URL: allSubscribersURL + "?" + q.Encode(), Note: read}
+	if f, _, err := filter.SubscriberSearch(q, acct.ID, 0, now, loc); err != nil {
+		if shop.ErrorCode(err) == shop.EInternal {
+			return nil, err
+		}
+		subscribers.Note = shop.ErrorMessage(err)
+	} else {
+		f.PerPage = 1
+		page, err := s.Subscribers.FindSubscribers(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		subscribers.Count = findCount(page.Total, false, "subscriber", "subscribers")
+	}
+	return []templates.FindList{purchases, subscribers}, nil
+}
+
+// findCount writes a count and its noun: "1 purchase", "12 purchases", "1,000+
+// purchases" when capped.
+func findCount(n int64, capped bool, one, many string) string {
+	if n == 1 && !capped {
+		return "1 " + one
+	}
+	c := templates.FormatCount(n)
+	if capped {
+		c += "+"
+	}
+	return c + " " + many
+}

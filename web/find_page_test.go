@@ -1,0 +1,101 @@
+package web_test
+
+import (
+	"fmt"
+	"html"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestFindPage checks the header's Find box: what a text names exactly (a purchase by
+// "#id" or its id with blanks around, by a payment reference or a product key in
+// another letter case; a customer by a From line pasted whole), the purchases and
+// subscribers lists that read it as their search with what they hold, another
+// account's records never named, and a text that cannot be searched answered with a
+// message, not an error.
+func TestFindPage(t *testing.T) {
+	e := newAPI(t, 0)
+	u := e.signIn(e.id(1), "viewer")
+	other := e.signIn(e.id(2), "owner")
+
+	var id int64
+	var ref, key, addr string
+	if err := e.db.QueryRow(`SELECT t.purchase_id, t.reference FROM transactions t WHERE t.account_id = ? AND t.reference REGEXP '^[A-Za-z0-9_]{8,}$'
+		AND t.reference REGEXP '[0-9]' ORDER BY t.id LIMIT 1`, e.id(1)).Scan(&id, &ref); err != nil {
+		t.Fatal(err)
+	}
+	var keyID int64
+	if err := e.db.QueryRow(`SELECT purchase_id, key_value FROM product_keys WHERE account_id = ? AND key_value REGEXP '[0-9]'
+		ORDER BY purchase_id DESC, line_item_id LIMIT 1`, e.id(1)).Scan(&keyID, &key); err != nil {
+		t.Fatal(err)
+	}
+	var bought int
+	if err := e.db.QueryRow(`SELECT buyer_email, COUNT(*) FROM purchases WHERE account_id = ? AND buyer_email REGEXP '^[a-z0-9._]+@[a-z0-9.]+$'
+		GROUP BY buyer_email ORDER BY COUNT(*) DESC, buyer_email LIMIT 1`, e.id(1)).Scan(&addr, &bought); err != nil {
+		t.Fatal(err)
+	}
+	find := func(u *dashUser, q string) string {
+		t.Helper()
+		r := u.get("/find?q="+url.QueryEscape(q), false)
+		if r.status != 200 {
+			t.Fatalf("%q: %d %.300s", q, r.status, r.body)
+		}
+		return string(r.body)
+	}
+	hit := func(path string) string { return `href="` + html.EscapeString(path) + `"` }
+
+	if body := string(u.get("/purchases", false).body); !strings.Contains(body, `action="/find"`) {
+		t.Error("the purchases page has no Find box in its header")
+	}
+	for _, tt := range []struct{ q, hit, detail string }{
+		{fmt.Sprintf("#%d", id), fmt.Sprintf("/purchases/%d", id), ""},
+		{fmt.Sprintf("  %d \t", id), fmt.Sprintf("/purchases/%d", id), ""},
+		{strings.ToLower(ref), fmt.Sprintf("/purchases/%d", id), "payment reference " + ref},
+		{strings.ToLower(key), fmt.Sprintf("/purchases/%d", keyID), "product key " + key},
+		{`"Ann O'Neil" <` + strings.ToUpper(addr) + ">", "/customers/" + url.PathEscape(addr), fmt.Sprintf("%d purchases", bought)},
+	} {
+		body := find(u, tt.q)
+		if !strings.Contains(body, `id="find-hits"`) || !strings.Contains(body, hit(tt.hit)) || !strings.Contains(body, html.EscapeString(tt.detail)) {
+			t.Errorf("%q: no hit %s (%s) in %.600s", tt.q, tt.hit, tt.detail, body[max(0, strings.Index(body, "<h1")):])
+		}
+		// Another account's purchase or customer is never named.
+		if body := find(other, tt.q); strings.Contains(body, hit(tt.hit)) {
+			t.Errorf("%q: account 2 is shown account 1's %s", tt.q, tt.hit)
+		}
+	}
+
+	// The lists read the text as their search: a From line as its address.
+	body := find(u, `"Ann" <`+addr+">")
+	purchases := "/purchases?q=" + url.QueryEscape("email:"+addr)
+	if !strings.Contains(body, hit(purchases)) || !strings.Contains(body, fmt.Sprintf("%d purchases</a>", bought)) || !strings.Contains(body, "read as email:"+addr) {
+		t.Errorf("a From line: want %d purchases read as email:%s, linking to %s, in %.800s", bought, addr, purchases, body[max(0, strings.Index(body, "find-lists")):])
+	}
+	// A name's first letters: nothing named exactly, the lists' counts as the lists show them.
+	var first string
+	if err := e.db.QueryRow("SELECT LEFT(buyer_firstname, 3) FROM purchases WHERE account_id = ? AND buyer_firstname REGEXP '^[A-Za-z]{3}' ORDER BY id LIMIT 1", e.id(1)).Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+	body = find(u, first)
+	if !strings.Contains(body, "No purchase id, payment reference, product key or customer address is this text.") {
+		t.Errorf("%q: want nothing named exactly", first)
+	}
+	list := string(u.get("/purchases?q="+url.QueryEscape(first), false).body)
+	const count = `<span class="font-semibold text-slate-900">`
+	i := strings.Index(list, count)
+	if i < 0 {
+		t.Fatalf("the purchases list of %q shows no count", first)
+	}
+	n := list[i+len(count) : i+len(count)+strings.Index(list[i+len(count):], "<")]
+	if !strings.Contains(body, hit("/purchases?q="+url.QueryEscape(first))+` class="font-medium text-indigo-700 hover:text-indigo-900">`+n+" purchase") {
+		t.Errorf("%q: want the list's count %s linking to it, in %.800s", first, n, body[max(0, strings.Index(body, "find-lists")):])
+	}
+
+	// Nothing to search, or a text that cannot be: a message, never an error.
+	for _, q := range []string{"", "   ", "\xff\xfe", strings.Repeat("a", 600)} {
+		r := u.get("/find?q="+url.QueryEscape(q), false)
+		if r.status != 200 || !strings.Contains(string(r.body), `id="find-message"`) {
+			t.Errorf("%q: got %d, want the page with a message", q, r.status)
+		}
+	}
+}
