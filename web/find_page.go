@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -188,4 +189,25 @@ func findCount(n int64, capped bool, one, many string) string {
 		c += "+"
 	}
 	return c + " " + many
+}
+
+// namedBy is what ref: and key: compare.
+var namedBy = map[search.Field]shop.NamedBy{search.FieldRef: shop.NamedByReference, search.FieldKey: shop.NamedByProductKey}
+
+// namedLabel is the label of a ref: or key: suggestion of the purchases found: the text
+// as the first one's row holds it (the word typed is read in lower case), and whose.
+func namedLabel(field search.Field, found []shop.NamedPurchase) string {
+	what := map[search.Field]string{search.FieldRef: "the payment reference", search.FieldKey: "the product key"}[field]
+	whose := "purchase #" + strconv.FormatInt(found[0].ID, 10)
+	if len(found) > 1 {
+		whose = "purchases #" + strconv.FormatInt(found[0].ID, 10) + " and more"
+	}
+	return string(field) + ":" + found[0].Text + " · " + what + " of " + whose
+}
+
+// maybeIdentifier tells whether a word typed may be a payment reference or a product
+// key, which support pastes whole: one word of six characters or more with a digit in
+// it. Other words (a name, a status) are not looked up, so that they cost no statement.
+func maybeIdentifier(part string) bool {
+	return utf8.RuneCountInString(part) >= 6 && len(strings.Fields(part)) == 1 && strings.ContainsAny(part, "0123456789")
 }

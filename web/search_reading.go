@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"storefront/internal/search"
@@ -225,15 +224,4 @@ func readWords(kind search.Kind, query string, values suggester) (out string, ba
 		return "", 0, nil
 	}
 	return out, bare, nil
-}
-
-// namedLabel names what ref: and key: compare, in a suggestion's label.
-var namedLabel = map[search.Field]string{search.FieldRef: "the payment reference", search.FieldKey: "the product key"}
-
-// maybeIdentifier tells whether a word typed may be a payment reference or a product
-// key, which support pastes whole: one word of six characters or more with a digit in
-// it. Other words (a name, a status) are not looked up, so that they cost no statement.
-func maybeIdentifier(part string) bool {
-	return utf8.RuneCountInString(part) >= 6 && !strings.ContainsFunc(part, unicode.IsSpace) &&
-		strings.ContainsAny(part, "0123456789")
 }

@@ -106,18 +106,11 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 			if !maybeIdentifier(part) {
 				return nil
 			}
-			by := map[search.Field]shop.NamedBy{search.FieldRef: shop.NamedByReference, search.FieldKey: shop.NamedByProductKey}[field]
-			found, err := s.Purchases.FindPurchasesNamed(ctx, acct.ID, by, part, 2)
+			found, err := s.Purchases.FindPurchasesNamed(ctx, acct.ID, namedBy[field], part, 2)
 			if err != nil || len(found) == 0 {
 				return err
 			}
-			whose := "purchase #" + strconv.FormatInt(found[0].ID, 10)
-			if len(found) > 1 {
-				whose = "purchases #" + strconv.FormatInt(found[0].ID, 10) + " and more"
-			}
-			// As the row holds it: the word typed is read in lower case.
-			text := found[0].Text
-			add(prefix+search.Word(text)+" ", string(field)+":"+text+" · "+namedLabel[field]+" of "+whose, string(field))
+			add(prefix+search.Word(found[0].Text)+" ", namedLabel(field, found), string(field))
 		case bareWord:
 			if err := bareSuggestions(values, prefix, part, add, search.FieldStatus, search.FieldIs,
 				search.FieldStorefront, search.FieldProduct, search.FieldDomain, search.FieldRef, search.FieldKey); err != nil {
