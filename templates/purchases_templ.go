@@ -1850,7 +1850,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 166, "</ul><div class=\"hidden overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm sm:block\"><table class=\"min-w-full divide-y divide-slate-200 text-sm\"><caption class=\"sr-only\">Purchases matching the filters</caption> <thead class=\"bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600\"><tr>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 166, "</ul>  <div class=\"hidden overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm sm:block\"><table class=\"min-w-full divide-y divide-slate-200 text-sm\"><caption class=\"sr-only\">Purchases matching the filters</caption> <thead class=\"bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600\"><tr>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1860,7 +1860,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 168, "<th scope=\"col\" class=\"px-4 py-3\">Date</th><th scope=\"col\" class=\"px-4 py-3\">Purchase</th><th scope=\"col\" class=\"px-4 py-3\">Buyer</th><th scope=\"col\" class=\"px-4 py-3\">E-mail</th><th scope=\"col\" class=\"px-4 py-3\">Storefront</th><th scope=\"col\" class=\"px-4 py-3\">Items</th><th scope=\"col\" class=\"px-4 py-3 text-right\">Total</th><th scope=\"col\" class=\"px-4 py-3\">Status</th></tr></thead> <tbody class=\"divide-y divide-slate-100\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 168, "<th scope=\"col\" class=\"px-4 py-3\">Date</th><th scope=\"col\" class=\"px-4 py-3\">Purchase</th><th scope=\"col\" class=\"px-4 py-3\">Buyer</th><th scope=\"col\" class=\"px-4 py-3\">E-mail</th><th scope=\"col\" class=\"hidden px-4 py-3 xl:table-cell\">Storefront</th><th scope=\"col\" class=\"hidden px-4 py-3 xl:table-cell\">Items</th><th scope=\"col\" class=\"px-4 py-3 text-right\">Total</th><th scope=\"col\" class=\"px-4 py-3\">Status</th></tr></thead> <tbody class=\"divide-y divide-slate-100\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1890,7 +1890,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var91 string
 				templ_7745c5c3_Var91, templ_7745c5c3_Err = templ.JoinStringErrs(row.DateISO)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 458, Col: 90}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 460, Col: 90}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var91))
 				if templ_7745c5c3_Err != nil {
@@ -1903,7 +1903,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var92 string
 				templ_7745c5c3_Var92, templ_7745c5c3_Err = templ.JoinStringErrs(row.Date)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 458, Col: 103}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 460, Col: 103}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var92))
 				if templ_7745c5c3_Err != nil {
@@ -1916,7 +1916,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var93 templ.SafeURL
 				templ_7745c5c3_Var93, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(row.URL))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 459, Col: 79}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 461, Col: 79}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var93))
 				if templ_7745c5c3_Err != nil {
@@ -1929,7 +1929,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var94 string
 				templ_7745c5c3_Var94, templ_7745c5c3_Err = templ.JoinStringErrs(row.ID)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 459, Col: 165}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 461, Col: 165}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var94))
 				if templ_7745c5c3_Err != nil {
@@ -1947,7 +1947,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					var templ_7745c5c3_Var95 templ.SafeURL
 					templ_7745c5c3_Var95, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(row.CustomerURL))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 461, Col: 70}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 463, Col: 70}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var95))
 					if templ_7745c5c3_Err != nil {
@@ -1960,7 +1960,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					var templ_7745c5c3_Var96 string
 					templ_7745c5c3_Var96, templ_7745c5c3_Err = templ.JoinStringErrs(row.Buyer)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 461, Col: 142}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 463, Col: 142}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var96))
 					if templ_7745c5c3_Err != nil {
@@ -1973,7 +1973,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					var templ_7745c5c3_Var97 templ.SafeURL
 					templ_7745c5c3_Var97, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(row.CustomerURL))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 462, Col: 70}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 464, Col: 70}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var97))
 					if templ_7745c5c3_Err != nil {
@@ -1986,7 +1986,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					var templ_7745c5c3_Var98 string
 					templ_7745c5c3_Var98, templ_7745c5c3_Err = templ.JoinStringErrs(row.Email)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 462, Col: 90}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 464, Col: 90}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var98))
 					if templ_7745c5c3_Err != nil {
@@ -1999,7 +1999,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					var templ_7745c5c3_Var99 string
 					templ_7745c5c3_Var99, templ_7745c5c3_Err = templ.JoinStringErrs("Customer " + row.Email)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 462, Col: 129}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 464, Col: 129}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var99))
 					if templ_7745c5c3_Err != nil {
@@ -2012,7 +2012,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					var templ_7745c5c3_Var100 string
 					templ_7745c5c3_Var100, templ_7745c5c3_Err = templ.JoinStringErrs(row.Email)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 462, Col: 226}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 464, Col: 226}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var100))
 					if templ_7745c5c3_Err != nil {
@@ -2030,7 +2030,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					var templ_7745c5c3_Var101 string
 					templ_7745c5c3_Var101, templ_7745c5c3_Err = templ.JoinStringErrs(row.Buyer)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 464, Col: 41}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 466, Col: 41}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var101))
 					if templ_7745c5c3_Err != nil {
@@ -2043,7 +2043,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					var templ_7745c5c3_Var102 string
 					templ_7745c5c3_Var102, templ_7745c5c3_Err = templ.JoinStringErrs(row.Email)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 465, Col: 80}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 467, Col: 80}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var102))
 					if templ_7745c5c3_Err != nil {
@@ -2056,7 +2056,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 					var templ_7745c5c3_Var103 string
 					templ_7745c5c3_Var103, templ_7745c5c3_Err = templ.JoinStringErrs(row.Email)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 465, Col: 94}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 467, Col: 94}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var103))
 					if templ_7745c5c3_Err != nil {
@@ -2067,27 +2067,27 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 188, "<td class=\"whitespace-nowrap px-4 py-3 text-slate-600\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 188, "<td class=\"hidden whitespace-nowrap px-4 py-3 text-slate-600 xl:table-cell\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var104 string
 				templ_7745c5c3_Var104, templ_7745c5c3_Err = templ.JoinStringErrs(row.Storefront)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 467, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 469, Col: 99}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var104))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 189, "</td><td class=\"max-w-48 truncate px-4 py-3 text-slate-600\" title=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 189, "</td><td class=\"hidden max-w-48 truncate px-4 py-3 text-slate-600 xl:table-cell\" title=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var105 string
 				templ_7745c5c3_Var105, templ_7745c5c3_Err = templ.JoinStringErrs(row.Items)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 468, Col: 79}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 470, Col: 100}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var105))
 				if templ_7745c5c3_Err != nil {
@@ -2100,7 +2100,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var106 string
 				templ_7745c5c3_Var106, templ_7745c5c3_Err = templ.JoinStringErrs(row.Items)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 468, Col: 93}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 470, Col: 114}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var106))
 				if templ_7745c5c3_Err != nil {
@@ -2113,7 +2113,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var107 string
 				templ_7745c5c3_Var107, templ_7745c5c3_Err = templ.JoinStringErrs(row.Total)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 469, Col: 94}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 471, Col: 94}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var107))
 				if templ_7745c5c3_Err != nil {
@@ -2148,7 +2148,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var110 string
 				templ_7745c5c3_Var110, templ_7745c5c3_Err = templ.JoinStringErrs(row.StatusText)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 470, Col: 114}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 472, Col: 114}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var110))
 				if templ_7745c5c3_Err != nil {
@@ -2161,7 +2161,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var111 string
 				templ_7745c5c3_Var111, templ_7745c5c3_Err = templ.JoinStringErrs(row.StatusText)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 470, Col: 133}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 472, Col: 133}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var111))
 				if templ_7745c5c3_Err != nil {
@@ -2184,7 +2184,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var112 templ.SafeURL
 				templ_7745c5c3_Var112, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(r.NewerURL))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 478, Col: 39}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 480, Col: 39}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var112))
 				if templ_7745c5c3_Err != nil {
@@ -2197,7 +2197,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var113 string
 				templ_7745c5c3_Var113, templ_7745c5c3_Err = templ.JoinStringErrs(r.NewerURL)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 478, Col: 61}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 480, Col: 61}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var113))
 				if templ_7745c5c3_Err != nil {
@@ -2210,7 +2210,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var114 string
 				templ_7745c5c3_Var114, templ_7745c5c3_Err = templ.JoinStringErrs(pageWord(!r.Oldest))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 478, Col: 265}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 480, Col: 265}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var114))
 				if templ_7745c5c3_Err != nil {
@@ -2234,7 +2234,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var115 templ.SafeURL
 				templ_7745c5c3_Var115, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(r.OlderURL))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 483, Col: 39}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 485, Col: 39}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var115))
 				if templ_7745c5c3_Err != nil {
@@ -2247,7 +2247,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var116 string
 				templ_7745c5c3_Var116, templ_7745c5c3_Err = templ.JoinStringErrs(r.OlderURL)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 483, Col: 61}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 485, Col: 61}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var116))
 				if templ_7745c5c3_Err != nil {
@@ -2260,7 +2260,7 @@ func PurchaseResultsFragment(r PurchaseResults) templ.Component {
 				var templ_7745c5c3_Var117 string
 				templ_7745c5c3_Var117, templ_7745c5c3_Err = templ.JoinStringErrs(pageWord(r.Oldest))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 483, Col: 260}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 485, Col: 260}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var117))
 				if templ_7745c5c3_Err != nil {
@@ -2315,7 +2315,7 @@ func ExportMenu(x ExportLinks) templ.Component {
 				var templ_7745c5c3_Var119 templ.SafeURL
 				templ_7745c5c3_Var119, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(l.URL))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 496, Col: 39}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 498, Col: 39}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var119))
 				if templ_7745c5c3_Err != nil {
@@ -2328,7 +2328,7 @@ func ExportMenu(x ExportLinks) templ.Component {
 				var templ_7745c5c3_Var120 string
 				templ_7745c5c3_Var120, templ_7745c5c3_Err = templ.JoinStringErrs(l.Rows)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 496, Col: 133}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 498, Col: 133}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var120))
 				if templ_7745c5c3_Err != nil {
@@ -2341,7 +2341,7 @@ func ExportMenu(x ExportLinks) templ.Component {
 				var templ_7745c5c3_Var121 string
 				templ_7745c5c3_Var121, templ_7745c5c3_Err = templ.JoinStringErrs(l.Label)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 496, Col: 145}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 498, Col: 145}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var121))
 				if templ_7745c5c3_Err != nil {
@@ -2400,7 +2400,7 @@ func APIRequestPanel(a APIRequest) templ.Component {
 			var templ_7745c5c3_Var123 string
 			templ_7745c5c3_Var123, templ_7745c5c3_Err = templ.JoinStringErrs(a.Rows)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 511, Col: 51}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 513, Col: 51}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var123))
 			if templ_7745c5c3_Err != nil {
@@ -2422,7 +2422,7 @@ func APIRequestPanel(a APIRequest) templ.Component {
 				var templ_7745c5c3_Var124 string
 				templ_7745c5c3_Var124, templ_7745c5c3_Err = templ.JoinStringErrs(a.Query)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 517, Col: 62}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 519, Col: 62}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var124))
 				if templ_7745c5c3_Err != nil {
@@ -2440,7 +2440,7 @@ func APIRequestPanel(a APIRequest) templ.Component {
 					var templ_7745c5c3_Var125 string
 					templ_7745c5c3_Var125, templ_7745c5c3_Err = templ.JoinStringErrs(a.Dates)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 522, Col: 67}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 524, Col: 67}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var125))
 					if templ_7745c5c3_Err != nil {
@@ -2493,7 +2493,7 @@ func curlLine(id, cmd string) templ.Component {
 		var templ_7745c5c3_Var127 string
 		templ_7745c5c3_Var127, templ_7745c5c3_Err = templ.JoinStringErrs(id)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 533, Col: 114}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 535, Col: 114}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var127))
 		if templ_7745c5c3_Err != nil {
@@ -2506,7 +2506,7 @@ func curlLine(id, cmd string) templ.Component {
 		var templ_7745c5c3_Var128 string
 		templ_7745c5c3_Var128, templ_7745c5c3_Err = templ.JoinStringErrs(cmd)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 533, Col: 122}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 535, Col: 122}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var128))
 		if templ_7745c5c3_Err != nil {
@@ -2519,7 +2519,7 @@ func curlLine(id, cmd string) templ.Component {
 		var templ_7745c5c3_Var129 string
 		templ_7745c5c3_Var129, templ_7745c5c3_Err = templ.JoinStringErrs(cmd)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 534, Col: 39}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 536, Col: 39}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var129))
 		if templ_7745c5c3_Err != nil {
@@ -2532,7 +2532,7 @@ func curlLine(id, cmd string) templ.Component {
 		var templ_7745c5c3_Var130 string
 		templ_7745c5c3_Var130, templ_7745c5c3_Err = templ.JoinStringErrs(id)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 534, Col: 63}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 536, Col: 63}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var130))
 		if templ_7745c5c3_Err != nil {
@@ -2576,7 +2576,7 @@ func Alternatives(alts []Alternative, lead string) templ.Component {
 		var templ_7745c5c3_Var132 string
 		templ_7745c5c3_Var132, templ_7745c5c3_Err = templ.JoinStringErrs(lead)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 542, Col: 11}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 544, Col: 11}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var132))
 		if templ_7745c5c3_Err != nil {
@@ -2594,7 +2594,7 @@ func Alternatives(alts []Alternative, lead string) templ.Component {
 			var templ_7745c5c3_Var133 templ.SafeURL
 			templ_7745c5c3_Var133, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(a.URL))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 545, Col: 38}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 547, Col: 38}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var133))
 			if templ_7745c5c3_Err != nil {
@@ -2607,7 +2607,7 @@ func Alternatives(alts []Alternative, lead string) templ.Component {
 			var templ_7745c5c3_Var134 string
 			templ_7745c5c3_Var134, templ_7745c5c3_Err = templ.JoinStringErrs(a.Query)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 545, Col: 56}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 547, Col: 56}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var134))
 			if templ_7745c5c3_Err != nil {
@@ -2620,7 +2620,7 @@ func Alternatives(alts []Alternative, lead string) templ.Component {
 			var templ_7745c5c3_Var135 string
 			templ_7745c5c3_Var135, templ_7745c5c3_Err = templ.JoinStringErrs(a.Label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 545, Col: 184}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/purchases.templ`, Line: 547, Col: 184}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var135))
 			if templ_7745c5c3_Err != nil {
