@@ -174,6 +174,17 @@
       closeList(input);
     }
   });
+  // "/" outside a field goes to the header's Find box, as in mail and code hosts.
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
+    var t = ev.target;
+    if (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)) return;
+    var find = document.getElementById("find-q");
+    if (!find) return;
+    ev.preventDefault();
+    find.focus();
+    find.select();
+  });
   document.addEventListener("click", function (ev) {
     var opt = ev.target.closest && ev.target.closest("[role=option][data-value]");
     var list = opt && opt.closest("[role=listbox]");

@@ -255,7 +255,7 @@ func Page(c Chrome) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" method=\"get\" role=\"search\" class=\"w-full sm:w-56 lg:w-64\"><label for=\"find-q\" class=\"sr-only\">Find a purchase, customer or subscriber</label> <input id=\"find-q\" type=\"search\" name=\"q\" placeholder=\"Find #id, e-mail, ref, key…\" autocomplete=\"off\" spellcheck=\"false\" class=\"block w-full rounded-md border border-slate-300 px-3 py-1.5 text-sm placeholder:text-slate-400 focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500\"></form><div class=\"flex w-full min-w-0 items-center gap-3 text-sm sm:ml-auto sm:w-auto\"><span class=\"min-w-0 flex-1 truncate text-slate-600 sm:flex-none\" title=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" method=\"get\" role=\"search\" class=\"w-full sm:w-56 lg:w-64\"><label for=\"find-q\" class=\"sr-only\">Find a purchase, customer or subscriber</label> <input id=\"find-q\" type=\"search\" name=\"q\" aria-keyshortcuts=\"/\" placeholder=\"Find #id, e-mail, ref, key…\" autocomplete=\"off\" spellcheck=\"false\" class=\"block w-full rounded-md border border-slate-300 px-3 py-1.5 text-sm placeholder:text-slate-400 focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500\"></form><div class=\"flex w-full min-w-0 items-center gap-3 text-sm sm:ml-auto sm:w-auto\"><span class=\"min-w-0 flex-1 truncate text-slate-600 sm:flex-none\" title=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
