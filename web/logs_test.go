@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"storefront/internal/webhook"
 )
@@ -88,16 +89,22 @@ func TestSecretPatterns(t *testing.T) {
 	}
 }
 
-// accessLine finds the access line of the request with id rid.
+// accessLine finds the access line of the request with id rid. The line is written
+// once the answer is, so the client may read the answer first: it is looked for again
+// for a while (a loaded machine, a vtgate behind the server).
 func accessLine(t *testing.T, rid string) map[string]any {
 	t.Helper()
-	for _, l := range serverLines.lines(t) {
-		if l["msg"] == "request" && l["request_id"] == rid {
-			return l
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		for _, l := range serverLines.lines(t) {
+			if l["msg"] == "request" && l["request_id"] == rid {
+				return l
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no access line for request %s", rid)
+			return nil
 		}
 	}
-	t.Fatalf("no access line for request %s", rid)
-	return nil
 }
 
 func TestAccessLog(t *testing.T) {
