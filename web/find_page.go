@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/url"
 	"strconv"
 	"strings"
@@ -74,17 +75,14 @@ func (s *Server) findHits(c *gin.Context, text string) ([]templates.FindHit, err
 			return nil, err
 		}
 	}
-	if maybeIdentifier(strings.ToLower(text)) {
-		for _, by := range []struct {
-			by   shop.NamedBy
-			what string
-		}{{shop.NamedByReference, "payment reference"}, {shop.NamedByProductKey, "product key"}} {
-			found, err := s.Purchases.FindPurchasesNamed(ctx, acct.ID, by.by, text, maxSuggestions)
+	if maybeIdentifier(text) {
+		for _, by := range shop.NamedBys {
+			found, err := s.Purchases.FindPurchasesNamed(ctx, acct.ID, by, text, maxSuggestions)
 			if err != nil {
 				return nil, err
 			}
 			for _, n := range found {
-				if err := purchase(n.ID, by.what+" "+n.Text); err != nil {
+				if err := purchase(n.ID, by.String()+" "+n.Text); err != nil {
 					return nil, err
 				}
 			}
@@ -187,18 +185,34 @@ func findCount(n int64, capped bool, one, many string) string {
 	return c + " " + many
 }
 
+// namedLookup returns the purchases (two at most) that a word names as a payment
+// reference or a product key, each word read once a request: the whole text's reading
+// and the last word's suggestions ask for the same word.
+func (s *Server) namedLookup(ctx context.Context, accountID int64) func(field search.Field, part string) ([]shop.NamedPurchase, error) {
+	memo := map[search.Field]map[string][]shop.NamedPurchase{search.FieldRef: {}, search.FieldKey: {}}
+	return func(field search.Field, part string) ([]shop.NamedPurchase, error) {
+		if found, ok := memo[field][part]; ok {
+			return found, nil
+		}
+		found, err := s.Purchases.FindPurchasesNamed(ctx, accountID, namedBy[field], part, 2)
+		if err == nil {
+			memo[field][part] = found
+		}
+		return found, err
+	}
+}
+
 // namedBy is what ref: and key: compare.
 var namedBy = map[search.Field]shop.NamedBy{search.FieldRef: shop.NamedByReference, search.FieldKey: shop.NamedByProductKey}
 
 // namedLabel is the label of a ref: or key: suggestion of the purchases found: the text
 // as the first one's row holds it (the word typed is read in lower case), and whose.
 func namedLabel(field search.Field, found []shop.NamedPurchase) string {
-	what := map[search.Field]string{search.FieldRef: "the payment reference", search.FieldKey: "the product key"}[field]
 	whose := "purchase #" + strconv.FormatInt(found[0].ID, 10)
 	if len(found) > 1 {
 		whose = "purchases #" + strconv.FormatInt(found[0].ID, 10) + " and more"
 	}
-	return string(field) + ":" + found[0].Text + " · " + what + " of " + whose
+	return string(field) + ":" + found[0].Text + " · the " + namedBy[field].String() + " of " + whose
 }
 
 // maybeIdentifier tells whether a word typed may be a payment reference or a product

@@ -61,9 +61,11 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 	// Read once a request, however many runs of bare words ask.
 	storefronts := sync.OnceValues(func() ([]*shop.Storefront, error) { return s.Accounts.FindStorefronts(ctx, acct.ID) })
 	products := sync.OnceValues(func() ([]shop.Product, error) { return s.Accounts.FindProducts(ctx, acct.ID) })
-	// A word's domains, read once a request: the whole text's reading and the last
-	// word's suggestions ask for the same word.
+	// A word's domains, and the purchases it names as a reference or key, read once a
+	// request: the whole text's reading and the last word's suggestions ask for the same
+	// word.
 	domains := map[string][]string{}
+	lookNamed := s.namedLookup(ctx, acct.ID)
 	now, loc := s.now(), s.zone(c)
 	var values suggester
 	values = func(field search.Field, prefix, part string, add func(value, label, kind string)) error {
@@ -106,7 +108,7 @@ func (s *Server) purchaseValues(c *gin.Context) suggester {
 			if !maybeIdentifier(part) {
 				return nil
 			}
-			found, err := s.Purchases.FindPurchasesNamed(ctx, acct.ID, namedBy[field], part, 2)
+			found, err := lookNamed(field, part)
 			if err != nil || len(found) == 0 {
 				return err
 			}

@@ -112,9 +112,9 @@ type namedText struct {
 // set of ids is a condition too). More than maxNamed for one text is an EInvalid error
 // of the search.
 func namedIDs(ctx context.Context, q queryer, accountID int64, c shop.Cond, memo map[namedText][]int64) ([]int64, error) {
-	by, what := shop.NamedByReference, "payment reference"
+	by := shop.NamedByReference
 	if c.Field == shop.CondKey {
-		by, what = shop.NamedByProductKey, "product key"
+		by = shop.NamedByProductKey
 	}
 	out := []int64{}
 	for _, t := range c.Texts {
@@ -130,7 +130,7 @@ func namedIDs(ctx context.Context, q queryer, accountID int64, c shop.Cond, memo
 			memo[namedText{by, t}] = ids
 		}
 		if len(ids) > maxNamed {
-			return nil, shop.ParamErrorf(shop.EInvalid, "q", "The %s %q is on more than %d purchases: search them by another field, such as product.", what, t, maxNamed)
+			return nil, shop.ParamErrorf(shop.EInvalid, "q", "The %s %q is on more than %d purchases: search them by another field, such as product.", by, t, maxNamed)
 		}
 		out = append(out, ids...)
 	}

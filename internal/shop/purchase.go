@@ -321,6 +321,17 @@ const (
 	NamedByProductKey                    // a product key of a line item
 )
 
+// NamedBys are the texts that name a purchase, in the order they are looked up.
+var NamedBys = []NamedBy{NamedByReference, NamedByProductKey}
+
+// String names the text in messages and labels: "payment reference", "product key".
+func (b NamedBy) String() string {
+	if b == NamedByProductKey {
+		return "product key"
+	}
+	return "payment reference"
+}
+
 // ReactivateRequest asks to reactivate a purchase (docs/API.md#reactivation).
 type ReactivateRequest struct {
 	AccountID  int64
