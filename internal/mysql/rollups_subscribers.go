@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"storefront/internal/shop"
@@ -25,16 +24,18 @@ func syncSubscriberTerms(ctx context.Context, tx queryer, account int64, ids []i
 	if err != nil {
 		return err
 	}
-	where, args := "", []any{account}
+	// The terms' and the subscribers' conditions: every row of the account, or those ids.
+	termsWhere, subscribersWhere, args := "", "", []any{account}
 	if ids != nil {
 		if len(ids) == 0 {
 			return nil
 		}
 		list, a := inList(ids)
-		where, args = " AND subscriber_id IN "+list, append(args, a...)
+		termsWhere, subscribersWhere = " AND subscriber_id IN "+list, " AND sb.id IN "+list
+		args = append(args, a...)
 	}
 	old := map[int64]subscriberTerm{}
-	err = eachRow(ctx, tx, "SELECT subscriber_id, storefront_id, start_at, end_at FROM subscriber_terms WHERE account_id = ?"+where+" FOR UPDATE", args,
+	err = eachRow(ctx, tx, "SELECT subscriber_id, storefront_id, start_at, end_at FROM subscriber_terms WHERE account_id = ?"+termsWhere+" FOR UPDATE", args,
 		func(rows *sql.Rows) error {
 			var (
 				id int64
@@ -57,7 +58,7 @@ func syncSubscriberTerms(ctx context.Context, tx queryer, account int64, ids []i
 	}
 	now := map[int64]subscriberTerm{}
 	err = eachRow(ctx, tx, `SELECT sb.id, sb.storefront_id, ss.status, ss.created_at, ss.updated_at, ss.started_at, ss.ended_at, ss.trial_started_at, ss.next_payment_at
-		FROM `+from+` WHERE 1 = 1`+strings.ReplaceAll(where, "subscriber_id", "sb.id"), args,
+		FROM `+from+` WHERE 1 = 1`+subscribersWhere, args,
 		func(rows *sql.Rows) error {
 			var (
 				id, storefront int64
@@ -92,7 +93,10 @@ func syncSubscriberTerms(ctx context.Context, tx queryer, account int64, ids []i
 			bumpDay(*t.end, 1)
 		}
 	}
-	var del, ins []any
+	var (
+		del []int64
+		ins []any
+	)
 	for id, t := range old {
 		if n, ok := now[id]; ok && sameTerm(n, t) {
 			delete(now, id)
@@ -111,8 +115,8 @@ func syncSubscriberTerms(ctx context.Context, tx queryer, account int64, ids []i
 	}
 	for start := 0; start < len(del); start += 10000 {
 		chunk := del[start:min(start+10000, len(del))]
-		list := "(" + strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",") + ")"
-		if _, err := tx.ExecContext(ctx, "DELETE FROM subscriber_terms WHERE account_id = ? AND subscriber_id IN "+list, append([]any{account}, chunk...)...); err != nil {
+		list, a := inList(chunk)
+		if _, err := tx.ExecContext(ctx, "DELETE FROM subscriber_terms WHERE account_id = ? AND subscriber_id IN "+list, append([]any{account}, a...)...); err != nil {
 			return translate(err)
 		}
 	}
