@@ -43,9 +43,17 @@ func TestREADME(t *testing.T) {
 			t.Errorf("serve returned %v", err)
 		}
 	}()
-	if out := stderr.String(); !strings.Contains(out, "demo login: owner@demo.test / storefront-demo") || !strings.Contains(out, vars["KEY"]) {
+	out := stderr.String()
+	if !strings.Contains(out, "demo login: owner@demo.test / storefront-demo") || !strings.Contains(out, vars["KEY"]) {
 		t.Fatalf("the start-up output lacks the demo login or key:\n%s", out)
 	}
+	// The printed curl works as printed, with the demo key's account's API user name.
+	_, printed, ok := strings.Cut(out, "demo API: ")
+	if !ok {
+		t.Fatalf("the start-up output lacks the demo API's curl:\n%s", out)
+	}
+	printed, _, _ = strings.Cut(printed, "\n")
+	curls = append(curls, printed)
 
 	for _, line := range curls {
 		t.Run(line, func(t *testing.T) {

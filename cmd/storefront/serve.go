@@ -166,7 +166,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	e.log.Info("storefront is serving", "dashboard", e.cfg.BaseURL+"/", "api", e.cfg.BaseURL+"/api/v2")
 	if d.server != nil {
-		fmt.Fprintf(e.stderr, "demo login: %s / %s   demo API key: %s\n", demoEmail, demoPassword, demoAPIKey)
+		fmt.Fprintf(e.stderr, "demo login: %s / %s   demo API: curl -u demo:%s %s/api/v2/purchases\n",
+			demoEmail, demoPassword, demoAPIKey, e.cfg.BaseURL)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
