@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -39,7 +40,7 @@ func (s *Server) findPage(c *gin.Context) error {
 		if v.Hits, err = s.findHits(c, text); err != nil {
 			return err
 		}
-		if v.Lists, err = s.findLists(c, text); err != nil {
+		if err = s.findLists(c, text, &v); err != nil {
 			return err
 		}
 	}
@@ -124,10 +125,11 @@ func findAddresses(text string) []string {
 	return nil
 }
 
-// findLists returns the purchases and subscribers lists with the text as their
-// search, the purchases' counted up to maxFindCount; a list whose language refuses the
-// text links to it all the same, where the list shows why and what it may mean.
-func (s *Server) findLists(c *gin.Context, text string) ([]templates.FindList, error) {
+// findLists sets the purchases and subscribers lists with the text as their search,
+// the purchases' counted up to maxFindCount, and the customers who made the newest of
+// those purchases; a list whose language refuses the text links to it all the same,
+// where the list shows why and what it may mean.
+func (s *Server) findLists(c *gin.Context, text string, v *templates.FindView) error {
 	ctx := c.Request.Context()
 	acct := currentAccount(c)
 	now, loc := s.now(), s.zone(c)
@@ -145,7 +147,7 @@ func (s *Server) findLists(c *gin.Context, text string) ([]templates.FindList, e
 	purchases := templates.FindList{Label: "purchases", URL: "/purchases?" + q.Encode(), Note: read}
 	if f, err := filter.Purchases(q, acct.ID, now, loc); err != nil {
 		if shop.ErrorCode(err) == shop.EInternal {
-			return nil, err
+			return err
 		}
 		purchases.Note = shop.ErrorMessage(err)
 	} else {
@@ -154,9 +156,14 @@ func (s *Server) findLists(c *gin.Context, text string) ([]templates.FindList, e
 		case shop.ErrorCode(err) == shop.EInvalid:
 			purchases.Note = shop.ErrorMessage(err)
 		case err != nil:
-			return nil, err
+			return err
 		default:
 			purchases.Count = findCount(n, capped, "purchase", "purchases")
+			if n > 0 {
+				if err := s.findCustomers(ctx, f, n, capped, loc, v); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	// The subscribers list is linked, not counted: its search is checks on each
@@ -165,11 +172,91 @@ func (s *Server) findLists(c *gin.Context, text string) ([]templates.FindList, e
 	subscribers := templates.FindList{Label: "subscribers", URL: allSubscribersURL + "?" + q.Encode(), Note: read}
 	if _, _, err := filter.SubscriberSearch(q, acct.ID, 0, now, loc); err != nil {
 		if shop.ErrorCode(err) == shop.EInternal {
-			return nil, err
+			return err
 		}
 		subscribers.Note = shop.ErrorMessage(err)
 	}
-	return []templates.FindList{purchases, subscribers}, nil
+	v.Lists = []templates.FindList{purchases, subscribers}
+	return nil
+}
+
+// findCustomersRead is how many of the newest purchases found the Find page reads for
+// their buyers, and maxFindCustomers how many of those buyers it lists: one page of the
+// purchases list, whatever the number found.
+const (
+	findCustomersRead = 100
+	maxFindCustomers  = 8
+)
+
+// findCustomers sets the customers (buyer addresses, as the customer page compares
+// them) of the newest purchases the filter finds, n of them (capped: more), newest
+// buyer first, each with the name of their newest purchase among these and how many of
+// these are theirs; a customer the text names exactly is left out, being named above.
+func (s *Server) findCustomers(ctx context.Context, f shop.PurchaseFilter, n int64, capped bool, loc *time.Location, v *templates.FindView) error {
+	f.Desc, f.PerPage, f.Page, f.After, f.IncludeCount = true, findCustomersRead, 0, nil, false
+	page, err := s.Purchases.FindPurchases(ctx, f)
+	if err != nil {
+		return err
+	}
+	named := map[string]bool{}
+	for _, h := range v.Hits {
+		if h.Kind == "Customer" {
+			named[string(search.WeightString(h.Title))] = true
+		}
+	}
+	type buyer struct {
+		p     *shop.Purchase
+		count int64
+	}
+	var order []string
+	buyers := map[string]*buyer{}
+	for _, p := range page.Purchases {
+		if p.BuyerEmail == nil || strings.TrimSpace(*p.BuyerEmail) == "" {
+			continue
+		}
+		k := string(search.WeightString(*p.BuyerEmail))
+		if named[k] {
+			continue
+		}
+		if buyers[k] == nil {
+			buyers[k] = &buyer{p: p}
+			order = append(order, k)
+		}
+		buyers[k].count++
+	}
+	exact := !capped && n <= int64(len(page.Purchases))
+	for _, k := range order[:min(len(order), maxFindCustomers)] {
+		b := buyers[k]
+		detail := []string{findCount(b.count, false, "purchase found", "purchases found"),
+			"latest " + b.p.CreatedAt.In(loc).Format("2 Jan 2006")}
+		if !exact {
+			detail[0] = templates.FormatCount(b.count) + " of the newest " + templates.FormatCount(int64(len(page.Purchases))) + " found"
+		}
+		if name := buyerName(b.p); name != "" {
+			detail = append([]string{name}, detail...)
+		}
+		v.Customers = append(v.Customers, templates.FindHit{Kind: "Customer", Title: *b.p.BuyerEmail,
+			Detail: strings.Join(detail, " · "), URL: customerURL(*b.p.BuyerEmail)})
+	}
+	switch {
+	case !exact:
+		v.CustomersNote = "The buyers of the newest " + templates.FormatCount(int64(len(page.Purchases))) + " of the " +
+			findCount(n, capped, "purchase", "purchases") + " found; the purchases list below shows them all."
+	case len(order) > maxFindCustomers:
+		v.CustomersNote = findCount(int64(len(order)-maxFindCustomers), false, "more buyer", "more buyers") + "; the purchases list below shows them all."
+	}
+	return nil
+}
+
+// buyerName is a purchase's buyer's first and last names, "" when it has neither.
+func buyerName(p *shop.Purchase) string {
+	var parts []string
+	for _, s := range []*string{p.BuyerFirstname, p.BuyerLastname} {
+		if s != nil && strings.TrimSpace(*s) != "" {
+			parts = append(parts, strings.TrimSpace(*s))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // findCount writes a count and its noun: "1 purchase", "12 purchases", "1,000+

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -89,6 +90,59 @@ func TestFindPage(t *testing.T) {
 	n := list[i+len(count) : i+len(count)+strings.Index(list[i+len(count):], "<")]
 	if !strings.Contains(body, hit("/purchases?q="+url.QueryEscape(first))+` class="font-medium text-indigo-700 hover:text-indigo-900">`+n+" purchase") {
 		t.Errorf("%q: want the list's count %s linking to it, in %.800s", first, n, body[max(0, strings.Index(body, "find-lists")):])
+	}
+
+	// Who bought the purchases found: their addresses, newest first, with how many of
+	// the purchases found are theirs, each linking to the customer's page.
+	var firstName, lastName string
+	if err := e.db.QueryRow(`SELECT buyer_firstname, buyer_lastname FROM purchases WHERE account_id = ?
+		AND buyer_firstname REGEXP '^[A-Za-z]{3,}$' AND buyer_lastname REGEXP '^[A-Za-z]{3,}$' AND buyer_email <> ''
+		GROUP BY buyer_firstname, buyer_lastname HAVING COUNT(DISTINCT buyer_email) > 1 AND COUNT(*) <= 100
+		ORDER BY COUNT(*) DESC, buyer_firstname LIMIT 1`, e.id(1)).Scan(&firstName, &lastName); err != nil {
+		t.Fatal(err)
+	}
+	q := "first:" + firstName + " last:" + lastName
+	rows, err := e.db.Query(`SELECT buyer_email, COUNT(*) FROM purchases WHERE account_id = ? AND buyer_firstname LIKE ? AND buyer_lastname LIKE ?
+		AND buyer_email <> '' GROUP BY buyer_email ORDER BY MAX(created_at) DESC, MAX(id) DESC LIMIT 8`, e.id(1), firstName+"%", lastName+"%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for rows.Next() {
+		var email string
+		var n int
+		if err := rows.Scan(&email, &n); err != nil {
+			t.Fatal(err)
+		}
+		noun := "purchases"
+		if n == 1 {
+			noun = "purchase"
+		}
+		want = append(want, hit("/customers/"+url.PathEscape(email))+".*?"+fmt.Sprintf("%d %s found", n, noun))
+	}
+	if err := rows.Err(); err != nil || len(want) < 2 {
+		t.Fatalf("%q: %d buyers (%v)", q, len(want), err)
+	}
+	body = find(u, q)
+	section := body[max(0, strings.Index(body, `id="find-customers"`)):]
+	section = section[:max(0, strings.Index(section, "</ul>"))]
+	if !regexp.MustCompile("(?s)" + strings.Join(want, ".*?")).MatchString(section) || strings.Count(section, "<li") != len(want) {
+		t.Errorf("%q: want the buyers %q in that order, got %.1500s", q, want, section)
+	}
+	if strings.Contains(body, `id="find-customers-note"`) {
+		t.Errorf("%q: every buyer is listed, yet the page says otherwise", q)
+	}
+	// A customer named exactly is not listed again as a buyer.
+	if body := find(u, addr); strings.Contains(body, `id="find-customers"`) {
+		t.Errorf("%s: the customer named exactly is listed again among the buyers", addr)
+	}
+	// Beyond the purchases read, the page says whose buyers it lists.
+	if body := find(u, "status:act"); strings.Count(body, `<li><a href="/customers/`) != 8 ||
+		!strings.Contains(body, "The buyers of the newest 100 of the ") {
+		t.Errorf("status:act: want 8 buyers and a note on the others, in %.2000s", body[max(0, strings.Index(body, "find-customers")):])
+	}
+	if body := find(other, q); strings.Contains(body, `id="find-customers"`) && strings.Contains(body, want[0][:strings.Index(want[0], ".*?")]) {
+		t.Errorf("%q: account 2 is shown account 1's buyers", q)
 	}
 
 	// Nothing to search, or a text that cannot be: a message, never an error.
