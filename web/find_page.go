@@ -127,57 +127,122 @@ func findAddresses(text string) []string {
 
 // findLists sets the purchases and subscribers lists with the text as their search,
 // the purchases' counted up to maxFindCount, and the customers who made the newest of
-// those purchases; a list whose language refuses the text links to it all the same,
-// where the list shows why and what it may mean.
+// those purchases. A text a list's language refuses, or that finds no purchase, is read
+// as a person may have meant it, as the lists' own boxes read it (a From line as its
+// address; "the acme order last week, not refunded" as domain:acme.io created>="last
+// week" -status:RFD), when that reading finds something or the text could not be read
+// at all; a list that reads nothing links to it all the same, where the list shows why
+// and what it may mean.
 func (s *Server) findLists(c *gin.Context, text string, v *templates.FindView) error {
 	ctx := c.Request.Context()
-	acct := currentAccount(c)
-	now, loc := s.now(), s.zone(c)
-	q := url.Values{"q": {text}}
-	// A From line the language refuses is read as its address, as the lists offer it.
-	if _, err := search.Parse(search.Purchases, text); err != nil {
-		if addrs := pastedAddresses(text); addrs != "" {
-			q.Set("q", addrs)
-		}
+	found, err := s.findPurchases(c, text)
+	if err != nil {
+		return err
 	}
-	read := ""
-	if q.Get("q") != text {
-		read = "read as " + q.Get("q")
-	}
-	purchases := templates.FindList{Label: "purchases", URL: "/purchases?" + q.Encode(), Note: read}
-	if f, err := filter.Purchases(q, acct.ID, now, loc); err != nil {
-		if shop.ErrorCode(err) == shop.EInternal {
+	if !found.read || found.n == 0 {
+		meant, err := reading(search.Purchases, text, s.purchaseValues(c))
+		if err != nil {
 			return err
 		}
-		purchases.Note = shop.ErrorMessage(err)
-	} else {
-		n, capped, err := s.Purchases.CountPurchases(ctx, f, maxFindCount)
-		switch {
-		case shop.ErrorCode(err) == shop.EInvalid:
-			purchases.Note = shop.ErrorMessage(err)
-		case err != nil:
-			return err
-		default:
-			purchases.Count = findCount(n, capped, "purchase", "purchases")
-			if n > 0 {
-				if err := s.findCustomers(ctx, f, n, capped, loc, v); err != nil {
-					return err
-				}
+		if meant != "" {
+			alt, err := s.findPurchases(c, meant)
+			if err != nil {
+				return err
+			}
+			if alt.read && (alt.n > 0 || !found.read) {
+				found = alt
+			}
+		}
+	}
+	purchases := templates.FindList{Label: "purchases", URL: "/purchases?" + url.Values{"q": {found.q}}.Encode(), Note: readAs(text, found.q)}
+	switch {
+	case found.refused != "":
+		purchases.Note = found.refused
+	default:
+		purchases.Count = findCount(found.n, found.capped, "purchase", "purchases")
+		if found.n > 0 {
+			if err := s.findCustomers(ctx, found.f, found.n, found.capped, s.zone(c), v); err != nil {
+				return err
 			}
 		}
 	}
 	// The subscribers list is linked, not counted: its search is checks on each
 	// subscriber of the account (one path, db/README.md "Searches"), a walk of them all
 	// for a count; the customer above already names a subscriber by its address.
-	subscribers := templates.FindList{Label: "subscribers", URL: allSubscribersURL + "?" + q.Encode(), Note: read}
-	if _, _, err := filter.SubscriberSearch(q, acct.ID, 0, now, loc); err != nil {
-		if shop.ErrorCode(err) == shop.EInternal {
+	q, refused, err := s.subscriberSearch(c, text)
+	if err != nil {
+		return err
+	}
+	if refused != "" {
+		meant, err := reading(search.Subscribers, text, s.subscriberValues(c))
+		if err != nil {
 			return err
 		}
-		subscribers.Note = shop.ErrorMessage(err)
+		if meant != "" {
+			if _, again, err := s.subscriberSearch(c, meant); err != nil {
+				return err
+			} else if again == "" {
+				q, refused = meant, ""
+			}
+		}
+	}
+	subscribers := templates.FindList{Label: "subscribers", URL: allSubscribersURL + "?" + url.Values{"q": {q}}.Encode(), Note: readAs(text, q)}
+	if refused != "" {
+		subscribers.Note = refused
 	}
 	v.Lists = []templates.FindList{purchases, subscribers}
 	return nil
+}
+
+// readAs says how a list read the text: "" as it is, else "read as " the search.
+func readAs(text, q string) string {
+	if q == text {
+		return ""
+	}
+	return "read as " + q
+}
+
+// foundPurchases is what the purchases list finds for a search q: the filter and its
+// count (up to maxFindCount; capped when there are more), or why it reads nothing.
+type foundPurchases struct {
+	q       string
+	read    bool
+	refused string
+	f       shop.PurchaseFilter
+	n       int64
+	capped  bool
+}
+
+// findPurchases counts the purchases the purchases list finds for the search q.
+func (s *Server) findPurchases(c *gin.Context, q string) (foundPurchases, error) {
+	found := foundPurchases{q: q}
+	f, err := filter.Purchases(url.Values{"q": {q}}, currentAccount(c).ID, s.now(), s.zone(c))
+	if err == nil {
+		found.f = f
+		found.n, found.capped, err = s.Purchases.CountPurchases(c.Request.Context(), f, maxFindCount)
+	}
+	switch {
+	case err == nil:
+		found.read = true
+	case shop.ErrorCode(err) == shop.EInternal:
+		return found, err
+	default:
+		found.refused = shop.ErrorMessage(err)
+	}
+	return found, nil
+}
+
+// subscriberSearch returns q and why the subscribers list's language refuses it, ""
+// when it reads it.
+func (s *Server) subscriberSearch(c *gin.Context, q string) (string, string, error) {
+	_, _, err := filter.SubscriberSearch(url.Values{"q": {q}}, currentAccount(c).ID, 0, s.now(), s.zone(c))
+	switch {
+	case err == nil:
+		return q, "", nil
+	case shop.ErrorCode(err) == shop.EInternal:
+		return q, "", err
+	}
+	return q, shop.ErrorMessage(err), nil
 }
 
 // findCustomersRead is how many of the newest purchases found the Find page reads for

@@ -145,6 +145,31 @@ func TestFindPage(t *testing.T) {
 		t.Errorf("%q: account 2 is shown account 1's buyers", q)
 	}
 
+	// A sentence about an order, which the language refuses (a comma) or which finds
+	// nothing word by word, is read as the purchases list's box reads it: the domain, a
+	// date and "not refunded" at once, with its count and its buyers.
+	var domain string
+	if err := e.db.QueryRow(`SELECT SUBSTRING_INDEX(buyer_email, '@', -1) FROM purchases
+		WHERE account_id = ? AND buyer_email LIKE '%_@_%' AND status <> 'RFD' ORDER BY id LIMIT 1`, e.id(1)).Scan(&domain); err != nil {
+		t.Fatal(err)
+	}
+	var kept int64
+	var latest string
+	if err := e.db.QueryRow(`SELECT COUNT(*), (SELECT buyer_email FROM purchases WHERE account_id = ? AND buyer_email LIKE ? AND status <> 'RFD' ORDER BY created_at DESC, id DESC LIMIT 1)
+		FROM purchases WHERE account_id = ? AND buyer_email LIKE ? AND status <> 'RFD' AND created_at >= '2000-01-01'`,
+		e.id(1), "%@"+domain, e.id(1), "%@"+domain).Scan(&kept, &latest); err != nil {
+		t.Fatal(err)
+	}
+	meant := "domain:" + domain + " created>=2000-01-01 -status:RFD"
+	for _, q := range []string{"the " + domain + " order since 2000-01-01, not refunded", "the " + domain + " order since 2000-01-01 not refunded"} {
+		body := find(u, q)
+		want := hit("/purchases?q="+url.QueryEscape(meant)) + ` class="font-medium text-indigo-700 hover:text-indigo-900">` + findCount(kept)
+		if !strings.Contains(body, want) || !strings.Contains(body, html.EscapeString("read as "+meant)) ||
+			!strings.Contains(body, `<ul id="find-customers" class="divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white"><li><a href="`+html.EscapeString("/customers/"+url.PathEscape(latest))+`"`) {
+			t.Errorf("%q: want %s read as %s, first buyer %s, in %.1500s", q, findCount(kept), meant, latest, body[max(0, strings.Index(body, "<h1")):])
+		}
+	}
+
 	// Nothing to search, or a text that cannot be: a message, never an error.
 	for _, q := range []string{"", "   ", "\xff\xfe", strings.Repeat("a", 600)} {
 		r := u.get("/find?q="+url.QueryEscape(q), false)
@@ -152,4 +177,12 @@ func TestFindPage(t *testing.T) {
 			t.Errorf("%q: got %d, want the page with a message", q, r.status)
 		}
 	}
+}
+
+// findCount is how the Find page counts purchases below its cap.
+func findCount(n int64) string {
+	if n == 1 {
+		return "1 purchase"
+	}
+	return fmt.Sprintf("%d purchases", n)
 }
