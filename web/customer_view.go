@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 	"time"
 
@@ -16,8 +17,13 @@ func customerHeader(c *shop.CustomerSummary, loc *time.Location) templates.Custo
 		v.First, v.FirstISO = templates.FormatTime(c.FirstPurchaseAt.Time, loc), c.FirstPurchaseAt.UTC().Format(time.RFC3339)
 		v.Last, v.LastISO = templates.FormatTime(c.LastPurchaseAt.Time, loc), c.LastPurchaseAt.UTC().Format(time.RFC3339)
 	}
+	// As the overview writes money: thousands separated.
 	amount := func(a shop.CurrencyAmount) string {
-		return fmt.Sprintf("%s %s · %s", a.Amount, a.Currency, plural(int(a.Count), "purchase", "purchases"))
+		written := string(a.Amount) + " " + a.Currency
+		if r, ok := new(big.Rat).SetString(string(a.Amount)); ok {
+			written = formatMoney(r, a.Currency)
+		}
+		return written + " · " + plural(int(a.Count), "purchase", "purchases")
 	}
 	for _, a := range c.Lifetime {
 		v.Lifetime = append(v.Lifetime, amount(a))
