@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"math/big"
 	"strconv"
 	"time"
 
@@ -19,11 +18,7 @@ func customerHeader(c *shop.CustomerSummary, loc *time.Location) templates.Custo
 	}
 	// As the overview writes money: thousands separated.
 	amount := func(a shop.CurrencyAmount) string {
-		written := string(a.Amount) + " " + a.Currency
-		if r, ok := new(big.Rat).SetString(string(a.Amount)); ok {
-			written = formatMoney(r, a.Currency)
-		}
-		return written + " · " + plural(int(a.Count), "purchase", "purchases")
+		return moneyText(a.Amount, a.Currency) + " · " + plural(int(a.Count), "purchase", "purchases")
 	}
 	for _, a := range c.Lifetime {
 		v.Lifetime = append(v.Lifetime, amount(a))

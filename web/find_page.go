@@ -60,7 +60,7 @@ func (s *Server) findHits(c *gin.Context, text string) ([]templates.FindHit, err
 		if err != nil {
 			return err
 		}
-		detail := []string{string(p.Total) + " " + p.Currency, p.Status.Label()}
+		detail := []string{moneyText(p.Total, p.Currency), p.Status.Label()}
 		if p.BuyerEmail != nil {
 			detail = append([]string{*p.BuyerEmail}, detail...)
 		}

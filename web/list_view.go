@@ -18,7 +18,7 @@ func purchaseRow(p *shop.Purchase, storefronts map[int64]string, loc *time.Locat
 		Date: p.CreatedAt.In(loc).Format("2 Jan 2006 15:04 MST"), DateISO: p.CreatedAt.UTC().Format(time.RFC3339),
 		Buyer: strings.TrimSpace(deref(p.BuyerFirstname) + " " + deref(p.BuyerLastname)), Email: deref(p.BuyerEmail),
 		CustomerURL: customerURL(deref(p.BuyerEmail)),
-		Storefront:  storefronts[p.StorefrontID], Total: string(p.Total) + " " + p.Currency,
+		Storefront:  storefronts[p.StorefrontID], Total: moneyText(p.Total, p.Currency),
 		Status: string(p.Status), StatusText: p.Status.Label(),
 	}
 	if row.Buyer == "" {

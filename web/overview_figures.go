@@ -105,6 +105,16 @@ func percent(part, whole int64) string {
 	return fmt.Sprintf("%.1f%%", float64(part)/float64(whole)*100)
 }
 
+// moneyText writes a stored amount as formatMoney does ("12,345.60 EUR"); an amount
+// that is no number (never stored) as it is.
+func moneyText(m shop.Money, currency string) string {
+	r, ok := new(big.Rat).SetString(string(m))
+	if !ok || currency == "" {
+		return strings.TrimSpace(string(m) + " " + currency)
+	}
+	return formatMoney(r, currency)
+}
+
 // formatMoney writes an amount with its currency's minor digits and thousands
 // separators: "12,345.60 EUR".
 func formatMoney(r *big.Rat, currency string) string {

@@ -38,6 +38,7 @@ func wideField(f templates.Field) templates.Field {
 }
 
 func moneyField(label, key string, m shop.Money, currency string) templates.Field {
+	// The record's field as the API has it, to be read and copied as stored.
 	return templates.Field{Label: label, Key: key, Value: strings.TrimSpace(string(m) + " " + currency)}
 }
 
@@ -68,7 +69,7 @@ func purchaseDetail(p *shop.Purchase, sf *shop.Storefront, loc *time.Location) t
 	if buyer == "" {
 		buyer = "No buyer name"
 	}
-	d.Headline = fmt.Sprintf("%s · %s %s · created %s", buyer, p.Total, cur, templates.FormatTime(p.CreatedAt.Time, loc))
+	d.Headline = fmt.Sprintf("%s · %s · created %s", buyer, moneyText(p.Total, cur), templates.FormatTime(p.CreatedAt.Time, loc))
 
 	storefront := fmt.Sprintf("#%d", p.StorefrontID)
 	if sf != nil {
