@@ -126,7 +126,7 @@ func TestFindPage(t *testing.T) {
 	body = find(u, q)
 	section := body[max(0, strings.Index(body, `id="find-customers"`)):]
 	section = section[:max(0, strings.Index(section, "</ul>"))]
-	if !regexp.MustCompile("(?s)" + strings.Join(want, ".*?")).MatchString(section) || strings.Count(section, "<li") != len(want) {
+	if !regexp.MustCompile("(?s)"+strings.Join(want, ".*?")).MatchString(section) || strings.Count(section, "<li") != len(want) {
 		t.Errorf("%q: want the buyers %q in that order, got %.1500s", q, want, section)
 	}
 	if strings.Contains(body, `id="find-customers-note"`) {
