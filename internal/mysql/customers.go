@@ -32,7 +32,7 @@ const customerQuery = `SELECT 1, r.currency, r.status, '', r.purchases, r.total,
 		FROM purchases p FORCE INDEX (purchases_account_email_created)
 		WHERE p.account_id = ? AND p.buyer_email = ? AND CONCAT(p.buyer_email, '.') = CONCAT(?, '.')
 		ORDER BY p.created_at DESC, p.id DESC LIMIT ?)
-	UNION ALL SELECT 4, COALESCE(MAX(sb.username), ''), '', '', COUNT(*), 0, 0, NULL FROM subscribers sb
+	UNION ALL SELECT 4, COALESCE(MAX(sb.username), ''), '', '', COUNT(*), 0, 0, NULL FROM subscribers sb FORCE INDEX (subscribers_storefront_username)
 		WHERE sb.storefront_id IN (SELECT sf.id FROM storefronts sf WHERE sf.account_id = ?)
 		AND sb.account_id = ? AND sb.username = ? AND CONCAT(sb.username, '.') = CONCAT(?, '.')
 	ORDER BY 1, 8 DESC, 2, 3`
