@@ -134,7 +134,6 @@ func findAddresses(text string) []string {
 // at all; a list that reads nothing links to it all the same, where the list shows why
 // and what it may mean.
 func (s *Server) findLists(c *gin.Context, text string, v *templates.FindView) error {
-	ctx := c.Request.Context()
 	found, err := s.findPurchases(c, text)
 	if err != nil {
 		return err
@@ -161,9 +160,7 @@ func (s *Server) findLists(c *gin.Context, text string, v *templates.FindView) e
 	default:
 		purchases.Count = findCount(found.n, found.capped, "purchase", "purchases")
 		if found.n > 0 {
-			if err := s.findCustomers(ctx, found.f, found.n, found.capped, s.zone(c), v); err != nil {
-				return err
-			}
+			s.findCustomers(found, s.zone(c), v)
 		}
 	}
 	// The subscribers list is linked, not counted: its search is checks on each
@@ -202,24 +199,35 @@ func readAs(text, q string) string {
 	return "read as " + q
 }
 
-// foundPurchases is what the purchases list finds for a search q: the filter and its
-// count (up to maxFindCount; capped when there are more), or why it reads nothing.
+// foundPurchases is what the purchases list finds for a search q: the newest
+// findCustomersRead of its purchases and how many there are (up to maxFindCount;
+// capped when there are more), or why it reads nothing.
 type foundPurchases struct {
 	q       string
 	read    bool
 	refused string
-	f       shop.PurchaseFilter
+	newest  []*shop.Purchase
 	n       int64
 	capped  bool
 }
 
-// findPurchases counts the purchases the purchases list finds for the search q.
+// findPurchases reads the purchases the purchases list finds for the search q: a page
+// of the newest, and their count when there are more than the page holds (a search
+// that finds a few, a name's, walks its path once, not twice).
 func (s *Server) findPurchases(c *gin.Context, q string) (foundPurchases, error) {
+	ctx := c.Request.Context()
 	found := foundPurchases{q: q}
 	f, err := filter.Purchases(url.Values{"q": {q}}, currentAccount(c).ID, s.now(), s.zone(c))
 	if err == nil {
-		found.f = f
-		found.n, found.capped, err = s.Purchases.CountPurchases(c.Request.Context(), f, maxFindCount)
+		newest := f
+		newest.Desc, newest.PerPage, newest.Page, newest.After, newest.IncludeCount = true, findCustomersRead, 0, nil, false
+		var page *shop.PurchasePage
+		if page, err = s.Purchases.FindPurchases(ctx, newest); err == nil {
+			found.newest, found.n = page.Purchases, int64(len(page.Purchases))
+			if page.Next != nil {
+				found.n, found.capped, err = s.Purchases.CountPurchases(ctx, f, maxFindCount)
+			}
+		}
 	}
 	switch {
 	case err == nil:
@@ -254,15 +262,10 @@ const (
 )
 
 // findCustomers sets the customers (buyer addresses, as the customer page compares
-// them) of the newest purchases the filter finds, n of them (capped: more), newest
-// buyer first, each with the name of their newest purchase among these and how many of
-// these are theirs; a customer the text names exactly is left out, being named above.
-func (s *Server) findCustomers(ctx context.Context, f shop.PurchaseFilter, n int64, capped bool, loc *time.Location, v *templates.FindView) error {
-	f.Desc, f.PerPage, f.Page, f.After, f.IncludeCount = true, findCustomersRead, 0, nil, false
-	page, err := s.Purchases.FindPurchases(ctx, f)
-	if err != nil {
-		return err
-	}
+// them) of the newest purchases found, newest buyer first, each with the name of their
+// newest purchase among these and how many of these are theirs; a customer the text
+// names exactly is left out, being named above.
+func (s *Server) findCustomers(found foundPurchases, loc *time.Location, v *templates.FindView) {
 	named := map[string]bool{}
 	for _, h := range v.Hits {
 		if h.Kind == "Customer" {
@@ -275,7 +278,7 @@ func (s *Server) findCustomers(ctx context.Context, f shop.PurchaseFilter, n int
 	}
 	var order []string
 	buyers := map[string]*buyer{}
-	for _, p := range page.Purchases {
+	for _, p := range found.newest {
 		if p.BuyerEmail == nil || strings.TrimSpace(*p.BuyerEmail) == "" {
 			continue
 		}
@@ -289,13 +292,14 @@ func (s *Server) findCustomers(ctx context.Context, f shop.PurchaseFilter, n int
 		}
 		buyers[k].count++
 	}
-	exact := !capped && n <= int64(len(page.Purchases))
+	read := int64(len(found.newest))
+	exact := !found.capped && found.n <= read
 	for _, k := range order[:min(len(order), maxFindCustomers)] {
 		b := buyers[k]
 		detail := []string{findCount(b.count, false, "purchase found", "purchases found"),
 			"latest " + b.p.CreatedAt.In(loc).Format("2 Jan 2006")}
 		if !exact {
-			detail[0] = templates.FormatCount(b.count) + " of the newest " + templates.FormatCount(int64(len(page.Purchases))) + " found"
+			detail[0] = templates.FormatCount(b.count) + " of the newest " + templates.FormatCount(read) + " found"
 		}
 		if name := buyerName(b.p); name != "" {
 			detail = append([]string{name}, detail...)
@@ -305,12 +309,11 @@ func (s *Server) findCustomers(ctx context.Context, f shop.PurchaseFilter, n int
 	}
 	switch {
 	case !exact:
-		v.CustomersNote = "The buyers of the newest " + templates.FormatCount(int64(len(page.Purchases))) + " of the " +
-			findCount(n, capped, "purchase", "purchases") + " found; the purchases list below shows them all."
+		v.CustomersNote = "The buyers of the newest " + templates.FormatCount(read) + " of the " +
+			findCount(found.n, found.capped, "purchase", "purchases") + " found; the purchases list below shows them all."
 	case len(order) > maxFindCustomers:
 		v.CustomersNote = findCount(int64(len(order)-maxFindCustomers), false, "more buyer", "more buyers") + "; the purchases list below shows them all."
 	}
-	return nil
 }
 
 // buyerName is a purchase's buyer's first and last names, "" when it has neither.
