@@ -200,6 +200,7 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 // the paging links.
 func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, listURL string, sfs []*shop.Storefront, f shop.SubscriberFilter, backwards bool, q url.Values) error {
 	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0 || f.StartedFrom != nil || f.StartedBefore != nil || f.EndedFrom != nil || f.EndedBefore != nil || f.ReceivingAt != nil || len(f.Where) > 0 || len(f.Any) > 0
+	f.CountCap = countCap
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err
@@ -209,6 +210,9 @@ func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.Subscriber
 		slices.Reverse(subs)
 	}
 	res.Count = templates.FormatCount(page.Total)
+	if page.TotalCapped {
+		res.Count += "+"
+	}
 	now, loc := s.now(), s.zone(c)
 	byID := map[int64]*shop.Storefront{}
 	for _, sf := range sfs {

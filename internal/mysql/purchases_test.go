@@ -428,6 +428,23 @@ func TestSubscriberService(t *testing.T) {
 			t.Fatalf("got %v, want not_found", err)
 		}
 	})
+	// The dashboard's count stops at its cap and says so; without a cap, or under it,
+	// it is exact.
+	t.Run("CountCap", func(t *testing.T) {
+		all, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: f.id(1), IncludeCount: true})
+		if err != nil || all.Total < 2 || all.TotalCapped {
+			t.Fatalf("uncapped: got %+v, %v; want 2 or more, exact", all, err)
+		}
+		for _, c := range []struct {
+			cap, want int64
+			capped    bool
+		}{{all.Total - 1, all.Total - 1, true}, {all.Total, all.Total, false}, {all.Total + 1, all.Total, false}} {
+			page, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: f.id(1), IncludeCount: true, CountCap: c.cap})
+			if err != nil || page.Total != c.want || page.TotalCapped != c.capped || len(page.Subscribers) != len(all.Subscribers) {
+				t.Errorf("cap %d: got %d (capped %v, %d rows), %v; want %d (capped %v)", c.cap, page.Total, page.TotalCapped, len(page.Subscribers), err, c.want, c.capped)
+			}
+		}
+	})
 	t.Run("ErrNotFoundOtherAccount", func(t *testing.T) {
 		_, err := mysql.NewSubscriberService(db).FindSubscribers(ctx, shop.SubscriberFilter{AccountID: f.id(2), StorefrontID: f.id(10)})
 		if shop.ErrorCode(err) != shop.ENotFound {

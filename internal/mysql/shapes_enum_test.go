@@ -559,6 +559,12 @@ func subscriberShapes(accountID, storefrontID int64, at time.Time) ([]subscriber
 		for _, sf := range []int64{0, storefrontID} {
 			f.AccountID, f.StorefrontID = accountID, sf
 			out = append(out, subscriberShape{fmt.Sprintf("%s, storefront %d, %v", label, sf, v), f})
+			// The dashboard's count stops at its cap: another statement.
+			if f.IncludeCount {
+				capped := f
+				capped.CountCap = 10_000
+				out = append(out, subscriberShape{fmt.Sprintf("%s, storefront %d, %v, count capped", label, sf, v), capped})
+			}
 		}
 	}
 	for bi, b := range bases {
@@ -596,7 +602,7 @@ func conditionFields(t reflect.Type) []string {
 	var out []string
 	for i := range t.NumField() {
 		switch name := t.Field(i).Name; name {
-		case "AccountID", "Where", "Any", "Desc", "PerPage", "Page", "After", "IncludeCount":
+		case "AccountID", "Where", "Any", "Desc", "PerPage", "Page", "After", "IncludeCount", "CountCap":
 		default:
 			out = append(out, t.Name()+"."+name)
 		}

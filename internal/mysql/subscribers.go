@@ -147,11 +147,18 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 	page := &shop.SubscriberPage{Subscribers: []*shop.Subscriber{}, Total: -1}
 	if f.IncludeCount {
 		query, args, err := from(sq.Select("COUNT(*)")).Where(where).ToSql()
+		if f.CountCap > 0 {
+			// Up to the cap: a count of every active subscriber walked them all.
+			query, args, err = countUpTo(from(sq.Select("1")).Where(where), f.CountCap)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if err := q.QueryRowContext(ctx, query, args...).Scan(&page.Total); err != nil {
 			return nil, translate(err)
+		}
+		if f.CountCap > 0 && page.Total > f.CountCap {
+			page.Total, page.TotalCapped = f.CountCap, true
 		}
 	}
 	if f.After != nil {

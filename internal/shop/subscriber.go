@@ -152,14 +152,19 @@ type SubscriberFilter struct {
 	Page         int
 	After        *Cursor
 	IncludeCount bool
+	// CountCap, with IncludeCount, stops the count at this many (the dashboard's
+	// "10,000+"); 0 counts them all, as the API's include_count does.
+	CountCap int64
 }
 
 // SubscriberPage is one page of subscribers.
 type SubscriberPage struct {
 	Subscribers []*Subscriber
 	Next        *Cursor
-	// Total is the size of the whole filtered set when asked for, else -1.
-	Total int64
+	// Total is the size of the whole filtered set when asked for, else -1; CountCap
+	// when TotalCapped says that there are more.
+	Total       int64
+	TotalCapped bool
 }
 
 // SubscriberService reads subscribers.
