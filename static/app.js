@@ -124,7 +124,8 @@
   // Search box suggestions (<input role=combobox aria-controls=LISTBOX>): the server
   // sends the listbox as the user types; the arrow keys move through its options
   // (aria-activedescendant), Enter or a click chooses one (the box takes its
-  // data-value and searches), Escape closes the list.
+  // data-value and searches, or the page of its data-href opens), Escape closes the
+  // list.
   function comboOf(el) {
     return el && el.matches && el.matches("input[role=combobox][aria-controls]") ? el : null;
   }
@@ -149,6 +150,13 @@
     activate(input, null);
   }
   function choose(input, opt) {
+    // An option that is a record (the header's Find box) opens its page.
+    if (opt.hasAttribute("data-href")) {
+      closeList(input);
+      input.setAttribute("data-opening", "");
+      window.location.assign(opt.getAttribute("data-href"));
+      return;
+    }
     input.value = opt.getAttribute("data-value");
     closeList(input);
     input.focus();
@@ -174,6 +182,15 @@
       closeList(input);
     }
   });
+  // The Enter that opened an option's page does not also submit the box's form (a
+  // key's separate character event may still reach it).
+  document.addEventListener("submit", function (ev) {
+    if (ev.target.querySelector && ev.target.querySelector("input[role=combobox][data-opening]")) ev.preventDefault();
+  });
+  // Back to this page (the browser's page cache): the box searches again.
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("input[data-opening]").forEach(function (input) { input.removeAttribute("data-opening"); });
+  });
   // "/" outside a field goes to the header's Find box, as in mail and code hosts.
   document.addEventListener("keydown", function (ev) {
     if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
@@ -186,7 +203,7 @@
     find.select();
   });
   document.addEventListener("click", function (ev) {
-    var opt = ev.target.closest && ev.target.closest("[role=option][data-value]");
+    var opt = ev.target.closest && ev.target.closest("[role=option][data-value], [role=option][data-href]");
     var list = opt && opt.closest("[role=listbox]");
     var input = list && document.querySelector('input[role=combobox][aria-controls="' + list.id + '"]');
     if (input) choose(input, opt);

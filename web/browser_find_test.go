@@ -10,7 +10,8 @@ import (
 
 // TestBrowser_Find goes to the header's Find box with "/" from a page, at phone and
 // desktop widths, types a purchase's "#id" and Enter: the Find page names the purchase
-// and links to it, and passes axe. "/" typed in a field stays a character.
+// and links to it, and passes axe. "/" typed in a field stays a character. Typed again,
+// the box offers the purchase as the user types; ArrowDown and Enter open it.
 func TestBrowser_Find(t *testing.T) {
 	browser := startBrowser(t)
 	e := newAPI(t, 0)
@@ -42,5 +43,21 @@ func TestBrowser_Find(t *testing.T) {
 			`location.href + ' ' + (document.querySelector('main') || document.body).innerText.slice(0, 300)`)
 		axeCheck(t, tb, "main")
 		tb.screenshot(t, "find", v)
+
+		// As the user types, the box offers the purchase and its buyer; the arrow
+		// keys and Enter open the purchase's page.
+		tb.open(t, "/purchases")
+		tb.do(t, "type a purchase number in the Find box", chromedp.Click(chromedp.JSPath(`document.querySelector("#find-q")`)), chromedp.SendKeys(chromedp.JSPath(`document.querySelector("#find-q")`), fmt.Sprintf("#%d", id)))
+		tb.waitFor(t, "the purchase offered",
+			fmt.Sprintf(`document.querySelector('#find-q').getAttribute('aria-expanded') === 'true' && !!document.querySelector('#find-suggest [role=option][data-href="/purchases/%d"]')`, id),
+			`document.querySelector('#find-suggest') ? document.querySelector('#find-suggest').outerHTML.slice(0, 600) : 'no listbox'`)
+		axeCheck(t, tb, "header")
+		tb.screenshot(t, "find-typed", v)
+		tb.do(t, "choose the first option", chromedp.KeyEvent(kb.ArrowDown))
+		if got := eval[string](t, tb, `document.querySelector('#find-q').getAttribute('aria-activedescendant') + ' ' + document.querySelector('#find-opt-0').getAttribute('aria-selected')`); got != "find-opt-0 true" {
+			t.Errorf("after ArrowDown: got %q, want the first option active", got)
+		}
+		tb.do(t, "Enter", chromedp.KeyEvent(kb.Enter))
+		tb.waitFor(t, "the purchase's page", fmt.Sprintf(`location.pathname === '/purchases/%d'`, id), `location.href`)
 	})
 }

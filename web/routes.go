@@ -33,7 +33,7 @@ func (s *Server) routes(r *gin.Engine) {
 		POST("/login/passkey/options", s.handleJSON(s.beginPasskeySignIn)).POST("/login/passkey", s.handleJSON(s.finishPasskeySignIn))
 
 	d := r.Group("/", s.requireUser, s.requireSecondFactor)
-	d.GET("/", h(s.overviewPage)).GET(templates.FindURL, h(s.findPage))
+	d.GET("/", h(s.overviewPage)).GET(templates.FindURL, h(s.findPage)).GET(templates.FindSuggestURL, h(s.findSuggestions))
 	d.GET("/docs/api", h(s.apiDocs)).GET(templates.SearchHelpURL, h(s.searchHelp)).GET("/subscribers", h(s.subscribersHome)).GET(allSubscribersURL, h(s.allSubscribersPage)).GET(subscriberSuggestURL, h(s.subscriberSuggestions)).
 		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage))
 	d.Group("/purchases").GET("", h(s.purchasesPage)).GET("/:id", h(s.purchasePage)).

@@ -123,6 +123,31 @@ func TestTenancy(t *testing.T) {
 		noAccount1(t, r)
 	}
 
+	// findAsOther asks the Find page or its listbox (path) for account 1's purchase by
+	// its id, reference and key, and for its buyer by address, as account 2: named only
+	// where account 2 has them too.
+	findAsOther := func(t *testing.T, path string, htmx bool) {
+		var ref, key, email string
+		var theirs int
+		if err := e.db.QueryRow(`SELECT t.reference, k.key_value, p.buyer_email FROM purchases p
+			JOIN transactions t ON t.account_id = p.account_id AND t.purchase_id = p.id
+			JOIN product_keys k ON k.account_id = p.account_id AND k.purchase_id = p.id
+			WHERE p.account_id = ? AND t.reference IS NOT NULL AND p.buyer_email IS NOT NULL ORDER BY p.id LIMIT 1`, e.id(1)).Scan(&ref, &key, &email); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = ? AND buyer_email = ?", e.id(2), email).Scan(&theirs); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{fmt.Sprintf("#%d", p), ref, key, email} {
+			body := string(mustStatus(t, owner2.get(path+"?q="+url.QueryEscape(q), htmx), 200).body)
+			noAccount1(t, response{body: []byte(strings.ReplaceAll(body, q, ""))})
+			if strings.Contains(body, fmt.Sprintf(`href="/purchases/%d"`, p)) || (theirs == 0 && strings.Contains(body, `id="find-hits"`)) ||
+				(theirs == 0 && strings.Contains(body, `data-href="/customers/`+url.PathEscape(email)+`"`)) {
+				t.Errorf("%q: account 2 is shown what account 1 has", q)
+			}
+		}
+	}
+
 	cases := map[string]func(t *testing.T){
 		// Routes without an account's objects.
 		"GET /healthz":      func(t *testing.T) { mustStatus(t, otherGet("/healthz"), 200) },
@@ -162,28 +187,8 @@ func TestTenancy(t *testing.T) {
 				t.Error("account 2 was offered no domain: the check reads nothing")
 			}
 		},
-		"GET /find": func(t *testing.T) {
-			// Account 1's purchase by its id, reference and key, and its buyer by address:
-			// named to account 2 only where account 2 has them too.
-			var ref, key, email string
-			var theirs int
-			if err := e.db.QueryRow(`SELECT t.reference, k.key_value, p.buyer_email FROM purchases p
-				JOIN transactions t ON t.account_id = p.account_id AND t.purchase_id = p.id
-				JOIN product_keys k ON k.account_id = p.account_id AND k.purchase_id = p.id
-				WHERE p.account_id = ? AND t.reference IS NOT NULL AND p.buyer_email IS NOT NULL ORDER BY p.id LIMIT 1`, e.id(1)).Scan(&ref, &key, &email); err != nil {
-				t.Fatal(err)
-			}
-			if err := e.db.QueryRow("SELECT COUNT(*) FROM purchases WHERE account_id = ? AND buyer_email = ?", e.id(2), email).Scan(&theirs); err != nil {
-				t.Fatal(err)
-			}
-			for _, q := range []string{fmt.Sprintf("#%d", p), ref, key, email} {
-				body := string(mustStatus(t, owner2.get("/find?q="+url.QueryEscape(q), false), 200).body)
-				noAccount1(t, response{body: []byte(strings.ReplaceAll(body, q, ""))})
-				if strings.Contains(body, fmt.Sprintf(`href="/purchases/%d"`, p)) || (theirs == 0 && strings.Contains(body, `id="find-hits"`)) {
-					t.Errorf("%q: account 2 is shown what account 1 has", q)
-				}
-			}
-		},
+		"GET /find":         func(t *testing.T) { findAsOther(t, "/find", false) },
+		"GET /find/suggest": func(t *testing.T) { findAsOther(t, "/find/suggest", true) },
 		"GET /subscribers/suggest": func(t *testing.T) {
 			for _, q := range []string{"status:", "s"} {
 				noAccount1(t, mustStatus(t, owner2.get("/subscribers/suggest?q="+url.QueryEscape(q), true), 200))
