@@ -157,7 +157,7 @@ func (s *Server) customerPurchases(c *gin.Context, sum *shop.CustomerSummary, na
 	acct := currentAccount(c)
 	loc := s.location(acct.Timezone)
 	self := customerURL(sum.Email)
-	res := templates.PurchaseResults{ClearURL: self, Count: templates.FormatCount(sum.Purchases)}
+	res := templates.PurchaseResults{ClearURL: self, Count: templates.FormatCount(sum.Purchases), OneBuyer: true}
 	var after *shop.Cursor
 	if cur := strings.TrimSpace(c.Query("cursor")); cur != "" {
 		at, _, err := filter.DecodeCursor(cur, filter.KindPurchase)
