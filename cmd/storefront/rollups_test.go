@@ -13,8 +13,9 @@ import (
 	"storefront/internal/seed"
 )
 
-// TestRollupsRebuild runs `storefront rollups rebuild` on a database whose rollups were
-// emptied and changed by hand: it writes back what the seed's transactions wrote.
+// TestRollupsRebuild runs `storefront rollups rebuild` on a database whose rollups (and
+// the subscriptions' statuses copied onto the subscribers) were emptied and changed by
+// hand: it writes back what the seed's transactions wrote.
 func TestRollupsRebuild(t *testing.T) {
 	dsn := dbtest.DSN(t)
 	db, err := mysql.Open(context.Background(), dsn)
@@ -32,6 +33,7 @@ func TestRollupsRebuild(t *testing.T) {
 			"SELECT CONCAT_WS('|', account_id, status, day, storefront_id, currency, product_id, purchases, total) FROM product_rollups WHERE purchases <> 0 ORDER BY 1",
 			"SELECT CONCAT_WS('|', account_id, subscriber_id, storefront_id, start_at, COALESCE(end_at, '-')) FROM subscriber_terms ORDER BY 1",
 			"SELECT CONCAT_WS('|', account_id, day, storefront_id, started, ended) FROM subscriber_rollups WHERE started <> 0 OR ended <> 0 ORDER BY 1",
+			"SELECT CONCAT_WS('|', account_id, id, COALESCE(status, '-')) FROM subscribers ORDER BY 1",
 		} {
 			rows, err := db.Query(q)
 			if err != nil {
@@ -52,8 +54,12 @@ func TestRollupsRebuild(t *testing.T) {
 	if strings.Count(want, "\n") < 50 {
 		t.Fatalf("the seed left %d rollup rows", strings.Count(want, "\n"))
 	}
+	if !strings.Contains(want, "|ACTIVE\n") || !strings.Contains(want, "|CANCELED\n") {
+		t.Fatal("the seed left no subscriber with its subscription's status")
+	}
 	dbtest.MustExec(t, db.DB, "DELETE FROM purchase_rollups WHERE account_id = 1", "UPDATE product_rollups SET total = total + 1",
-		"DELETE FROM subscriber_terms", "UPDATE subscriber_rollups SET started = 0")
+		"DELETE FROM subscriber_terms", "UPDATE subscriber_rollups SET started = 0",
+		"UPDATE subscribers SET status = IF(status = 'ACTIVE', 'CLOSED', NULL)")
 	if snapshot() == want {
 		t.Fatal("the rollups did not change")
 	}

@@ -134,7 +134,72 @@ func (db *DB) DerivedMismatches(ctx context.Context) ([]string, error) {
 	}
 	out = append(out, bad...)
 	bad, err = pairMismatches(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, bad...)
+	bad, err = subscriberStatusMismatches(ctx, db)
 	return append(out, bad...), err
+}
+
+// subscriberStatusMismatches lists the subscribers whose row's status (migration
+// 00232) is not their subscription's (NULL for none).
+func subscriberStatusMismatches(ctx context.Context, db *DB) ([]string, error) {
+	var out []string
+	err := eachRow(ctx, db.DB, `SELECT sb.id, COALESCE(sb.status, '-'), COALESCE(ss.status, '-') FROM subscribers sb
+		LEFT JOIN subscriptions ss ON ss.account_id = sb.account_id AND ss.subscriber_id = sb.id
+		WHERE NOT (sb.status <=> ss.status) ORDER BY sb.id`, nil, func(rows *sql.Rows) error {
+		var id int64
+		var have, want string
+		if err := rows.Scan(&id, &have, &want); err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("subscriber %d: status %s on its row, %s on its subscription", id, have, want))
+		return nil
+	})
+	return out, err
+}
+
+// analyzingQueryer runs each statement sent through it under ANALYZE first and keeps
+// the most index entries (or rows) one read.
+type analyzingQueryer struct {
+	db   *sql.DB
+	most float64
+	err  error
+}
+
+func (a *analyzingQueryer) analyze(ctx context.Context, q string, args []any) {
+	n, err := EntriesRead(ctx, a.db, Statement{q, args})
+	if err != nil && a.err == nil {
+		a.err = fmt.Errorf("%s: %w", q, err)
+	}
+	a.most = max(a.most, n)
+}
+
+func (a *analyzingQueryer) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	a.analyze(ctx, q, args)
+	return a.db.QueryContext(ctx, q, args...)
+}
+
+func (a *analyzingQueryer) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	a.analyze(ctx, q, args)
+	return a.db.QueryRowContext(ctx, q, args...)
+}
+
+func (a *analyzingQueryer) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return a.db.ExecContext(ctx, q, args...)
+}
+
+// AnalyzeSubscribers reads the subscriber list's page (and count, when asked) of the
+// filter, each statement run under ANALYZE too, and returns the page and the most
+// index entries (or rows) one of its statements read.
+func (db *DB) AnalyzeSubscribers(ctx context.Context, f shop.SubscriberFilter) (*shop.SubscriberPage, float64, error) {
+	a := &analyzingQueryer{db: db.DB}
+	page, err := db.findSubscribers(ctx, a, f, 0)
+	if err == nil {
+		err = a.err
+	}
+	return page, a.most, err
 }
 
 // prefixMismatches rebuilds in Go, from the purchases' rows, the prefix rows each

@@ -251,3 +251,46 @@ func TestPlans_BoundedReads(t *testing.T) {
 		})
 	}
 }
+
+// TestPlans_SubscriberStatus checks that one status reads its own range of the
+// subscriber lists (migration 00232), of every storefront and of one, for the page and
+// its count: a status that few subscribers have reads about its matches, not every
+// subscriber of the account, and finds what the subscriptions say.
+func TestPlans_SubscriberStatus(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 200, Subscribers: 3000, Seed: 3}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var status string
+	var storefront, all int64
+	if err := db.QueryRow(`SELECT ss.status, sb.storefront_id FROM subscriptions ss JOIN subscribers sb ON sb.account_id = ss.account_id AND sb.id = ss.subscriber_id
+		WHERE ss.account_id = 1 GROUP BY ss.status, sb.storefront_id ORDER BY COUNT(*), ss.status LIMIT 1`).Scan(&status, &storefront); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow("SELECT COUNT(*) FROM subscribers WHERE account_id = 1").Scan(&all); err != nil {
+		t.Fatal(err)
+	}
+	for _, sf := range []int64{0, storefront} {
+		var want int64
+		if err := db.QueryRow(`SELECT COUNT(*) FROM subscriptions ss JOIN subscribers sb ON sb.account_id = ss.account_id AND sb.id = ss.subscriber_id
+			WHERE ss.account_id = 1 AND ss.status = ? AND (? = 0 OR sb.storefront_id = ?)`, status, sf, sf).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		page, read, err := db.AnalyzeSubscribers(ctx, shop.SubscriberFilter{AccountID: 1, StorefrontID: sf,
+			Statuses: []shop.SubscriptionStatus{shop.SubscriptionStatus(status)}, Desc: true, IncludeCount: true, CountCap: 10_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s, storefront %d: %d of %d subscribers, %v entries at most", status, sf, want, all, read)
+		if page.Total != want || int64(len(page.Subscribers)) != min(want, 100) {
+			t.Errorf("%s, storefront %d: %d found, %d listed; want %d", status, sf, page.Total, len(page.Subscribers), want)
+		}
+		// Each match is an entry of the range, its storefront's and its subscription's
+		// probes, and a row of the count's derived table: about 5 reads a match. A walk
+		// reads every subscriber of the account.
+		if bound := float64(6*want + 20); read > bound || read >= float64(all) {
+			t.Errorf("%s, storefront %d: a statement read %v entries; want at most %v (%d subscribers in the account)", status, sf, read, bound, all)
+		}
+	}
+}

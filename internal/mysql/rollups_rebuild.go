@@ -107,5 +107,8 @@ func rebuildAccountRollups(ctx context.Context, tx *Tx, account int64, tablesOf9
 			return err
 		}
 	}
-	return syncSubscriberTerms(ctx, tx, account, nil)
+	if tablesOf90 {
+		return syncSubscriberTerms(ctx, tx, account, nil) // subscribers.status comes with 00232
+	}
+	return syncSubscribers(ctx, tx, account, nil)
 }

@@ -16,10 +16,24 @@ type subscriberTerm struct {
 	end        *time.Time
 }
 
+// syncSubscribers brings what is derived from the subscriptions of the account's
+// subscribers with these ids (every subscriber of the account when ids is nil) in line
+// with them, in tx: the subscribers' statuses, their terms and the subscriber rollups.
+// Every writer of subscribers or subscriptions calls it.
+func syncSubscribers(ctx context.Context, tx queryer, account int64, ids []int64) error {
+	if err := syncSubscriberStatuses(ctx, tx, account, ids); err != nil {
+		return err
+	}
+	return syncSubscriberTerms(ctx, tx, account, ids)
+}
+
 // syncSubscriberTerms brings the terms of the account's subscribers with these ids (every
 // subscriber of the account when ids is nil) and the subscriber rollups in line with
 // their subscriptions, in tx. Subscribers that left the account lose their terms in it.
 func syncSubscriberTerms(ctx context.Context, tx queryer, account int64, ids []int64) error {
+	if ids != nil && len(ids) == 0 {
+		return nil
+	}
 	loc, err := accountZone(ctx, tx, account)
 	if err != nil {
 		return err
@@ -27,9 +41,6 @@ func syncSubscriberTerms(ctx context.Context, tx queryer, account int64, ids []i
 	// The terms' and the subscribers' conditions: every row of the account, or those ids.
 	termsWhere, subscribersWhere, args := "", "", []any{account}
 	if ids != nil {
-		if len(ids) == 0 {
-			return nil
-		}
 		list, a := inList(ids)
 		termsWhere, subscribersWhere = " AND subscriber_id IN "+list, " AND sb.id IN "+list
 		args = append(args, a...)
@@ -136,6 +147,55 @@ func syncSubscriberTerms(ctx context.Context, tx queryer, account int64, ids []i
 	return nil
 }
 
+// syncSubscriberStatuses copies the status of the subscriptions of the account's
+// subscribers with these ids (every subscriber of the account when ids is nil) onto
+// the subscribers' rows, NULL for none (migration 00232), in tx: the lists read a
+// status in list order there.
+func syncSubscriberStatuses(ctx context.Context, tx queryer, account int64, ids []int64) error {
+	if ids != nil && len(ids) == 0 {
+		return nil
+	}
+	// A list of them by primary key (MariaDB would rather read the account's range of
+	// another index, every subscriber written before them); the whole account by it.
+	from, where, args := "subscribers sb", "", []any{account}
+	if ids != nil {
+		list, a := inList(ids)
+		from, where, args = "subscribers sb FORCE INDEX (PRIMARY)", " AND sb.id IN "+list, append(args, a...)
+	}
+	changed := map[string][]int64{} // the status to set ("" for none) → subscribers
+	err := eachRow(ctx, tx, `SELECT sb.id, COALESCE(sb.status, ''), COALESCE(ss.status, '') FROM `+from+`
+		LEFT JOIN subscriptions ss ON ss.account_id = sb.account_id AND ss.subscriber_id = sb.id
+		WHERE sb.account_id = ?`+where, args, func(rows *sql.Rows) error {
+		var (
+			id        int64
+			old, want string
+		)
+		if err := rows.Scan(&id, &old, &want); err != nil {
+			return err
+		}
+		if old != want {
+			changed[want] = append(changed[want], id)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("subscriber statuses: %w", err)
+	}
+	for status, ids := range changed {
+		var value any
+		if status != "" {
+			value = status
+		}
+		for start := 0; start < len(ids); start += 10000 {
+			list, a := inList(ids[start:min(start+10000, len(ids))])
+			if _, err := tx.ExecContext(ctx, "UPDATE subscribers SET status = ? WHERE account_id = ? AND id IN "+list, append([]any{value, account}, a...)...); err != nil {
+				return translate(err)
+			}
+		}
+	}
+	return nil
+}
+
 func sameTerm(a, b subscriberTerm) bool {
 	return a.storefront == b.storefront && a.start.Equal(b.start) && (a.end == nil) == (b.end == nil) && (a.end == nil || a.end.Equal(*b.end))
 }
@@ -208,16 +268,17 @@ func (r *subscriberRollups) apply(ctx context.Context, tx queryer) error {
 		r.before[account] = append(r.before[account], ids...)
 	}
 	for account, ids := range r.before {
-		if err := syncSubscriberTerms(ctx, tx, account, ids); err != nil {
+		if err := syncSubscribers(ctx, tx, account, ids); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// SyncSubscriberRollups brings the terms of subscribers just written in tx (ids of one
-// account) into the rollups: for writers of new subscribers, such as the seeder.
+// SyncSubscriberRollups brings the statuses and terms of subscribers just written in tx
+// (ids of one account) into their rows and the rollups: for writers of new subscribers,
+// such as the seeder.
 func SyncSubscriberRollups(ctx context.Context, sqlTx *sql.Tx, account int64, ids []int64) error {
 	tx := &Tx{Tx: sqlTx} // the seed's transaction queues no background work
-	return syncSubscriberTerms(ctx, tx, account, ids)
+	return syncSubscribers(ctx, tx, account, ids)
 }

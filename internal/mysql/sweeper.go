@@ -94,7 +94,7 @@ func (db *DB) ClosePastDue(ctx context.Context) (int, error) {
 			terms[d.accountID] = append(terms[d.accountID], d.subscriberID)
 		}
 		for account, ids := range terms {
-			if err := syncSubscriberTerms(ctx, tx, account, ids); err != nil {
+			if err := syncSubscribers(ctx, tx, account, ids); err != nil {
 				return err
 			}
 		}
