@@ -87,7 +87,13 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 		t.storefronts[s.StorefrontID] = true
 		ids[i] = s.ID
 		account := accountOf[s.StorefrontID]
-		args = append(args, s.ID, account, s.StorefrontID, s.Username, s.CreatedAt.Time, s.UpdatedAt.Time, importTime(s.LastLoginAt))
+		// The subscription's status on the row as written (syncSubscribers then finds
+		// nothing to change): an update of every row just inserted cost the import.
+		var status any
+		if s.Subscription != nil {
+			status = string(s.Subscription.Status)
+		}
+		args = append(args, s.ID, account, s.StorefrontID, s.Username, s.CreatedAt.Time, s.UpdatedAt.Time, importTime(s.LastLoginAt), status)
 		if ss := s.Subscription; ss != nil {
 			subIDs = append(subIDs, ss.ID)
 			subArgs = append(subArgs, ss.ID, account, s.ID, string(ss.Status), string(ss.Price), ss.Period, ss.Unit, string(ss.TaxAmount),
@@ -108,9 +114,9 @@ func (t *importTx) UpsertSubscribers(ctx context.Context, subs []*shop.Subscribe
 	if err != nil {
 		return fmt.Errorf("move subscribers: %w", err)
 	}
-	err = t.insertRows(ctx, "INSERT INTO subscribers (id, account_id, storefront_id, username, created_at, updated_at, last_login_at)", 7,
+	err = t.insertRows(ctx, "INSERT INTO subscribers (id, account_id, storefront_id, username, created_at, updated_at, last_login_at, status)", 8,
 		"ON DUPLICATE KEY UPDATE account_id = VALUES(account_id), storefront_id = VALUES(storefront_id), username = VALUES(username), created_at = VALUES(created_at), "+
-			"updated_at = VALUES(updated_at), last_login_at = VALUES(last_login_at)", args)
+			"updated_at = VALUES(updated_at), last_login_at = VALUES(last_login_at), status = VALUES(status)", args)
 	if err != nil {
 		return fmt.Errorf("upsert subscribers: %w", err)
 	}
