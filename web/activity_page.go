@@ -48,8 +48,11 @@ func activityRow(a shop.Activity, loc *time.Location) templates.ActivityRow {
 	var d exportActivity
 	if a.Action == shop.ActionExport && json.Unmarshal([]byte(a.Details), &d) == nil {
 		row.What = map[string]string{"purchases": "Purchases CSV", "line_items": "Line items CSV", "subscribers": "Subscribers CSV"}[d.What]
-		if d.StorefrontID != 0 {
+		switch {
+		case d.StorefrontID != 0:
 			row.What += fmt.Sprintf(" (storefront %d)", d.StorefrontID)
+		case d.What == "subscribers":
+			row.What += " (every storefront)"
 		}
 		row.Filters = d.Filters
 		if row.Filters == "" {

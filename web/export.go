@@ -93,17 +93,23 @@ func (s *Server) purchaseViewAsAPI(acct *shop.Account, shown url.Values, now tim
 // query as q, newest first) as the Export CSV menu and the API calls that answer it.
 func (s *Server) subscriberViewAsAPI(acct *shop.Account, sf *shop.Storefront, shown url.Values, now time.Time, loc *time.Location) (templates.ExportLinks, templates.APIRequest) {
 	listURL := subscribersURL(sf.ID)
-	x := url.Values{}
-	if v := shown.Get("q"); v != "" {
-		x.Set("q", v)
-	}
-	links := templates.ExportLinks{{URL: cleanURL(listURL+".csv", x), Label: "One row per subscriber", Rows: "subscribers"}}
+	links, x := subscriberExport(listURL, shown)
 	q := cloneValues(x)
 	q.Set("order", "desc")
 	list := cloneValues(q)
 	list.Set("per_page", strconv.Itoa(dashboardPageSize))
 	_, sr, _ := filter.SubscribersSearch(list, acct.ID, sf.ID, now, loc)
 	return links, s.apiRequest(acct, listURL, "subscribers", list, q, sr)
+}
+
+// subscriberExport returns the Export CSV menu of a subscribers list at listURL (a
+// storefront's, or every storefront's) showing the query shown, and the file's query.
+func subscriberExport(listURL string, shown url.Values) (templates.ExportLinks, url.Values) {
+	x := url.Values{}
+	if v := shown.Get("q"); v != "" {
+		x.Set("q", v)
+	}
+	return templates.ExportLinks{{URL: cleanURL(listURL+".csv", x), Label: "One row per subscriber", Rows: "subscribers"}}, x
 }
 
 // apiRequest is the API request panel of a list: the curl commands of the list at
@@ -143,16 +149,36 @@ func (s *Server) exportSubscribersPage(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	return s.subscribersFile(c, sf.ID, nil)
+}
+
+// exportAllSubscribersPage answers GET /subscribers/all.csv: what the list of every
+// storefront's subscribers selects, newest first, each row ending with its storefront.
+func (s *Server) exportAllSubscribersPage(c *gin.Context) error {
+	sfs, err := s.Accounts.FindStorefronts(c.Request.Context(), currentAccount(c).ID)
+	if err != nil {
+		return err
+	}
+	byID := make(map[int64]*shop.Storefront, len(sfs))
+	for _, sf := range sfs {
+		byID[sf.ID] = sf
+	}
+	return s.subscribersFile(c, 0, byID)
+}
+
+// subscribersFile streams the subscribers a dashboard list's query selects: of the
+// storefront sfID, or of every storefront (sfID 0), the account's storefronts by id.
+func (s *Server) subscribersFile(c *gin.Context, sfID int64, storefronts map[int64]*shop.Storefront) error {
 	acct := currentAccount(c)
 	q := c.Request.URL.Query()
 	q.Del("cursor")
 	q.Del("before")
 	loc, now := s.location(acct.Timezone), s.now()
-	f, _, err := filter.SubscriberSearch(q, acct.ID, sf.ID, now, loc)
+	f, _, err := filter.SubscriberSearch(q, acct.ID, sfID, now, loc)
 	if err != nil {
 		return err
 	}
 	job := &exportJob{accountID: acct.ID, loc: loc, now: now, actor: currentUser(c).Email, filters: q.Encode(),
-		storefrontID: sf.ID, filename: exportName("subscribers", now, loc)}
+		storefrontID: sfID, storefronts: storefronts, filename: exportName("subscribers", now, loc)}
 	return s.streamSubscribers(c, job, f)
 }

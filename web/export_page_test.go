@@ -164,3 +164,86 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestDashboard_ExportAllSubscribers: the list of every storefront's subscribers names
+// each row's storefront, and its Export CSV holds exactly what the list selects, newest
+// first, with each row's storefront and the currency of its prices.
+func TestDashboard_ExportAllSubscribers(t *testing.T) {
+	const dashboardPage = 25
+	e := newAPI(t, 0)
+	u := e.signIn(e.id(1), "viewer")
+	type row struct{ id, sf, name, currency string }
+	var want []row
+	rows, err := e.db.Query(`SELECT sb.id, sb.storefront_id, sf.name, COALESCE(sf.currency, '') FROM subscribers sb
+		JOIN subscriptions ss ON ss.account_id = sb.account_id AND ss.subscriber_id = sb.id
+		JOIN storefronts sf ON sf.account_id = sb.account_id AND sf.id = sb.storefront_id
+		WHERE sb.account_id = ? AND ss.status IN ('ACTIVE', 'PAST_DUE') ORDER BY sb.created_at DESC, sb.id DESC`, e.id(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores := map[string]bool{}
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.sf, &r.name, &r.currency); err != nil {
+			t.Fatal(err)
+		}
+		want, stores[r.sf] = append(want, r), true
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(stores) < 2 || len(want) <= dashboardPage {
+		t.Fatalf("the seed gives %d subscribers in %d storefronts; the test needs more than a page from two", len(want), len(stores))
+	}
+
+	body := string(u.get("/subscribers/all?q="+url.QueryEscape("status:ACTIVE,PAST_DUE"), false).body)
+	// The page's rows name their storefronts, in the file's order.
+	cells := regexp.MustCompile(`<a href="/storefronts/(\d+)/subscribers/(\d+)"[^>]*>[^<]*</a></td>\s*<td[^>]*>([^<]*)</td>`).FindAllStringSubmatch(body, -1)
+	if len(cells) != dashboardPage {
+		t.Fatalf("the page shows %d rows with a storefront, want %d", len(cells), dashboardPage)
+	}
+	for i, c := range cells {
+		if w := want[i]; c[2] != w.id || c[1] != w.sf || html.UnescapeString(c[3]) != w.name {
+			t.Fatalf("row %d: subscriber %s of storefront %s named %q, want %+v", i, c[2], c[1], c[3], w)
+		}
+	}
+
+	link := exportLink(t, body, "subscribers")
+	if link != "/subscribers/all.csv?q=status%3AACTIVE%2CPAST_DUE" {
+		t.Fatalf("got export link %q", link)
+	}
+	r := u.get(link, false)
+	if r.status != 200 || r.header.Get("Content-Type") != "text/csv; charset=utf-8" {
+		t.Fatalf("GET %s: %d %s", link, r.status, r.header.Get("Content-Type"))
+	}
+	header, recs := readCSV(t, r.body)
+	if got := strings.Join(header, ","); got != "id,username,created_at,subscription_status,price,period,unit,next_payment_at,ended_at,receiving_service,storefront_id,storefront,currency" {
+		t.Fatalf("got header %s", got)
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("the file has %d rows, the list selects %d", len(recs), len(want))
+	}
+	for i, rec := range recs {
+		if w := want[i]; rec[0] != w.id || rec[10] != w.sf || rec[11] != w.name || rec[12] != w.currency || (rec[3] != "ACTIVE" && rec[3] != "PAST_DUE") {
+			t.Fatalf("row %d: %q, want %+v", i, rec, w)
+		}
+	}
+	// A storefront's own file keeps its columns.
+	h1, _ := readCSV(t, u.get(e.path("/storefronts/%d/subscribers.csv", 1), false).body)
+	if len(h1) != 10 {
+		t.Fatalf("a storefront's file has columns %q", h1)
+	}
+
+	acts, err := mysql.NewAccountActivityService(e.db).FindAccountActivity(context.Background(), e.id(1), 2)
+	if err != nil || len(acts) != 2 || acts[1].Actor != u.email || !strings.Contains(acts[1].Details, `"subscribers"`) || strings.Contains(acts[1].Details, "storefront_id") {
+		t.Fatalf("got %+v %v, want the export of every storefront recorded as the viewer's", acts, err)
+	}
+	page := string(e.signIn(e.id(1), "owner").get("/account/activity", false).body)
+	if !strings.Contains(page, "Subscribers CSV (every storefront)") {
+		t.Error("the activity page does not name the export of every storefront")
+	}
+	// A search that cannot be read: the page's error, no file.
+	if r := u.get("/subscribers/all.csv?q="+url.QueryEscape("status:"), false); r.status != 400 || strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("got %d %s, want a 400 page", r.status, r.header.Get("Content-Type"))
+	}
+}

@@ -23,6 +23,9 @@ var (
 		"line_item_id", "product_id", "product_name", "price", "line_quantity", "line_total", "download_count", "download_limit", "expires_at")
 	subscriberCSVHeader = []string{"id", "username", "created_at", "subscription_status", "price", "period", "unit",
 		"next_payment_at", "ended_at", "receiving_service"}
+	// allSubscribersCSVHeader is the file of every storefront's subscribers: a
+	// storefront's columns, then the storefront's and the currency of its prices.
+	allSubscribersCSVHeader = append(append([]string{}, subscriberCSVHeader...), "storefront_id", "storefront", "currency")
 )
 
 // csvTime is the layout of every time cell: ISO 8601 with the offset of the account's
@@ -161,6 +164,9 @@ func writePurchase(st *csvStream, p *shop.Purchase, storefront string, loc *time
 func (s *Server) streamSubscribers(c *gin.Context, job *exportJob, f shop.SubscriberFilter) error {
 	ctx := c.Request.Context()
 	job.header, job.what = subscriberCSVHeader, "subscribers"
+	if job.storefronts != nil {
+		job.header = allSubscribersCSVHeader
+	}
 	batch := s.ExportBatch
 	if batch <= 0 {
 		batch = shop.ExportBatch
@@ -180,7 +186,7 @@ func (s *Server) streamSubscribers(c *gin.Context, job *exportJob, f shop.Subscr
 			break
 		}
 		for _, sub := range page.Subscribers {
-			if err = writeSubscriber(st, sub, job.loc, job.now); err != nil {
+			if err = writeSubscriber(st, sub, job); err != nil {
 				break
 			}
 		}
@@ -198,8 +204,8 @@ func (s *Server) streamSubscribers(c *gin.Context, job *exportJob, f shop.Subscr
 	return s.finishExport(c, st, err)
 }
 
-func writeSubscriber(st *csvStream, sub *shop.Subscriber, loc *time.Location, now time.Time) error {
-	r := &st.rec
+func writeSubscriber(st *csvStream, sub *shop.Subscriber, job *exportJob) error {
+	r, loc := &st.rec, job.loc
 	r.int(sub.ID)
 	r.safeText(sub.Username)
 	r.time(sub.CreatedAt.Time, loc)
@@ -213,7 +219,17 @@ func writeSubscriber(st *csvStream, sub *shop.Subscriber, loc *time.Location, no
 	} else {
 		r.empty(6)
 	}
-	r.text(strconv.FormatBool(shop.Entitle(sub.Subscription, now).ReceivingService))
+	r.text(strconv.FormatBool(shop.Entitle(sub.Subscription, job.now).ReceivingService))
+	if job.storefronts != nil {
+		sf := job.storefronts[sub.StorefrontID]
+		r.int(sub.StorefrontID)
+		if sf == nil {
+			r.empty(2)
+		} else {
+			r.safeText(sf.Name)
+			r.text(storefrontCurrency(sf))
+		}
+	}
 	r.end()
 	return st.ended()
 }

@@ -25,8 +25,11 @@ type exportJob struct {
 	// filters is the query the rows were selected by, as sent.
 	filters      string
 	storefrontID int64
-	filename     string
-	header       []string
+	// storefronts, in an export of every storefront's subscribers, holds the
+	// account's storefronts by id: its rows end with the storefront's.
+	storefronts map[int64]*shop.Storefront
+	filename    string
+	header      []string
 }
 
 // csvStream writes an export: nothing until its first rows (so that an error found

@@ -35,7 +35,8 @@ func (s *Server) routes(r *gin.Engine) {
 	d := r.Group("/", s.requireUser, s.requireSecondFactor)
 	d.GET("/", h(s.overviewPage)).GET(templates.FindURL, h(s.findPage)).GET(templates.FindSuggestURL, h(s.findSuggestions))
 	d.GET("/docs/api", h(s.apiDocs)).GET(templates.SearchHelpURL, h(s.searchHelp)).GET("/subscribers", h(s.subscribersHome)).GET(allSubscribersURL, h(s.allSubscribersPage)).GET(subscriberSuggestURL, h(s.subscriberSuggestions)).
-		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage))
+		GET("/purchases.csv", h(s.exportPurchasesPage)).GET("/storefronts/:storefront_id/subscribers.csv", h(s.exportSubscribersPage)).
+		GET(allSubscribersURL+".csv", h(s.exportAllSubscribersPage))
 	d.Group("/purchases").GET("", h(s.purchasesPage)).GET("/:id", h(s.purchasePage)).
 		GET("/:id/activity", h(s.purchaseActivity)).POST("/:id/reactivate", s.requireReactivator, h(s.reactivatePurchase)).
 		POST("/:id/notes", h(s.addPurchaseNote)).

@@ -24,7 +24,7 @@ func subscriberForm(action string, q url.Values, locked map[string]bool) templat
 
 func subscriberRow(sb *shop.Subscriber, sf *shop.Storefront, now time.Time, loc *time.Location) templates.SubscriberRow {
 	row := templates.SubscriberRow{
-		ID: sb.ID, URL: fmt.Sprintf("%s/%d", subscribersURL(sf.ID), sb.ID), Email: sb.Username,
+		ID: sb.ID, URL: fmt.Sprintf("%s/%d", subscribersURL(sf.ID), sb.ID), Email: sb.Username, Storefront: sf.Name,
 		Plan: "—", NextPayment: "—",
 		Receiving: shop.Entitle(sb.Subscription, now).ReceivingService,
 	}

@@ -189,7 +189,8 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 			}
 		}
 		if sf == nil {
-			return nil // the CSV export and the API's lists are a storefront's
+			res.Export, _ = subscriberExport(listURL, pushed) // the API's lists are a storefront's
+			return nil
 		}
 		res.Export, res.API = s.subscriberViewAsAPI(acct, sf, pushed, now, loc)
 		return nil
@@ -201,6 +202,7 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 func (s *Server) fillSubscriberResults(c *gin.Context, res *templates.SubscriberResults, listURL string, sfs []*shop.Storefront, f shop.SubscriberFilter, backwards bool, q url.Values) error {
 	res.Filtered = f.UsernamePrefix != "" || len(f.Statuses) > 0 || f.StartedFrom != nil || f.StartedBefore != nil || f.EndedFrom != nil || f.EndedBefore != nil || f.ReceivingAt != nil || len(f.Where) > 0 || len(f.Any) > 0
 	f.CountCap = countCap
+	res.AllStorefronts = f.StorefrontID == 0
 	page, err := s.Subscribers.FindSubscribers(c.Request.Context(), f)
 	if err != nil {
 		return err

@@ -236,8 +236,17 @@ func TestTenancy(t *testing.T) {
 			mustStatus(t, staff1.get("/account/security", false), 200)
 			mustStatus(t, owner2.get("/account/security", false), 200)
 		},
-		"GET /subscribers":          func(t *testing.T) { subscribersHomeIsOwn(t, owner2, ids) },
-		"GET /subscribers/all":      func(t *testing.T) { allSubscribersAreOwn(t, e.with(t), owner2) },
+		"GET /subscribers":     func(t *testing.T) { subscribersHomeIsOwn(t, owner2, ids) },
+		"GET /subscribers/all": func(t *testing.T) { allSubscribersAreOwn(t, e.with(t), owner2) },
+		"GET /subscribers/all.csv": func(t *testing.T) {
+			var own int
+			e.db.QueryRow(`SELECT COUNT(*) FROM subscribers WHERE account_id = ?`, e.id(2)).Scan(&own)
+			r := mustStatus(t, owner2.get("/subscribers/all.csv", false), 200)
+			noAccount1(t, r)
+			if _, recs := readCSV(t, r.body); len(recs) != own {
+				t.Fatalf("account 2's file of every storefront holds %d subscribers, it has %d", len(recs), own)
+			}
+		},
 		"POST /purchases/views":     func(t *testing.T) { viewsAreOwn(t, e.with(t), owner2, viewer1, "") },
 		"GET /purchases/reactivate": func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "confirm") },
 		"POST /jobs":                func(t *testing.T) { jobsAreOwn(t, e.with(t), owner2, staff1, "create") },
