@@ -294,3 +294,82 @@ func TestPlans_SubscriberStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestPlans_SubscriberNameBeginnings: the beginning of a user name on every storefront
+// (the e-mail field, a word or email: in the search) finds exactly the subscribers
+// whose names begin so, counted and paged in list order, and reads each storefront's
+// range of it: a few entries a match, not every subscriber of the account. The list
+// without a count (the export) finds the same in list order.
+func TestPlans_SubscriberNameBeginnings(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 200, Subscribers: 3000, Seed: 4}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var all int64
+	if err := db.QueryRow("SELECT COUNT(*) FROM subscribers WHERE account_id = 1").Scan(&all); err != nil {
+		t.Fatal(err)
+	}
+	// Two beginnings of a few names each, from more than one storefront.
+	var rare []string
+	rows, err := db.Query(`SELECT LEFT(username, 2) b FROM subscribers WHERE account_id = 1
+		GROUP BY b HAVING COUNT(*) BETWEEN 5 AND 60 AND COUNT(DISTINCT storefront_id) > 1 ORDER BY COUNT(*), b LIMIT 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var b string
+		if err := rows.Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		rare = append(rare, b)
+	}
+	if rows.Close(); len(rare) != 2 {
+		t.Fatalf("the seed has %d beginnings of 5 to 60 names in more than one storefront", len(rare))
+	}
+	for _, tc := range []struct {
+		name  string
+		f     shop.SubscriberFilter
+		texts []string
+	}{
+		{"the e-mail field", shop.SubscriberFilter{UsernamePrefix: rare[0]}, rare[:1]},
+		{"a word", shop.SubscriberFilter{Where: []shop.Cond{{Field: shop.CondText, Texts: rare[:1]}}}, rare[:1]},
+		{"email: two beginnings", shop.SubscriberFilter{Where: []shop.Cond{{Field: shop.CondEmail, Texts: rare}}}, rare},
+	} {
+		var want []int64
+		rows, err := db.Query(`SELECT id FROM subscribers WHERE account_id = 1 AND (LEFT(username, 2) = ? OR LEFT(username, 2) = ?)
+			ORDER BY created_at DESC, id DESC`, tc.texts[0], tc.texts[len(tc.texts)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, id)
+		}
+		rows.Close()
+		for _, count := range []bool{true, false} {
+			f := tc.f
+			f.AccountID, f.Desc, f.IncludeCount, f.CountCap, f.PerPage = 1, true, count, 10_000, 100
+			page, read, err := db.AnalyzeSubscribers(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, s := range page.Subscribers {
+				got = append(got, s.ID)
+			}
+			t.Logf("%s %q, counted %v: %d of %d subscribers, %v entries at most", tc.name, tc.texts, count, len(want), all, read)
+			if !slices.Equal(got, want) || (count && page.Total != int64(len(want))) {
+				t.Fatalf("%s, counted %v: found %v (%d), want %v", tc.name, count, got, page.Total, want)
+			}
+			// Each match is an entry of a range, its row, its storefront's and its
+			// subscription's probes, and a row of the count's derived table.
+			if bound := float64(6*len(want) + 20); count && (read > bound || read >= float64(all)) {
+				t.Errorf("%s: a statement read %v entries; want at most %v (%d subscribers in the account)", tc.name, read, bound, all)
+			}
+		}
+	}
+}

@@ -565,6 +565,13 @@ func subscriberShapes(accountID, storefrontID int64, at time.Time) ([]subscriber
 				capped.CountCap = 10_000
 				out = append(out, subscriberShape{fmt.Sprintf("%s, storefront %d, %v, count capped", label, sf, v), capped})
 			}
+			// Names' beginnings on every storefront: the page is read from their
+			// ranges after a count of few (the data's), and in list order without one.
+			if f.IncludeCount && sf == 0 && namesBeginning(f) {
+				uncounted := f
+				uncounted.IncludeCount = false
+				out = append(out, subscriberShape{fmt.Sprintf("%s, storefront %d, %v, not counted", label, sf, v), uncounted})
+			}
 		}
 	}
 	for bi, b := range bases {
