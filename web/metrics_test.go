@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -68,6 +69,11 @@ func TestMetrics(t *testing.T) {
 	get("/api/v2/purchases/"+id, e.ro)
 	get("/api/v2/purchases/"+id, e.other)
 	get("/no/such/"+url.PathEscape("someone@example.com"), "")
+	// A request is counted when its handler returns, which may be just after its
+	// client has read the answer.
+	for deadline := time.Now().Add(10 * time.Second); metricValue(t, e.metrics, "storefront_http_requests_in_flight", map[string]string{}) != 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	one := map[string]string{"method": "GET", "route": "/api/v2/purchases/:id", "code": "2xx"}
 	if v := metricValue(t, e.metrics, "storefront_http_requests_total", one); v != 2 {
 		t.Errorf("requests of GET one purchase answered 2xx: %v", v)
