@@ -505,3 +505,11 @@ func MaxNamed(n int) (restore func()) {
 	maxNamed = n
 	return func() { maxNamed = was }
 }
+
+// SetNarrowMost sets how many matches a narrower way into the subscriber lists may
+// find for the page to be read from it, and returns the function that restores it.
+func SetNarrowMost(n int64) (restore func()) {
+	was := narrowMost
+	narrowMost = n
+	return func() { narrowMost = was }
+}

@@ -3,12 +3,14 @@ package mysql_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"storefront/internal/dbtest"
+	"storefront/internal/mysql"
 	"storefront/internal/seed"
 	"storefront/internal/shop"
 )
@@ -295,19 +297,38 @@ func TestPlans_SubscriberStatus(t *testing.T) {
 	}
 }
 
-// TestPlans_SubscriberNameBeginnings: the beginning of a user name on every storefront
-// (the e-mail field, a word or email: in the search) finds exactly the subscribers
-// whose names begin so, counted and paged in list order, and reads each storefront's
-// range of it: a few entries a match, not every subscriber of the account. The list
-// without a count (the export) finds the same in list order.
-func TestPlans_SubscriberNameBeginnings(t *testing.T) {
+// TestPlans_SubscriberNarrowWays: a subscribers list whose matches lie in a narrower
+// range than the list order finds exactly them, counted and paged in list order, and
+// reads that range: a few entries a match, not every subscriber of the account. The
+// ranges are the beginnings of user names on every storefront (the e-mail field, a
+// word or email: in the search), and a service term's start or end (the overview's
+// links, the date fields, started: and ended:), on every storefront and on one. The
+// list without a count (the export) finds the same in list order.
+func TestPlans_SubscriberNarrowWays(t *testing.T) {
 	db := dbtest.New(t)
 	ctx := context.Background()
 	if _, err := seed.Run(ctx, db.DB, seed.Options{Purchases: 200, Subscribers: 3000, Seed: 4}, nil); err != nil {
 		t.Fatal(err)
 	}
-	var all int64
-	if err := db.QueryRow("SELECT COUNT(*) FROM subscribers WHERE account_id = 1").Scan(&all); err != nil {
+	ids := func(query string, args ...any) []int64 {
+		t.Helper()
+		rows, err := db.Query(query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, id)
+		}
+		return out
+	}
+	var all, storefront int64
+	if err := db.QueryRow("SELECT COUNT(*), MIN(storefront_id) FROM subscribers WHERE account_id = 1").Scan(&all, &storefront); err != nil {
 		t.Fatal(err)
 	}
 	// Two beginnings of a few names each, from more than one storefront.
@@ -327,33 +348,61 @@ func TestPlans_SubscriberNameBeginnings(t *testing.T) {
 	if rows.Close(); len(rare) != 2 {
 		t.Fatalf("the seed has %d beginnings of 5 to 60 names in more than one storefront", len(rare))
 	}
-	for _, tc := range []struct {
-		name  string
-		f     shop.SubscriberFilter
-		texts []string
-	}{
-		{"the e-mail field", shop.SubscriberFilter{UsernamePrefix: rare[0]}, rare[:1]},
-		{"a word", shop.SubscriberFilter{Where: []shop.Cond{{Field: shop.CondText, Texts: rare[:1]}}}, rare[:1]},
-		{"email: two beginnings", shop.SubscriberFilter{Where: []shop.Cond{{Field: shop.CondEmail, Texts: rare}}}, rare},
-	} {
-		var want []int64
-		rows, err := db.Query(`SELECT id FROM subscribers WHERE account_id = 1 AND (LEFT(username, 2) = ? OR LEFT(username, 2) = ?)
-			ORDER BY created_at DESC, id DESC`, tc.texts[0], tc.texts[len(tc.texts)-1])
-		if err != nil {
+	// The latest terms started, and the latest ended: from the fortieth's instant to a
+	// day after the last's.
+	var started, startedTo, ended, endedTo time.Time
+	for col, at := range map[string][2]*time.Time{"start_at": {&started, &startedTo}, "end_at": {&ended, &endedTo}} {
+		if err := db.QueryRow(`SELECT (SELECT `+col+` FROM subscriber_terms WHERE account_id = 1 AND `+col+` IS NOT NULL ORDER BY `+col+` DESC LIMIT 1 OFFSET 39),
+			MAX(`+col+`) + INTERVAL 1 DAY FROM subscriber_terms WHERE account_id = 1`).Scan(at[0], at[1]); err != nil {
 			t.Fatal(err)
 		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				t.Fatal(err)
-			}
-			want = append(want, id)
+	}
+	epoch := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	span := func(from, to time.Time) []shop.TimeRange { return []shop.TimeRange{{From: &from, To: &to}} }
+	const byNames = `SELECT id FROM subscribers WHERE account_id = 1 AND (LEFT(username, 2) = ? OR LEFT(username, 2) = ?) ORDER BY created_at DESC, id DESC`
+	const byTerm = `SELECT sb.id FROM subscribers sb JOIN subscriber_terms st ON st.account_id = sb.account_id AND st.subscriber_id = sb.id
+		WHERE sb.account_id = 1 AND st.%s >= ? AND st.%[1]s < ? AND (? = 0 OR sb.storefront_id = ?) ORDER BY sb.created_at DESC, sb.id DESC`
+	type tc struct {
+		name string
+		f    shop.SubscriberFilter
+		want []int64
+	}
+	cases := []tc{
+		{"the e-mail field", shop.SubscriberFilter{UsernamePrefix: rare[0]}, ids(byNames, rare[0], rare[0])},
+		{"a word", shop.SubscriberFilter{Where: []shop.Cond{{Field: shop.CondText, Texts: rare[:1]}}}, ids(byNames, rare[0], rare[0])},
+		{"email: two beginnings", shop.SubscriberFilter{Where: []shop.Cond{{Field: shop.CondEmail, Texts: rare}}}, ids(byNames, rare[0], rare[1])},
+	}
+	for _, sf := range []int64{0, storefront} {
+		cases = append(cases,
+			tc{fmt.Sprintf("the started fields, storefront %d", sf), shop.SubscriberFilter{StorefrontID: sf, StartedFrom: &started, StartedBefore: &startedTo},
+				ids(fmt.Sprintf(byTerm, "start_at"), started, startedTo, sf, sf)},
+			tc{fmt.Sprintf("started:, storefront %d", sf), shop.SubscriberFilter{StorefrontID: sf, Where: []shop.Cond{{Field: shop.CondStarted, Times: span(started, startedTo)}}},
+				ids(fmt.Sprintf(byTerm, "start_at"), started, startedTo, sf, sf)},
+			tc{fmt.Sprintf("started>= started>= started<, storefront %d", sf), shop.SubscriberFilter{StorefrontID: sf, Where: []shop.Cond{
+				{Field: shop.CondStarted, Times: []shop.TimeRange{{From: &epoch}}}, {Field: shop.CondStarted, Times: []shop.TimeRange{{From: &started}}},
+				{Field: shop.CondStarted, Times: []shop.TimeRange{{To: &startedTo}}}}},
+				ids(fmt.Sprintf(byTerm, "start_at"), started, startedTo, sf, sf)},
+			tc{fmt.Sprintf("the ended fields, storefront %d", sf), shop.SubscriberFilter{StorefrontID: sf, EndedFrom: &ended, EndedBefore: &endedTo},
+				ids(fmt.Sprintf(byTerm, "end_at"), ended, endedTo, sf, sf)},
+			tc{fmt.Sprintf("ended:, storefront %d", sf), shop.SubscriberFilter{StorefrontID: sf, Where: []shop.Cond{{Field: shop.CondEnded, Times: span(ended, endedTo)}}},
+				ids(fmt.Sprintf(byTerm, "end_at"), ended, endedTo, sf, sf)},
+		)
+	}
+	for _, tc := range cases {
+		if len(tc.want) < 3 || len(tc.want) > 200 {
+			t.Fatalf("%s: the seed gives %d matches; the test wants a few", tc.name, len(tc.want))
 		}
-		rows.Close()
-		for _, count := range []bool{true, false} {
+		for _, run := range []struct{ count, many bool }{{true, false}, {false, false}, {true, true}} {
+			count := run.count
+			restore := func() {}
+			if run.many {
+				// As if the matches were many: the page in list order after the count.
+				restore = mysql.SetNarrowMost(-1)
+			}
 			f := tc.f
-			f.AccountID, f.Desc, f.IncludeCount, f.CountCap, f.PerPage = 1, true, count, 10_000, 100
+			f.AccountID, f.Desc, f.IncludeCount, f.CountCap, f.PerPage = 1, true, count, 10_000, 1000
 			page, read, err := db.AnalyzeSubscribers(ctx, f)
+			restore()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -361,13 +410,14 @@ func TestPlans_SubscriberNameBeginnings(t *testing.T) {
 			for _, s := range page.Subscribers {
 				got = append(got, s.ID)
 			}
-			t.Logf("%s %q, counted %v: %d of %d subscribers, %v entries at most", tc.name, tc.texts, count, len(want), all, read)
-			if !slices.Equal(got, want) || (count && page.Total != int64(len(want))) {
-				t.Fatalf("%s, counted %v: found %v (%d), want %v", tc.name, count, got, page.Total, want)
+			t.Logf("%s, %+v: %d of %d subscribers, %v entries at most", tc.name, run, len(tc.want), all, read)
+			if !slices.Equal(got, tc.want) || (count && page.Total != int64(len(tc.want))) {
+				t.Fatalf("%s, %+v: found %v (%d), want %v", tc.name, run, got, page.Total, tc.want)
 			}
-			// Each match is an entry of a range, its row, its storefront's and its
-			// subscription's probes, and a row of the count's derived table.
-			if bound := float64(6*len(want) + 20); count && (read > bound || read >= float64(all)) {
+			// Each match is an entry of a range, its row, its storefront's, its
+			// subscription's and its term's probes, and a row of the count's derived
+			// table.
+			if bound := float64(7*len(tc.want) + 20); count && !run.many && (read > bound || read >= float64(all)) {
 				t.Errorf("%s: a statement read %v entries; want at most %v (%d subscribers in the account)", tc.name, read, bound, all)
 			}
 		}
