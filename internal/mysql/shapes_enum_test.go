@@ -565,8 +565,8 @@ func subscriberShapes(accountID, storefrontID int64, at time.Time) ([]subscriber
 				capped.CountCap = 10_000
 				out = append(out, subscriberShape{fmt.Sprintf("%s, storefront %d, %v, count capped", label, sf, v), capped})
 			}
-			// A narrower way in (narrowWay): the page is read from its range after a
-			// count of few (the data's), and in list order without one.
+			// A narrower way in (narrowWay) is counted up to a page's choice when the
+			// list is not counted: another statement.
 			if _, terms := termBounds(f); f.IncludeCount && (sf == 0 && namesBeginning(f) || terms != nil) {
 				uncounted := f
 				uncounted.IncludeCount = false
@@ -732,7 +732,7 @@ func (db *DB) SendStatementShapes(ctx context.Context, accountID, storefrontID i
 	defer func(most int64) { narrowMost = most }(narrowMost)
 	narrowMost = -1
 	for _, sh := range shapes {
-		if _, terms := termBounds(sh.f); sh.f.IncludeCount && (sh.f.StorefrontID == 0 && namesBeginning(sh.f) || terms != nil) {
+		if _, terms := termBounds(sh.f); sh.f.StorefrontID == 0 && namesBeginning(sh.f) || terms != nil {
 			q.origin = "enumerated FindSubscribers, " + sh.label + ", many matches"
 			if _, err := db.findSubscribers(ctx, q, sh.f, 0); err != nil {
 				return rep, fmt.Errorf("%s: %w", sh.label, err)
