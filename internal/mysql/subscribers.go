@@ -330,15 +330,13 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 	if f.After != nil {
 		where = append(where, keysetCondition("sb.created_at", "sb.id", f.After, f.Desc))
 	}
-	switch {
-	case narrow == nil:
-	case matches <= narrowMost:
+	// Many matches: the list order (every storefront's, forced above), or MariaDB's
+	// choice for a storefront's. Forcing the storefront's list order there read 1 ms
+	// for the newest of a month's 5,700 starts, and 0.86 s for the newest of starts two
+	// years old, which sit at the far end of the walk (an old page, or the oldest first
+	// as the API lists, likewise): a sort of the matches costs their number.
+	if narrow != nil && matches <= narrowMost {
 		table, where = narrowTable, append(sq.And{narrow}, where...)
-	case f.StorefrontID != 0:
-		// Common: the storefront's list order, which MariaDB, left to choose, passed
-		// over for a sort of every match (0.14 s for 5,700 terms started in a month,
-		// against 1 ms).
-		table = "subscribers sb FORCE INDEX (subscribers_storefront_created)"
 	}
 	sel := from(sq.Select(subscriberColumns...), table).
 		Where(where).
