@@ -33,7 +33,7 @@ func (s *Server) accountView(c *gin.Context) (templates.AccountView, error) {
 }
 
 func (s *Server) keysSection(c *gin.Context) (templates.KeysSection, error) {
-	k := templates.KeysSection{Scope: shop.ScopeRead}
+	k := templates.KeysSection{Scope: shop.ScopeRead, APIUsername: currentAccount(c).APIUsername, APIBase: s.BaseURL + "/api/v2"}
 	keys, err := s.Admin.FindAPIKeys(c.Request.Context(), currentAccount(c).ID)
 	if err != nil {
 		return k, err
@@ -181,6 +181,12 @@ func (s *Server) createKey(c *gin.Context) error {
 				return err
 			}
 			fresh.NewKey, fresh.NewKeyName = key, name
+			// A call the key may make: an audit key reads the audit log only.
+			try := "/purchases?per_page=1"
+			if scope == shop.ScopeAudit {
+				try = "/audit"
+			}
+			fresh.NewKeyCurl = "curl -u " + fresh.APIUsername + ":" + key + " '" + fresh.APIBase + try + "'"
 			return answer(c, s.showSection(c, &fresh, nil))
 		}
 		if shop.ErrorCode(err) != shop.EInvalid || shop.ErrorParam(err) == "" {

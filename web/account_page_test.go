@@ -19,7 +19,8 @@ func acctNewKey(t *testing.T, r response) string {
 	if len(btns) == 0 {
 		return ""
 	}
-	if len(btns) > 1 {
+	// The key's, and the command's that tries it.
+	if len(btns) > 2 {
 		t.Fatalf("%d copy buttons", len(btns))
 	}
 	if blockText(btns[0]) != "Copy" {
@@ -31,6 +32,25 @@ func acctNewKey(t *testing.T, r response) string {
 		t.Errorf("the new key box says %q", box)
 	}
 	return key
+}
+
+// acctTryCurl checks the command shown with a new key: curl with the account's user
+// name and the key, at the API's address, calling path, which answers it 200 with a
+// body, the key being of a scope that may.
+func acctTryCurl(t *testing.T, e *apiEnv, r response, key, path string) {
+	t.Helper()
+	p := subsParse(t, r)
+	want := "curl -u " + e.user + ":" + key + " 'http://shop.test" + path + "'"
+	if got := blockText(p.byID("new-key-curl")); got != want {
+		t.Fatalf("the command shown: %q, want %q", got, want)
+	}
+	if keys := blockText(p.byID("keys")); !strings.Contains(keys, "http://shop.test/api/v2") || !strings.Contains(keys, e.user+":KEY") {
+		t.Errorf("the section does not give the API's address and user name: %q", keys)
+	}
+	got := e.get(path, key)
+	if got.status != 200 || len(got.body) < 3 {
+		t.Fatalf("%s as shown: got %d %s", path, got.status, got.body)
+	}
 }
 
 func (e *apiEnv) acctKeyID(name string) int64 {
@@ -90,6 +110,7 @@ func TestAccountPage_APIKeys(t *testing.T) {
 		if got := e.get("/api/v2/", key); got.status != 200 {
 			t.Fatalf("GET /api/v2/ with the new key: got %d", got.status)
 		}
+		acctTryCurl(t, e, r, key, "/api/v2/purchases?per_page=1")
 		// Read scope: reactivating is forbidden.
 		var pid int64
 		e.db.QueryRow("SELECT id FROM purchases WHERE account_id = ? LIMIT 1", e.id(1)).Scan(&pid)
@@ -120,6 +141,11 @@ func TestAccountPage_APIKeys(t *testing.T) {
 		if !strings.HasPrefix(strings.TrimSpace(string(r.body)), `<section id="keys"`) {
 			t.Errorf("fragment: %.80s", r.body)
 		}
+	})
+
+	t.Run("AuditKeyTriesTheAuditLog", func(t *testing.T) {
+		r := owner.post("/account/keys", url.Values{"name": {"Auditor"}, "scope": {"audit"}})
+		acctTryCurl(t, e, r, acctNewKey(t, r), "/api/v2/audit")
 	})
 
 	t.Run("LastUse", func(t *testing.T) {
