@@ -507,9 +507,11 @@ func MaxNamed(n int) (restore func()) {
 }
 
 // SetNarrowMost sets how many matches a narrower way into the subscriber lists may
-// find for the page to be read from it, and returns the function that restores it.
-func SetNarrowMost(n int64) (restore func()) {
-	was := narrowMost
-	narrowMost = n
-	return func() { narrowMost = was }
+// find for the page to be read from it, and how many of the list order's first
+// subscribers a page of more is looked for in; it returns the function that restores
+// them.
+func SetNarrowMost(n int64, window uint64) (restore func()) {
+	was, wasWindow := narrowMost, listWindow
+	narrowMost, listWindow = n, window
+	return func() { narrowMost, listWindow = was, wasWindow }
 }

@@ -728,14 +728,18 @@ func (db *DB) SendStatementShapes(ctx context.Context, accountID, storefrontID i
 		}
 	}
 	// The test data's matches are few: a narrower way in is read for the page. Again
-	// as if they were many, for the list order's statements after the count.
-	defer func(most int64) { narrowMost = most }(narrowMost)
+	// as if they were many, for the window of the list order, and with a window that
+	// holds none, for the statements read after it.
+	defer func(most int64, window uint64) { narrowMost, listWindow = most, window }(narrowMost, listWindow)
 	narrowMost = -1
-	for _, sh := range shapes {
-		if _, terms := termBounds(sh.f); sh.f.StorefrontID == 0 && namesBeginning(sh.f) || terms != nil {
-			q.origin = "enumerated FindSubscribers, " + sh.label + ", many matches"
-			if _, err := db.findSubscribers(ctx, q, sh.f, 0); err != nil {
-				return rep, fmt.Errorf("%s: %w", sh.label, err)
+	for _, window := range []uint64{listWindow, 0} {
+		listWindow = window
+		for _, sh := range shapes {
+			if _, terms := termBounds(sh.f); sh.f.StorefrontID == 0 && namesBeginning(sh.f) || terms != nil {
+				q.origin = fmt.Sprintf("enumerated FindSubscribers, %s, many matches, a window of %d", sh.label, window)
+				if _, err := db.findSubscribers(ctx, q, sh.f, 0); err != nil {
+					return rep, fmt.Errorf("%s: %w", sh.label, err)
+				}
 			}
 		}
 	}
