@@ -140,7 +140,7 @@ func Find(v FindView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if len(v.Hits) == 0 {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<p class=\"text-sm text-slate-600\">No purchase id, payment reference, product key or customer address is this text.</p>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<p class=\"text-sm text-slate-600\">No purchase or subscriber id, payment reference, product key or customer address is this text.</p>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -22,9 +23,9 @@ const maxFindCount = 1000
 // findPage serves GET /find?q=: the header's Find box, for the fragment support starts
 // from when it does not know yet whether it is a purchase, a customer or a subscriber.
 // It shows what the text names exactly (a purchase by its id, "#42" or "42", by a
-// payment reference or a product key; a customer by an address, or by the address of a
-// From line pasted whole), then the purchases and subscribers lists that read it as
-// their search, the purchases counted. Blanks around the text are left out, as a
+// payment reference or a product key; a subscriber by its id, "42"; a customer by an
+// address, or by the address of a From line pasted whole), then the purchases and
+// subscribers lists that read it as their search, the purchases counted. Blanks around the text are left out, as a
 // person pasting it means.
 func (s *Server) findPage(c *gin.Context) error {
 	text := strings.TrimSpace(c.Query("q"))
@@ -74,6 +75,15 @@ func (s *Server) findHits(c *gin.Context, text string) ([]templates.FindHit, err
 		if err := purchase(id, ""); err != nil {
 			return nil, err
 		}
+		// A number without "#" may be a subscriber's id too (the API's, an
+		// integration's log).
+		if !strings.HasPrefix(text, "#") {
+			sub, err := s.findSubscriberHit(ctx, acct.ID, id)
+			if err != nil {
+				return nil, err
+			}
+			hits = append(hits, sub...)
+		}
 	}
 	if maybeIdentifier(text) {
 		for _, by := range shop.NamedBys {
@@ -106,6 +116,34 @@ func (s *Server) findHits(c *gin.Context, text string) ([]templates.FindHit, err
 		hits = append(hits, templates.FindHit{Kind: "Customer", Title: sum.Email, Detail: detail, URL: customerURL(sum.Email)})
 	}
 	return hits, nil
+}
+
+// findSubscriberHit returns the account's subscriber of this id, on whichever
+// storefront, as a Find hit; none when there is none.
+func (s *Server) findSubscriberHit(ctx context.Context, accountID, id int64) ([]templates.FindHit, error) {
+	page, err := s.Subscribers.FindSubscribers(ctx, shop.SubscriberFilter{AccountID: accountID, PerPage: 1,
+		Where: []shop.Cond{{Field: shop.CondID, IDs: []shop.IDRange{{Min: id, Max: id}}}}})
+	if err != nil || len(page.Subscribers) == 0 {
+		return nil, err
+	}
+	sb := page.Subscribers[0]
+	sfs, err := s.Accounts.FindStorefronts(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	detail := []string{"subscriber " + strconv.FormatInt(sb.ID, 10)}
+	for _, sf := range sfs {
+		if sf.ID == sb.StorefrontID {
+			detail = append(detail, sf.Name)
+		}
+	}
+	status := ""
+	if sb.Subscription != nil {
+		status = string(sb.Subscription.Status)
+	}
+	detail = append(detail, templates.SubscriptionStatusLabel(status))
+	return []templates.FindHit{{Kind: "Subscriber", Title: sb.Username, Detail: strings.Join(detail, " · "),
+		URL: fmt.Sprintf("%s/%d", subscribersURL(sb.StorefrontID), sb.ID)}}, nil
 }
 
 // findAddresses returns the e-mail addresses the text is, or holds as a From line or a

@@ -5,6 +5,7 @@ import (
 	"html"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -66,6 +67,29 @@ func TestFindPage(t *testing.T) {
 		}
 	}
 
+	// A number is a subscriber's id too, on whichever storefront, not with "#" (a
+	// purchase's mark); never another account's.
+	var subID, subSF int64
+	var subName string
+	if err := e.db.QueryRow(`SELECT id, storefront_id, username FROM subscribers WHERE account_id = ? AND storefront_id <> ? ORDER BY id DESC LIMIT 1`,
+		e.id(1), e.id(1)).Scan(&subID, &subSF, &subName); err != nil {
+		t.Fatal(err)
+	}
+	subURL := fmt.Sprintf("/storefronts/%d/subscribers/%d", subSF, subID)
+	if body := find(u, strconv.FormatInt(subID, 10)); !strings.Contains(body, hit(subURL)) || !strings.Contains(body, html.EscapeString(subName)) ||
+		!strings.Contains(body, fmt.Sprintf("subscriber %d · ", subID)) {
+		t.Errorf("%d: no hit of the subscriber %s in %.600s", subID, subURL, body[max(0, strings.Index(body, "<h1")):])
+	}
+	if body := find(u, fmt.Sprintf("#%d", subID)); strings.Contains(body, hit(subURL)) {
+		t.Errorf("#%d names the subscriber: # marks a purchase", subID)
+	}
+	if body := find(other, strconv.FormatInt(subID, 10)); strings.Contains(body, hit(subURL)) {
+		t.Errorf("%d: account 2 is shown account 1's subscriber", subID)
+	}
+	if r := u.get("/find/suggest?q="+strconv.FormatInt(subID, 10), true); !strings.Contains(string(r.body), `data-href="`+subURL+`"`) {
+		t.Errorf("%d: typing ahead offers no subscriber", subID)
+	}
+
 	// The lists read the text as their search: a From line as its address.
 	body := find(u, `"Ann" <`+addr+">")
 	purchases := "/purchases?q=" + url.QueryEscape("email:"+addr)
@@ -78,7 +102,7 @@ func TestFindPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	body = find(u, first)
-	if !strings.Contains(body, "No purchase id, payment reference, product key or customer address is this text.") {
+	if !strings.Contains(body, "No purchase or subscriber id, payment reference, product key or customer address is this text.") {
 		t.Errorf("%q: want nothing named exactly", first)
 	}
 	list := string(u.get("/purchases?q="+url.QueryEscape(first), false).body)

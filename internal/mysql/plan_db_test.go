@@ -372,6 +372,13 @@ func TestPlans_SubscriberNarrowWays(t *testing.T) {
 		{"a word", shop.SubscriberFilter{Where: []shop.Cond{{Field: shop.CondText, Texts: rare[:1]}}}, ids(byNames, rare[0], rare[0])},
 		{"email: two beginnings", shop.SubscriberFilter{Where: []shop.Cond{{Field: shop.CondEmail, Texts: rare}}}, ids(byNames, rare[0], rare[1])},
 	}
+	// A few ids (id:, a number in Find): their keys, not the list order.
+	var lo, hi int64
+	if err := db.QueryRow(`SELECT MIN(id), MAX(id) FROM (SELECT id FROM subscribers WHERE account_id = 1 ORDER BY id LIMIT 20 OFFSET 100) t`).Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, tc{"id: a range", shop.SubscriberFilter{Where: []shop.Cond{{Field: shop.CondID, IDs: []shop.IDRange{{Min: lo, Max: hi}}}}},
+		ids(`SELECT id FROM subscribers WHERE account_id = 1 AND id BETWEEN ? AND ? ORDER BY created_at DESC, id DESC`, lo, hi)})
 	for _, sf := range []int64{0, storefront} {
 		cases = append(cases,
 			tc{fmt.Sprintf("the started fields, storefront %d", sf), shop.SubscriberFilter{StorefrontID: sf, StartedFrom: &started, StartedBefore: &startedTo},

@@ -98,6 +98,7 @@ var listWindow uint64 = 500
 //   - The beginnings of user names on every storefront (a word typed into the list of
 //     them): each of the account's storefronts' ranges of them in
 //     subscribers_storefront_username.
+//   - A few ids (id:, a number typed, Find's): their keys.
 //   - A service term's start or end in a range (the overview's "New subscribers" and
 //     "Churned", a started: or ended: search): its range of subscriber_terms_start or
 //     subscriber_terms_end, which hold the storefront.
@@ -107,6 +108,9 @@ var listWindow uint64 = 500
 func narrowWay(ctx context.Context, q queryer, f shop.SubscriberFilter, taken bool, st string) (table string, cond sq.Sqlizer, none bool, err error) {
 	if taken || len(f.Any) > 0 {
 		return "", nil, false, nil
+	}
+	if ids := idBounds(f); ids != nil {
+		return "subscribers sb FORCE INDEX (PRIMARY)", idRanges("sb.id", ids), false, nil
 	}
 	if namesBeginning(f) && f.StorefrontID == 0 {
 		ids, err := appendIDs(ctx, q, nil, "SELECT id FROM storefronts WHERE account_id = ? ORDER BY id", f.AccountID)
@@ -183,6 +187,30 @@ func earlier(a, b *time.Time) *time.Time {
 		return b
 	}
 	return a
+}
+
+// idBounds returns the ids every subscriber f selects has one of, when a search's id:
+// holds them, 10,000 at most (a wider range of keys holds other accounts' too).
+func idBounds(f shop.SubscriberFilter) []shop.IDRange {
+	for _, c := range f.Where {
+		if c.Not || c.Field != shop.CondID || len(c.IDs) == 0 {
+			continue
+		}
+		var n int64
+		for _, r := range c.IDs {
+			// (A difference past the int64s' end reads as negative: too wide too.)
+			if span := r.Max - r.Min; r.Max >= r.Min && (span < 0 || span >= 10_000) {
+				n = 10_001
+				break
+			} else if r.Max >= r.Min {
+				n += span + 1
+			}
+		}
+		if n <= 10_000 {
+			return c.IDs
+		}
+	}
+	return nil
 }
 
 // namesBeginning reports whether every subscriber f selects has a user name that
@@ -373,7 +401,7 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 		if f.After != nil {
 			scope = append(scope, keysetCondition("sbw.created_at", "sbw.id", f.After, f.Desc))
 		}
-		window := sq.Select("sbw.account_id", "sbw.id").From("subscribers sbw FORCE INDEX ("+list+")").Where(scope).
+		window := sq.Select("sbw.account_id", "sbw.id").From("subscribers sbw FORCE INDEX (" + list + ")").Where(scope).
 			OrderBy(orderBy("sbw.created_at", "sbw.id", f.Desc)).Limit(listWindow)
 		if err := run(joins(sq.Select(subscriberColumns...).FromSelect(window, "w").
 			JoinClause("STRAIGHT_JOIN subscribers sb ON sb.account_id = w.account_id AND sb.id = w.id"), "")); err != nil {
