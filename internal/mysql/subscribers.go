@@ -384,10 +384,10 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 	case narrow == nil:
 	case matches <= narrowMost:
 		table, where = narrowTable, append(sq.And{narrow}, where...)
-	case f.Page <= 1:
+	case f.Page <= 1 && uint64(n+1)*4 <= listWindow:
 		// Many matches: first the window of the list order's first subscribers
-		// (listWindow), which holds a page of them when they are dense where the list
-		// begins (a month's new subscribers, newest first). Else, by the matches the
+		// (listWindow, four pages or more), which holds a page of them when they are
+		// dense where the list begins (a month's new subscribers, newest first). Else, by the matches the
 		// window held: the list order, forced, when at that rate its walk to a page is
 		// shorter than twice the matches counted; else, every storefront's counted
 		// below 10,000, the narrower way sorted; else the list order (every
