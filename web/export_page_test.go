@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -205,6 +206,33 @@ func TestDashboard_ExportAllSubscribers(t *testing.T) {
 	for i, c := range cells {
 		if w := want[i]; c[2] != w.id || c[1] != w.sf || html.UnescapeString(c[3]) != w.name {
 			t.Fatalf("row %d: subscriber %s of storefront %s named %q, want %+v", i, c[2], c[1], c[3], w)
+		}
+	}
+
+	// The API lists a storefront's: the panel gives the search on each of them, whose
+	// answers are that storefront's rows of the list, in its order.
+	calls := regexp.MustCompile(`<code id="api-request-list-\d+">curl -u [^:]+:\$STOREFRONT_KEY &#39;http://shop.test(/api/v2/storefronts/(\d+)/subscribers\?[^&<]*(?:&amp;[^&<]*)*)&#39;</code>`).FindAllStringSubmatch(body, -1)
+	var storefronts int
+	e.db.QueryRow("SELECT COUNT(*) FROM storefronts WHERE account_id = ?", e.id(1)).Scan(&storefronts)
+	if len(calls) != storefronts {
+		t.Fatalf("the API request panel has %d calls, the account %d storefronts", len(calls), storefronts)
+	}
+	for _, c := range calls {
+		var api []struct {
+			ID int64 `json:"id"`
+		}
+		e.get(html.UnescapeString(c[1]), e.ro).json(t, &api)
+		var got, mine []string
+		for _, a := range api {
+			got = append(got, strconv.FormatInt(a.ID, 10))
+		}
+		for _, w := range want {
+			if w.sf == c[2] && len(mine) < dashboardPage {
+				mine = append(mine, w.id)
+			}
+		}
+		if !slices.Equal(got, mine) {
+			t.Fatalf("%s answers %v, want storefront %s's %v", c[1], got, c[2], mine)
 		}
 	}
 

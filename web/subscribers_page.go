@@ -189,7 +189,13 @@ func (s *Server) subscribersList(c *gin.Context, sf *shop.Storefront, sfs []*sho
 			}
 		}
 		if sf == nil {
-			res.Export, _ = subscriberExport(listURL, pushed) // the API's lists are a storefront's
+			// The API's lists are a storefront's: the search on each.
+			res.Export, _ = subscriberExport(listURL, pushed)
+			for _, one := range sfs {
+				_, call := s.subscriberViewAsAPI(acct, one, pushed, now, loc)
+				res.API.Each = append(res.API.Each, templates.StorefrontCall{Storefront: one.Name, List: call.List})
+				res.API.Query, res.API.Dates = call.Query, call.Dates
+			}
 			return nil
 		}
 		res.Export, res.API = s.subscriberViewAsAPI(acct, sf, pushed, now, loc)
