@@ -199,7 +199,8 @@ func (s *Server) streamSubscribers(c *gin.Context, job *exportJob, f shop.Subscr
 		if err = ctx.Err(); err != nil {
 			break
 		}
-		f.After, f.PerPage = page.Next, batch
+		// The next batch chooses its way as this one did.
+		f.After, f.PerPage, f.Looked = page.Next, batch, page.Looked
 	}
 	return s.finishExport(c, st, err)
 }

@@ -352,14 +352,20 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 	matches := page.Total
 	if narrow != nil && !f.IncludeCount {
 		// Not counted (the API's pages, an export's batches): whether the narrower way
-		// holds few enough to sort, counted up to that many.
-		query, args, err := countUpTo(from(sq.Select("1"), narrowTable).Where(append(sq.And{narrow}, where...)), narrowMost)
-		if err != nil {
-			return nil, err
+		// holds few enough to sort, counted up to that many, unless an earlier batch
+		// of the list did.
+		if f.Looked != nil {
+			matches = *f.Looked
+		} else {
+			query, args, err := countUpTo(from(sq.Select("1"), narrowTable).Where(append(sq.And{narrow}, where...)), narrowMost)
+			if err != nil {
+				return nil, err
+			}
+			if err := q.QueryRowContext(ctx, query, args...).Scan(&matches); err != nil {
+				return nil, translate(err)
+			}
 		}
-		if err := q.QueryRowContext(ctx, query, args...).Scan(&matches); err != nil {
-			return nil, translate(err)
-		}
+		page.Looked = &matches
 	}
 	if f.After != nil {
 		where = append(where, keysetCondition("sb.created_at", "sb.id", f.After, f.Desc))

@@ -155,6 +155,10 @@ type SubscriberFilter struct {
 	// CountCap, with IncludeCount, stops the count at this many (the dashboard's
 	// "10,000+"); 0 counts them all, as the API's include_count does.
 	CountCap int64
+	// Looked, when not nil, is what an earlier page of the same list found when it
+	// looked along its narrower way (SubscriberPage.Looked): the next batch of an
+	// export need not look again.
+	Looked *int64
 }
 
 // SubscriberPage is one page of subscribers.
@@ -165,6 +169,9 @@ type SubscriberPage struct {
 	// when TotalCapped says that there are more.
 	Total       int64
 	TotalCapped bool
+	// Looked, on a list not counted, is how many matches its narrower way held, up to
+	// the number that chooses its page's way; nil when it did not look.
+	Looked *int64
 }
 
 // SubscriberService reads subscribers.
