@@ -2,10 +2,10 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -25,8 +25,8 @@ const maxFindCount = 1000
 // It shows what the text names exactly (a purchase by its id, "#42" or "42", by a
 // payment reference or a product key; a subscriber by its id, "42"; a customer by an
 // address, or by the address of a From line pasted whole), then the purchases and
-// subscribers lists that read it as their search, the purchases counted. Blanks around the text are left out, as a
-// person pasting it means.
+// subscribers lists that read it as their search, the purchases counted. Blanks around
+// the text are left out, as a person pasting it means.
 func (s *Server) findPage(c *gin.Context) error {
 	text := strings.TrimSpace(c.Query("q"))
 	v := templates.FindView{Chrome: s.chrome(c, "Find", ""), Query: text}
@@ -131,19 +131,19 @@ func (s *Server) findSubscriberHit(ctx context.Context, accountID, id int64) ([]
 	if err != nil {
 		return nil, err
 	}
-	detail := []string{"subscriber " + strconv.FormatInt(sb.ID, 10)}
-	for _, sf := range sfs {
-		if sf.ID == sb.StorefrontID {
-			detail = append(detail, sf.Name)
+	sf := &shop.Storefront{ID: sb.StorefrontID}
+	for _, one := range sfs {
+		if one.ID == sb.StorefrontID {
+			sf = one
 		}
 	}
-	status := ""
-	if sb.Subscription != nil {
-		status = string(sb.Subscription.Status)
+	// As the subscribers list shows it (its times aside).
+	row := subscriberRow(sb, sf, s.now(), time.UTC)
+	detail := "subscriber " + strconv.FormatInt(sb.ID, 10)
+	if row.Storefront != "" {
+		detail += " · " + row.Storefront
 	}
-	detail = append(detail, templates.SubscriptionStatusLabel(status))
-	return []templates.FindHit{{Kind: "Subscriber", Title: sb.Username, Detail: strings.Join(detail, " · "),
-		URL: fmt.Sprintf("%s/%d", subscribersURL(sb.StorefrontID), sb.ID)}}, nil
+	return []templates.FindHit{{Kind: "Subscriber", Title: row.Email, Detail: detail + " · " + row.StatusText, URL: row.URL}}, nil
 }
 
 // findAddresses returns the e-mail addresses the text is, or holds as a From line or a

@@ -393,13 +393,14 @@ func (db *DB) findSubscribers(ctx context.Context, q queryer, f shop.SubscriberF
 	case f.Page <= 1 && uint64(n+1)*4 <= listWindow:
 		// Many matches: first the window of the list order's first subscribers
 		// (listWindow, four pages or more), which holds a page of them when they are
-		// dense where the list begins (a month's new subscribers, newest first). Else, by the matches the
-		// window held: the list order, forced, when at that rate its walk to a page is
-		// shorter than twice the matches counted; else, every storefront's counted
-		// below 10,000, the narrower way sorted; else the list order (every
-		// storefront's, forced above) or MariaDB's choice (a storefront's). Walking the
-		// list order to starts two years old read 0.65 s on every storefront, 0.86 s on
-		// one; the API's oldest-first page of a month's starts, 0.7 s.
+		// dense where the list begins (a month's new subscribers, newest first). Else,
+		// by the matches the window held: the list order, forced, when at that rate its
+		// walk to a page is shorter than twice the matches counted; else, every
+		// storefront's counted below 10,000, the narrower way sorted; else the list
+		// order (every storefront's, forced above) or MariaDB's choice (a
+		// storefront's). Walking the list order to starts two years old read 0.65 s on
+		// every storefront, 0.86 s on one; the API's oldest-first page of a month's
+		// starts, 0.7 s.
 		list, scope := "subscribers_account_created", sq.And{sq.Eq{"sbw.account_id": f.AccountID}}
 		if f.StorefrontID != 0 {
 			list, scope = "subscribers_storefront_created", append(scope, sq.Eq{"sbw.storefront_id": f.StorefrontID})
